@@ -1,0 +1,100 @@
+//! Built-in machines, written as hwloc synthetic strings and built by the same
+//! parser as user strings (there is no second code path).
+//!
+//! | name | machine | shape | caches | source |
+//! | --- | --- | --- | --- | --- |
+//! | `opteron-8380` | 4 x AMD Opteron 8380 "Shanghai" | 4 packages x 4 cores x 1 PU, 4 NUMA nodes (one per package) | L1d 64 KiB 2-way, L1i 64 KiB 2-way, private L2 512 KiB 16-way, shared L3 6 MiB 48-way per package | CATS and CAB papers (§ evaluation: "512K L2 cache for each core and a 6M L3 cache shared by all four cores"); AMD Family 10h BKDG for L1/associativity |
+//! | `xeon-x7550` | 4 x Intel Xeon X7550 "Nehalem-EX" | 4 x 8 cores x 1 PU (Hyper-Threading off, as the Qthreads/MTS paper ran it), 4 NUMA nodes | L1d 32 KiB 8-way, L1i 32 KiB 4-way, L2 256 KiB 8-way, L3 18 MiB 24-way | MTS paper (§ test system); Intel ARK |
+//! | `xeon-e5-2660v2` | 2 x Intel Xeon E5-2660 v2 "Ivy Bridge-EP" | 2 x 10 cores x 2 PUs, 2 NUMA nodes | L1d 32 KiB 8-way, L1i 32 KiB 8-way, L2 256 KiB 8-way, L3 25 MiB 20-way | SAM paper ("40-CPU IvyBridge"); Intel ARK |
+//! | `xeon-e7-4820v3` | 4 x Intel Xeon E7-4820 v3 "Haswell-EX" | 4 x 10 cores x 2 PUs, 4 NUMA nodes | L1d 32 KiB 8-way, L1i 32 KiB 8-way, L2 256 KiB 8-way, L3 25 MiB 20-way | SAM paper; Intel ARK |
+//! | `epyc-7763-2s` | 2 x AMD EPYC 7763 "Milan" (NPS1) | 2 packages x 8 L3 domains (CCDs) x 8 cores x 2 PUs, 2 NUMA nodes | L1d 32 KiB 8-way, L1i 32 KiB 8-way, L2 512 KiB 8-way, L3 32 MiB 16-way per 8-core domain | AMD EPYC 7003 product brief; a current chiplet machine with many squads |
+//! | `altix-2x2` | two SGI Altix 3700 nodes (Itanium 2) | 2 NUMA nodes x 1 package x 2 cores x 1 PU | L1d 16 KiB 4-way, L2 256 KiB 8-way, L3 6 MiB 24-way | affinity-graph paper (§ experiments). An approximation: a real Altix node has two single-core processors, each with its own L3; here a node's two processors share one 6 MiB L3 so that the node is one squad |
+//!
+//! Sizes are in powers of 1024 (`6MiB` = 6,291,456 bytes). Every line is 64
+//! bytes (the real Itanium 2 L2 and L3 use 128-byte lines). PUs have no OS
+//! index: a preset is never this machine.
+
+use crate::model::Topology;
+use crate::synthetic;
+
+/// `(name, synthetic string)` of every preset.
+const PRESETS: &[(&str, &str)] = &[
+    (
+        "opteron-8380",
+        "pack:4 numa:1 l3:1(size=6MiB linesize=64 ways=48) l2:4(size=512KiB linesize=64 ways=16) \
+         l1d:1(size=64KiB linesize=64 ways=2) l1i:1(size=64KiB linesize=64 ways=2) core:1 pu:1",
+    ),
+    (
+        "xeon-x7550",
+        "pack:4 numa:1 l3:1(size=18MiB linesize=64 ways=24) l2:8(size=256KiB linesize=64 ways=8) \
+         l1d:1(size=32KiB linesize=64 ways=8) l1i:1(size=32KiB linesize=64 ways=4) core:1 pu:1",
+    ),
+    (
+        "xeon-e5-2660v2",
+        "pack:2 numa:1 l3:1(size=25MiB linesize=64 ways=20) l2:10(size=256KiB linesize=64 ways=8) \
+         l1d:1(size=32KiB linesize=64 ways=8) l1i:1(size=32KiB linesize=64 ways=8) core:1 pu:2",
+    ),
+    (
+        "xeon-e7-4820v3",
+        "pack:4 numa:1 l3:1(size=25MiB linesize=64 ways=20) l2:10(size=256KiB linesize=64 ways=8) \
+         l1d:1(size=32KiB linesize=64 ways=8) l1i:1(size=32KiB linesize=64 ways=8) core:1 pu:2",
+    ),
+    (
+        "epyc-7763-2s",
+        "pack:2 numa:1 l3:8(size=32MiB linesize=64 ways=16) l2:8(size=512KiB linesize=64 ways=8) \
+         l1d:1(size=32KiB linesize=64 ways=8) l1i:1(size=32KiB linesize=64 ways=8) core:1 pu:2",
+    ),
+    (
+        "altix-2x2",
+        "numa:2 pack:1 l3:1(size=6MiB linesize=64 ways=24) l2:2(size=256KiB linesize=64 ways=8) \
+         l1d:1(size=16KiB linesize=64 ways=4) core:1 pu:1",
+    ),
+];
+
+/// The names of every preset, in the table's order.
+const NAMES: &[&str] = &[
+    "opteron-8380",
+    "xeon-x7550",
+    "xeon-e5-2660v2",
+    "xeon-e7-4820v3",
+    "epyc-7763-2s",
+    "altix-2x2",
+];
+
+/// The names of every preset.
+pub(crate) fn names() -> &'static [&'static str] {
+    NAMES
+}
+
+/// The synthetic string behind a preset (names are case-insensitive).
+pub(crate) fn synthetic_of(name: &str) -> Option<&'static str> {
+    PRESETS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))
+        .map(|&(_, s)| s)
+}
+
+/// Builds a preset by name.
+pub(crate) fn preset(name: &str) -> Option<Topology> {
+    let (canonical, spec) = PRESETS
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))?;
+    // The preset strings are constants checked by this module's tests.
+    synthetic::build(spec, canonical).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_table_and_all_build() {
+        assert_eq!(NAMES.len(), PRESETS.len());
+        for (name, (table_name, spec)) in NAMES.iter().zip(PRESETS) {
+            assert_eq!(name, table_name);
+            if let Err(e) = synthetic::build(spec, name) {
+                panic!("preset {name} does not build: {e}");
+            }
+        }
+    }
+}
