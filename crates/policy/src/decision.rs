@@ -1,0 +1,93 @@
+//! The vocabulary of decisions a policy gives an engine.
+//!
+//! A policy never touches a queue. It says where a new task goes ([`Place`]), what
+//! queues the engine must build ([`Layout`]), and in which order an idle worker looks
+//! for work ([`Probe`]). The runtime carries these out with concurrent queues and
+//! threads, the simulator with simulated queues in simulated time.
+
+use crate::workers::{SquadId, WorkerId};
+
+/// Where a newly spawned task goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// The spawning worker's own deque, newest end (work stealing's hot path).
+    Local,
+    /// The inbox of the given worker (round-robin dealing).
+    Worker(WorkerId),
+    /// The shared LIFO queue of the given squad.
+    Squad(SquadId),
+    /// The one central LIFO queue.
+    Central,
+}
+
+/// One step of an idle worker's search for work, tried in the order the policy lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Probe {
+    /// Pop the newest task of the worker's own deque.
+    OwnDeque,
+    /// Pop the worker's own inbox (which end is given by [`Layout::inbox`]).
+    OwnInbox,
+    /// Steal the oldest task from the deque of one other worker, trying victims from a
+    /// random start until one succeeds.
+    Steal(Victims),
+    /// Pop the newest task of a squad's shared queue.
+    SquadQueue(SquadId),
+    /// Take up to `chunk` of the oldest tasks of one remote squad's queue into the
+    /// worker's own squad queue. At most one worker of a squad does this at a time; the
+    /// others go on looking in their squad queue, where the stolen work will appear.
+    BulkSteal {
+        /// The most tasks moved by one steal.
+        chunk: usize,
+    },
+    /// Pop the newest task of the central queue.
+    Central,
+}
+
+/// Which deques a [`Probe::Steal`] may take from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Victims {
+    /// Every other worker of the pool (flat work stealing).
+    All,
+    /// The other workers of the thief's squad.
+    Squad,
+    /// The workers of other squads.
+    Remote,
+}
+
+/// Which end of a per-worker inbox the owner pops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Oldest first (Qthreads `Q`).
+    Fifo,
+    /// Newest first (Qthreads `L`).
+    Lifo,
+}
+
+/// The queues a policy needs the engine to build, and which engine calls it wants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// Per-worker inboxes that any worker may push into, popped by their owner.
+    pub inbox: Option<Order>,
+    /// One shared LIFO queue per squad.
+    pub squad_queues: bool,
+    /// One central LIFO queue.
+    pub central: bool,
+    /// [`crate::Policy::place`] always answers [`Place::Local`]: the engine may push
+    /// without asking (the hot path stays free of policy calls).
+    pub always_local: bool,
+    /// Whether workers are pinned to their PUs by default under this policy.
+    pub pinned: bool,
+}
+
+impl Layout {
+    /// Per-worker deques only, every spawn local: plain work stealing.
+    pub const fn deques() -> Layout {
+        Layout {
+            inbox: None,
+            squad_queues: false,
+            central: false,
+            always_local: true,
+            pinned: true,
+        }
+    }
+}
