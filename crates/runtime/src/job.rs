@@ -1,0 +1,217 @@
+//! Jobs: type-erased pointers to work, as the queues carry them.
+//!
+//! A [`JobRef`] is a pointer to some job data plus the function that runs it: two words,
+//! as in rayon-core, so the deques move 16 bytes per push. Every job type starts with a
+//! [`JobHeader`] (`repr(C)`, first field) holding the task's identity, which whoever
+//! runs the job reads through [`JobRef::info`] to set the task context. A
+//! [`StackJob`] lives on the stack of the worker that spawned it (the second half of a
+//! `join`, an injected root): its owner waits on its latch before the frame goes away. A
+//! [`HeapJob`] is boxed and frees itself when run (a scope's spawn).
+
+use crate::latch::Latch;
+use crate::unwind::{self, AbortIfPanic};
+use locus_policy::TaskInfo;
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::mem;
+
+/// Something a worker can run through a [`JobRef`].
+pub(crate) trait Job {
+    /// Runs the job.
+    ///
+    /// # Safety
+    /// `this` must come from the `JobRef` made for this job, and each job is executed
+    /// at most once.
+    unsafe fn execute(this: *const ());
+}
+
+/// The first field of every job: what the runtime needs to know before running it.
+#[derive(Debug)]
+#[repr(C)]
+pub(crate) struct JobHeader {
+    info: TaskInfo,
+}
+
+/// A job type whose first field is a [`JobHeader`].
+///
+/// # Safety
+/// Implementors must be `#[repr(C)]` with a `JobHeader` as their first field.
+pub(crate) unsafe trait HasHeader {}
+
+/// A type-erased job, as the queues hold it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct JobRef {
+    pointer: *const (),
+    execute_fn: unsafe fn(*const ()),
+}
+
+// SAFETY: a JobRef is only made for jobs whose data is `Send` (the closures carried are
+// `Send`), and the protocol hands each JobRef to exactly one executing thread.
+unsafe impl Send for JobRef {}
+// SAFETY: as above; a shared JobRef is only compared and copied, never run twice.
+unsafe impl Sync for JobRef {}
+
+impl JobRef {
+    /// # Safety
+    /// `data` must stay valid until the job is executed or dropped unexecuted by the
+    /// code that made it.
+    pub(crate) unsafe fn new<T: Job + HasHeader>(data: *const T) -> JobRef {
+        JobRef {
+            pointer: data.cast(),
+            execute_fn: <T as Job>::execute,
+        }
+    }
+
+    /// The identity of the job's task.
+    ///
+    /// # Safety
+    /// The job must be live (not yet executed).
+    #[inline]
+    pub(crate) unsafe fn info(&self) -> TaskInfo {
+        // SAFETY: `new` only accepts `HasHeader` types, which start with a JobHeader, and
+        // the caller guarantees the job is live.
+        unsafe { (*(self.pointer as *const JobHeader)).info }
+    }
+
+    /// Whether two refs denote the same job.
+    #[inline]
+    pub(crate) fn same(&self, other: &JobRef) -> bool {
+        std::ptr::eq(self.pointer, other.pointer)
+    }
+
+    /// Runs the job.
+    ///
+    /// # Safety
+    /// The job's data must be live and this job not executed before.
+    #[inline]
+    pub(crate) unsafe fn execute(self) {
+        // SAFETY: forwarded from the caller.
+        unsafe { (self.execute_fn)(self.pointer) }
+    }
+}
+
+/// The result slot of a job.
+pub(crate) enum JobResult<T> {
+    None,
+    Ok(T),
+    Panic(Box<dyn Any + Send>),
+}
+
+impl<T> JobResult<T> {
+    fn call(f: impl FnOnce() -> T) -> JobResult<T> {
+        match unwind::halt_unwinding(f) {
+            Ok(x) => JobResult::Ok(x),
+            Err(p) => JobResult::Panic(p),
+        }
+    }
+
+    /// The value, or the job's panic resumed on this thread.
+    pub(crate) fn into_return_value(self) -> T {
+        match self {
+            JobResult::Ok(x) => x,
+            JobResult::Panic(p) => unwind::resume_unwinding(p),
+            JobResult::None => unreachable!("a job's result was taken before it ran"),
+        }
+    }
+}
+
+/// A job on the stack of the worker that made it.
+#[repr(C)]
+pub(crate) struct StackJob<L, F, R> {
+    header: JobHeader,
+    pub(crate) latch: L,
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<JobResult<R>>,
+}
+
+impl<L: Latch, F: FnOnce() -> R, R> StackJob<L, F, R> {
+    pub(crate) fn new(info: TaskInfo, func: F, latch: L) -> StackJob<L, F, R> {
+        StackJob {
+            header: JobHeader { info },
+            latch,
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(JobResult::None),
+        }
+    }
+
+    /// # Safety
+    /// The job must not move or be dropped until it has run or been taken back with
+    /// [`StackJob::run_inline`], and the ref must be run at most once.
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
+        // SAFETY: forwarded from the caller.
+        unsafe { JobRef::new(self) }
+    }
+
+    /// Runs the job's closure here, for a job nobody else has taken.
+    pub(crate) fn run_inline(self) -> R {
+        let func = self.func.into_inner().expect("an inline job runs once");
+        func()
+    }
+
+    /// The result of a job that was executed through its ref (its latch is set).
+    pub(crate) fn into_result(self) -> R {
+        self.result.into_inner().into_return_value()
+    }
+}
+
+// SAFETY: `repr(C)` with the header first.
+unsafe impl<L, F, R> HasHeader for StackJob<L, F, R> {}
+
+impl<L: Latch, F: FnOnce() -> R, R> Job for StackJob<L, F, R> {
+    unsafe fn execute(this: *const ()) {
+        // SAFETY: `this` was made from a `&StackJob<L, F, R>` by `as_job_ref`, whose
+        // contract keeps it live until the latch is set.
+        let this = unsafe { &*(this as *const Self) };
+        let abort = AbortIfPanic;
+        // SAFETY: executed once (JobRef contract), so nobody else touches `func`.
+        let func = unsafe { (*this.func.get()).take() }.expect("a job runs once");
+        // SAFETY: the owner reads `result` only after the latch is set below.
+        unsafe { *this.result.get() = JobResult::call(func) };
+        // SAFETY: `this.latch` is live; `set` does not touch it after the store.
+        unsafe { Latch::set(&this.latch) };
+        mem::forget(abort);
+    }
+}
+
+/// A boxed job that frees itself when run. Its closure must catch its own panics.
+#[repr(C)]
+pub(crate) struct HeapJob<F> {
+    header: JobHeader,
+    func: F,
+}
+
+impl<F: FnOnce() + Send> HeapJob<F> {
+    pub(crate) fn new(func: F) -> Box<HeapJob<F>> {
+        Box::new(HeapJob {
+            header: JobHeader {
+                info: TaskInfo {
+                    id: locus_policy::TaskId(0),
+                    level: 0,
+                },
+            },
+            func,
+        })
+    }
+
+    /// Leaks the box into a ref for task `info`; running the ref frees it.
+    ///
+    /// # Safety
+    /// Everything `func` borrows must outlive the job's execution, and the ref must be
+    /// run exactly once.
+    pub(crate) unsafe fn into_job_ref(mut self: Box<Self>, info: TaskInfo) -> JobRef {
+        self.header.info = info;
+        // SAFETY: the box is live until `execute` reclaims it.
+        unsafe { JobRef::new(Box::into_raw(self)) }
+    }
+}
+
+// SAFETY: `repr(C)` with the header first.
+unsafe impl<F> HasHeader for HeapJob<F> {}
+
+impl<F: FnOnce() + Send> Job for HeapJob<F> {
+    unsafe fn execute(this: *const ()) {
+        // SAFETY: made by `into_job_ref` from `Box::into_raw`, executed once.
+        let this = unsafe { Box::from_raw(this as *mut Self) };
+        (this.func)();
+    }
+}

@@ -1,0 +1,121 @@
+//! `join`: run two closures, potentially in parallel, and return both results.
+//!
+//! The worker pushes the second closure as a job where the policy places it (its own
+//! deque under `ws`), runs the first itself, and then takes the second back if nobody
+//! has started it; otherwise it works on other jobs (or sleeps) until the second's
+//! latch is set. Both closures always run, also when the first panics; a panic of
+//! either reaches the caller, the first's if both panic.
+//!
+//! Taking back also applies to the queues of the non-stealing policies (an inbox, a
+//! squad queue, the central queue). Qthreads gives each task a stack of its own, so a
+//! task waiting at a join costs it nothing; locus runs tasks on the worker's stack, and
+//! a worker that ran unrelated queued work at every join could nest without bound under
+//! FIFO order. Taking back its own half bounds the nesting to what work stealing has.
+
+use crate::job::StackJob;
+use crate::latch::WorkerLatch;
+use crate::registry::{TaskCtx, WorkerThread};
+use crate::unwind;
+use std::panic::Location;
+
+/// Runs `a` and `b`, potentially in parallel, and returns `(a(), b())`.
+///
+/// Called from outside a pool, it runs on the global pool (see [`crate::global`]).
+/// Both closures always run. If either panics, the panic is resumed here after both
+/// have finished; if both panic, `a`'s.
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 { return n; }
+///     let (a, b) = locus::join(|| fib(n - 1), || fib(n - 2));
+///     a + b
+/// }
+/// assert_eq!(fib(20), 6765);
+/// ```
+#[track_caller]
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    match WorkerThread::current() {
+        Some(worker) => join_in(worker, a, b),
+        None => join_cold(Location::caller(), a, b),
+    }
+}
+
+#[cold]
+fn join_cold<A, B, RA, RB>(location: &Location<'_>, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    crate::pool::global_registry().in_worker(location, |worker| join_in(worker, a, b))
+}
+
+/// Puts the parent's task context back when dropped, also when `b` unwinds.
+struct RestoreCtx<'w>(&'w WorkerThread, TaskCtx);
+
+impl Drop for RestoreCtx<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.0.ctx.set(self.1);
+    }
+}
+
+pub(crate) fn join_in<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let mut parent = worker.ctx.get();
+    let info_a = parent.next_child();
+    let info_b = parent.next_child();
+
+    let job_b = StackJob::new(
+        info_b,
+        b,
+        WorkerLatch::new(&worker.registry.sleep, worker.index),
+    );
+    // SAFETY: `job_b` stays on this frame until it has run: below we either take it back
+    // (then nobody else has it) or wait for its latch.
+    let job_b_ref = unsafe { job_b.as_job_ref() };
+    let place = worker.push(job_b_ref);
+
+    worker.ctx.set(TaskCtx::of(info_a));
+    let result_a = unwind::halt_unwinding(a);
+
+    if worker.take_back(&job_b_ref, place) {
+        worker.ctx.set(TaskCtx::of(info_b));
+        worker.count_tasks(2);
+        match result_a {
+            // The common case: run `b` here; a panic of `b` unwinds from here directly.
+            Ok(ra) => {
+                let _restore = RestoreCtx(worker, parent);
+                (ra, job_b.run_inline())
+            }
+            // `a` panicked: `b` still runs, and `a`'s panic wins over any of `b`'s.
+            Err(panic) => {
+                let _ = unwind::halt_unwinding(|| job_b.run_inline());
+                worker.ctx.set(parent);
+                unwind::resume_unwinding(panic)
+            }
+        }
+    } else {
+        worker.ctx.set(parent);
+        worker.count_tasks(1);
+        if !job_b.latch.probe() {
+            worker.wait_until_cold(|| job_b.latch.probe());
+        }
+        match result_a {
+            Ok(ra) => (ra, job_b.into_result()),
+            Err(panic) => unwind::resume_unwinding(panic),
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Latches: one-shot signals a waiting thread polls or blocks on.
+//!
+//! - [`CoreLatch`]: the flag itself. `set` stores with `SeqCst` (it is half of the
+//!   Dekker handshake of `sleep.rs`, and its release half publishes the job's result);
+//!   `probe` loads with `Acquire`, pairing with that store, so a waiter that sees the
+//!   latch set also sees the result.
+//! - [`WorkerLatch`]: a `CoreLatch` waited on by a worker of a pool, which keeps working
+//!   while it waits and may sleep; setting it wakes that worker.
+//! - [`CountLatch`]: set when a counter falls to zero (a scope's outstanding spawns).
+//! - [`LockLatch`]: a mutex and condition variable, for threads outside the pool.
+//!
+//! A latch usually lives on the waiter's stack, which the waiter may free as soon as it
+//! sees the latch set. So `set` copies everything it needs before the store and touches
+//! nothing of the latch after it; that is why `Latch::set` takes a raw pointer.
+
+use crate::sleep::Sleep;
+use crate::sync::{lock, AtomicBool, AtomicUsize, Condvar, Mutex};
+use std::sync::atomic::Ordering;
+
+/// Something that can be set once.
+pub(crate) trait Latch {
+    /// Sets the latch and wakes its waiter.
+    ///
+    /// # Safety
+    /// `this` must point to a live latch. The latch may be freed by its waiter as soon as
+    /// the store that sets it is visible, so callers must not touch it afterwards.
+    unsafe fn set(this: *const Self);
+}
+
+/// The flag of a latch.
+#[derive(Debug, Default)]
+pub(crate) struct CoreLatch {
+    set: AtomicBool,
+}
+
+impl CoreLatch {
+    pub(crate) fn new() -> CoreLatch {
+        CoreLatch {
+            set: AtomicBool::new(false),
+        }
+    }
+
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.set.load(Ordering::Acquire)
+    }
+
+    #[inline]
+    fn store(&self) {
+        self.set.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A latch that worker `owner` of a pool waits on while it keeps working.
+#[derive(Debug)]
+pub(crate) struct WorkerLatch {
+    core: CoreLatch,
+    /// The owner's pool's sleep state. A pointer rather than a borrow because the pool
+    /// outlives every latch of its workers (they hold it alive), which no lifetime here
+    /// can say.
+    sleep: *const Sleep,
+    owner: usize,
+}
+
+// SAFETY: the fields are an atomic, a pointer to a `Sync` value that outlives the latch
+// (see `sleep`), and a plain index; setting and probing are safe from any thread.
+unsafe impl Send for WorkerLatch {}
+// SAFETY: as above.
+unsafe impl Sync for WorkerLatch {}
+
+impl WorkerLatch {
+    pub(crate) fn new(sleep: &Sleep, owner: usize) -> WorkerLatch {
+        WorkerLatch {
+            core: CoreLatch::new(),
+            sleep,
+            owner,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.core.probe()
+    }
+}
+
+impl Latch for WorkerLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: the caller guarantees `this` is live until the store below; we copy the
+        // fields we need first.
+        let (sleep, owner) = unsafe { ((*this).sleep, (*this).owner) };
+        // SAFETY: as above, `this` is live here.
+        unsafe { (*this).core.store() };
+        // SAFETY: `sleep` belongs to the owner's pool, which outlives the owner's wait
+        // and so this call (the setter runs a job of that pool or holds it alive).
+        unsafe { (*sleep).wake(owner) };
+    }
+}
+
+/// A latch set when its counter falls to zero. Starts at one (the owner's own share).
+#[derive(Debug)]
+pub(crate) struct CountLatch {
+    count: AtomicUsize,
+    latch: WorkerLatch,
+}
+
+impl CountLatch {
+    pub(crate) fn new(sleep: &Sleep, owner: usize) -> CountLatch {
+        CountLatch {
+            count: AtomicUsize::new(1),
+            latch: WorkerLatch::new(sleep, owner),
+        }
+    }
+
+    /// Adds one to the count; must happen before the matching `set`.
+    pub(crate) fn increment(&self) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.latch.probe()
+    }
+}
+
+impl Latch for CountLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: `this` is live: the count has not reached zero yet, so the owner is
+        // still waiting. AcqRel: the last decrement acquires every earlier one, so the
+        // owner (which acquires the latch) sees all the work of the counted tasks.
+        if unsafe { (*this).count.fetch_sub(1, Ordering::AcqRel) } == 1 {
+            // SAFETY: still live; the owner waits for the inner latch, not the count.
+            unsafe { WorkerLatch::set(&(*this).latch) };
+        }
+    }
+}
+
+/// A latch for a thread outside the pool, which blocks until it is set.
+#[derive(Debug, Default)]
+pub(crate) struct LockLatch {
+    set: Mutex<bool>,
+    cond: Condvar,
+}
+
+impl LockLatch {
+    pub(crate) fn new() -> LockLatch {
+        LockLatch {
+            set: Mutex::new(false),
+            cond: Condvar::new(),
+        }
+    }
+
+    /// Blocks until the latch is set.
+    pub(crate) fn wait(&self) {
+        let mut set = lock(&self.set);
+        while !*set {
+            set = self.cond.wait(set).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+impl Latch for LockLatch {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: `this` is live until the waiter sees `*set == true`, which it can only
+        // do after we release the lock; notifying under the lock keeps it live.
+        let this = unsafe { &*this };
+        let mut set = lock(&this.set);
+        *set = true;
+        this.cond.notify_all();
+    }
+}

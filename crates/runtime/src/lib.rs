@@ -1,0 +1,87 @@
+//! locus: a locality-aware fork-join runtime for multi-socket, multi-cache-domain
+//! machines.
+//!
+//! The API is the one rayon users know: [`join`], [`scope`], a flat parallel loop
+//! [`for_range`], and [`ThreadPool::install`]. What differs is underneath: workers are
+//! grouped into *squads* (the workers under one last-level cache), and a pluggable
+//! [`Policy`] decides where each spawned task goes and where idle workers look, so that
+//! tasks which share data can stay in one cache domain (see DESIGN.md).
+//!
+//! ```
+//! use locus::{PolicyKind, ThreadPoolBuilder};
+//! let pool = ThreadPoolBuilder::new().num_threads(2).policy(PolicyKind::Ws).build().unwrap();
+//! let data: Vec<u64> = (0..10_000).collect();
+//! let sum = pool.install(|| {
+//!     let (lo, hi) = data.split_at(data.len() / 2);
+//!     let (a, b) = locus::join(|| lo.iter().sum::<u64>(), || hi.iter().sum::<u64>());
+//!     a + b
+//! });
+//! assert_eq!(sum, 49_995_000);
+//! ```
+//!
+//! # Environment
+//! The global pool (used by `join`/`scope`/`for_range` called outside any pool) reads
+//! `LOCUS_NUM_THREADS` (workers; default one per PU the process may use),
+//! `LOCUS_POLICY` (`ws`, `ws-unpinned`, `central`, `rr-fifo`, `rr-lifo`, `mts`,
+//! `mts:CHUNK`) and `LOCUS_TOPOLOGY` (a preset such as `opteron-8380`, an hwloc
+//! synthetic string, `SxC` shorthand, or an hwloc XML file): a described machine is laid
+//! over the real cores as a virtual topology.
+//!
+//! # Tasks
+//! Every task carries a [`TaskId`] (its spawn path hashed to 64 bits, the root's taken
+//! from the call site) and its level in the DAG; [`current_task`] returns them. Tasks
+//! declare the memory they touch through [`footprint`], which costs nothing unless a
+//! listener is installed.
+
+#![deny(missing_docs)]
+
+pub mod footprint;
+mod job;
+mod join;
+mod latch;
+mod pin;
+mod pool;
+mod queue;
+mod registry;
+mod scope;
+mod sleep;
+mod stats;
+mod sync;
+mod unwind;
+
+#[cfg(all(test, loom))]
+mod tests;
+
+pub use join::join;
+pub use locus_policy::{Policy, PolicyKind, TaskId, TaskInfo, WorkerMap};
+pub use locus_topo::Topology;
+pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, MAX_THREADS};
+pub use scope::{for_range, scope, Scope};
+pub use stats::{PoolStats, WorkerStats};
+
+/// The task running on this thread, if it is a worker of a locus pool.
+pub fn current_task() -> Option<TaskInfo> {
+    registry::WorkerThread::current().map(|w| w.ctx.get().info())
+}
+
+/// The index of the worker running on this thread within its pool, if any.
+pub fn current_worker_index() -> Option<usize> {
+    registry::WorkerThread::current().map(|w| w.index)
+}
+
+/// Formats an error with its chain of sources, `outer: inner: innermost`.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

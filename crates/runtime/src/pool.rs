@@ -1,0 +1,414 @@
+//! Thread pools: the builder, the handle, and the global pool.
+//!
+//! A pool is a topology (the machine, or a described one laid over the real cores), a
+//! number of workers placed on it (worker `i` on PU `i` in tree order, wrapping around),
+//! and a policy. The global pool is built on first use from `LOCUS_NUM_THREADS`,
+//! `LOCUS_POLICY` and `LOCUS_TOPOLOGY`; [`ThreadPoolBuilder::build_global`] configures it
+//! explicitly and reports bad settings as errors.
+
+use crate::registry::{Registry, ThreadSpec};
+use crate::scope::{scope_in, Scope};
+use crate::stats::PoolStats;
+use locus_policy::{PolicyKind, WorkerMap};
+use locus_topo::{allowed_cpus, TopoError, Topology};
+use std::fmt;
+use std::panic::Location;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::JoinHandle;
+
+/// Pools larger than this are refused: more is a typo, not a machine.
+pub const MAX_THREADS: usize = 4096;
+
+/// Worker stack size unless set: tasks run on the worker's stack and a waiting worker
+/// runs other tasks on top of its wait, so workers get more than Rust's 2 MiB default.
+/// Only touched pages cost memory.
+const DEFAULT_STACK_SIZE: usize = 64 << 20;
+
+/// Why a pool could not be built.
+#[derive(Debug)]
+pub struct BuildError {
+    kind: BuildErrorKind,
+}
+
+#[derive(Debug)]
+enum BuildErrorKind {
+    Env {
+        var: &'static str,
+        value: String,
+        reason: String,
+    },
+    Threads {
+        requested: usize,
+    },
+    Discover {
+        source: TopoError,
+    },
+    Spawn {
+        source: std::io::Error,
+    },
+    GlobalAlreadyBuilt,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            BuildErrorKind::Env { var, value, reason } => write!(f, "{var}={value:?}: {reason}"),
+            BuildErrorKind::Threads { requested: 0 } => {
+                write!(f, "a pool needs at least one thread, not 0")
+            }
+            BuildErrorKind::Threads { requested } => {
+                write!(
+                    f,
+                    "{requested} threads requested; locus allows at most {MAX_THREADS}"
+                )
+            }
+            BuildErrorKind::Discover { .. } => write!(f, "could not read this machine's topology"),
+            BuildErrorKind::Spawn { .. } => write!(f, "could not start a worker thread"),
+            BuildErrorKind::GlobalAlreadyBuilt => {
+                write!(f, "the global pool has already been built")
+            }
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            BuildErrorKind::Discover { source } => Some(source),
+            BuildErrorKind::Spawn { source } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+impl BuildError {
+    fn env(var: &'static str, value: &str, reason: impl Into<String>) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::Env {
+                var,
+                value: value.to_string(),
+                reason: reason.into(),
+            },
+        }
+    }
+}
+
+/// Configures and builds a [`ThreadPool`].
+///
+/// ```
+/// use locus::{PolicyKind, ThreadPoolBuilder, Topology};
+/// let pool = ThreadPoolBuilder::new()
+///     .num_threads(4)
+///     .policy(PolicyKind::Mts { chunk: None })
+///     .topology(Topology::parse_spec("2x2").unwrap())
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.num_squads(), 2);
+/// let sum = pool.install(|| {
+///     let (a, b) = locus::join(|| (0..50u64).sum::<u64>(), || (50..100u64).sum::<u64>());
+///     a + b
+/// });
+/// assert_eq!(sum, 4950);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ThreadPoolBuilder {
+    num_threads: Option<usize>,
+    policy: PolicyKind,
+    topology: Option<Topology>,
+    pin: Option<bool>,
+    stack_size: usize,
+}
+
+impl Default for ThreadPoolBuilder {
+    fn default() -> Self {
+        ThreadPoolBuilder::new()
+    }
+}
+
+impl ThreadPoolBuilder {
+    /// A builder with the defaults: one worker per PU of this machine (as far as the
+    /// process's affinity mask allows), policy `ws`, pinned.
+    pub fn new() -> ThreadPoolBuilder {
+        ThreadPoolBuilder {
+            num_threads: None,
+            policy: PolicyKind::Ws,
+            topology: None,
+            pin: None,
+            stack_size: DEFAULT_STACK_SIZE,
+        }
+    }
+
+    /// A builder configured from `LOCUS_NUM_THREADS`, `LOCUS_POLICY` and
+    /// `LOCUS_TOPOLOGY` (unset or empty variables keep the defaults).
+    pub fn from_env() -> Result<ThreadPoolBuilder, BuildError> {
+        let mut builder = ThreadPoolBuilder::new();
+        if let Some(value) = env_var("LOCUS_NUM_THREADS") {
+            let n = value.trim().parse::<usize>().map_err(|_| {
+                BuildError::env(
+                    "LOCUS_NUM_THREADS",
+                    &value,
+                    "expected a positive whole number of threads",
+                )
+            })?;
+            if n == 0 {
+                return Err(BuildError::env(
+                    "LOCUS_NUM_THREADS",
+                    &value,
+                    "a pool needs at least one thread",
+                ));
+            }
+            builder = builder.num_threads(n);
+        }
+        if let Some(value) = env_var("LOCUS_POLICY") {
+            let policy = value
+                .parse::<PolicyKind>()
+                .map_err(|e| BuildError::env("LOCUS_POLICY", &value, e.to_string()))?;
+            builder = builder.policy(policy);
+        }
+        if let Some(value) = env_var("LOCUS_TOPOLOGY") {
+            let topology = Topology::parse_spec(&value)
+                .map_err(|e| BuildError::env("LOCUS_TOPOLOGY", &value, crate::error_chain(&e)))?;
+            builder = builder.topology(topology);
+        }
+        Ok(builder)
+    }
+
+    /// Number of workers. Default: the topology's PU count.
+    pub fn num_threads(mut self, n: usize) -> Self {
+        self.num_threads = Some(n);
+        self
+    }
+
+    /// The scheduling policy. Default: `ws`.
+    pub fn policy(mut self, policy: PolicyKind) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Lays the pool over a described machine instead of this one (a *virtual*
+    /// topology): squads follow the description, threads run on the real CPUs the
+    /// process may use, round robin. More workers than cores is allowed.
+    pub fn topology(mut self, topology: Topology) -> Self {
+        self.topology = Some(topology);
+        self
+    }
+
+    /// Pins each worker to one CPU (default: as the policy says; only `ws-unpinned`
+    /// runs unpinned).
+    pub fn pin(mut self, pin: bool) -> Self {
+        self.pin = Some(pin);
+        self
+    }
+
+    /// Stack size of each worker thread in bytes (default 64 MiB, reserved lazily).
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = bytes;
+        self
+    }
+
+    /// Starts the workers.
+    pub fn build(self) -> Result<ThreadPool, BuildError> {
+        let topology = match self.topology {
+            Some(t) => t,
+            None => Topology::discover().map_err(|source| BuildError {
+                kind: BuildErrorKind::Discover { source },
+            })?,
+        };
+        let n = self.num_threads.unwrap_or_else(|| topology.num_pus());
+        if n == 0 || n > MAX_THREADS {
+            return Err(BuildError {
+                kind: BuildErrorKind::Threads { requested: n },
+            });
+        }
+        let map = WorkerMap::new(&topology, n);
+        let policy = self.policy.build(&map);
+        // Miri has no sched_setaffinity; its runs check memory safety, not placement.
+        let pin = self.pin.unwrap_or(policy.layout().pinned) && !cfg!(miri);
+        let cpus = if pin {
+            cpus_for(&topology, &map)
+        } else {
+            vec![None; n]
+        };
+        let _span = tracing::info_span!(
+            "pool start",
+            threads = n,
+            policy = policy.name(),
+            machine = topology.name()
+        )
+        .entered();
+        let (registry, deques) = Registry::new(policy, map, topology);
+        let mut threads = Vec::with_capacity(n);
+        for (index, (deque, cpu)) in deques.into_iter().zip(cpus).enumerate() {
+            let registry2 = Arc::clone(&registry);
+            let spawned = std::thread::Builder::new()
+                .name(format!("locus-{index}"))
+                .stack_size(self.stack_size)
+                .spawn(move || registry2.main_loop(index, deque, ThreadSpec { cpu }));
+            match spawned {
+                Ok(handle) => threads.push(handle),
+                Err(source) => {
+                    registry.terminate();
+                    threads
+                        .into_iter()
+                        .for_each(|t: JoinHandle<()>| drop(t.join()));
+                    return Err(BuildError {
+                        kind: BuildErrorKind::Spawn { source },
+                    });
+                }
+            }
+        }
+        tracing::debug!(
+            squads = registry.map.num_squads(),
+            pinned = pin,
+            "pool started"
+        );
+        Ok(ThreadPool {
+            registry,
+            threads: Mutex::new(threads),
+        })
+    }
+
+    /// Builds the global pool with this configuration. Fails if it was built already
+    /// (explicitly, or implicitly by a `join`/`scope` from outside any pool).
+    pub fn build_global(self) -> Result<(), BuildError> {
+        if GLOBAL.get().is_some() {
+            return Err(BuildError {
+                kind: BuildErrorKind::GlobalAlreadyBuilt,
+            });
+        }
+        GLOBAL.set(self.build()?).map_err(|_| BuildError {
+            kind: BuildErrorKind::GlobalAlreadyBuilt,
+        })
+    }
+}
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The CPU each worker is pinned to: its PU's own CPU on a discovered machine; on a
+/// virtual topology, the allowed CPUs round robin by PU.
+fn cpus_for(topology: &Topology, map: &WorkerMap) -> Vec<Option<usize>> {
+    let allowed = allowed_cpus().unwrap_or_default();
+    (0..map.num_workers())
+        .map(|w| {
+            let pu = &topology.pus()[map.pu_of(w)];
+            match pu.os_index {
+                Some(cpu) if !topology.is_virtual() => Some(cpu),
+                _ if allowed.is_empty() => None,
+                _ => Some(allowed[pu.index % allowed.len()]),
+            }
+        })
+        .collect()
+}
+
+/// A pool of worker threads running one policy on one topology.
+///
+/// Dropping the handle stops the workers once they are idle and joins them.
+pub struct ThreadPool {
+    registry: Arc<Registry>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl fmt::Debug for ThreadPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadPool")
+            .field("threads", &self.num_threads())
+            .field("policy", &self.policy_name())
+            .field("machine", &self.registry.topology.name())
+            .finish()
+    }
+}
+
+impl ThreadPool {
+    /// Runs `op` on a worker of this pool and returns its result; `join`, `scope` and
+    /// `for_range` inside it run on this pool. A panic in `op` is resumed here.
+    #[track_caller]
+    pub fn install<OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce() -> R + Send,
+        R: Send,
+    {
+        self.registry.in_worker(Location::caller(), |_| op())
+    }
+
+    /// [`crate::scope`] on this pool.
+    #[track_caller]
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.registry
+            .in_worker(Location::caller(), |worker| scope_in(worker, op))
+    }
+
+    /// Number of workers.
+    pub fn num_threads(&self) -> usize {
+        self.registry.num_workers()
+    }
+
+    /// Number of squads (workers under one last-level cache).
+    pub fn num_squads(&self) -> usize {
+        self.registry.map.num_squads()
+    }
+
+    /// The workers and their squads.
+    pub fn workers(&self) -> &WorkerMap {
+        &self.registry.map
+    }
+
+    /// The policy's name.
+    pub fn policy_name(&self) -> &'static str {
+        self.registry.policy.name()
+    }
+
+    /// The topology the pool runs on.
+    pub fn topology(&self) -> &Topology {
+        &self.registry.topology
+    }
+
+    /// A snapshot of the per-worker statistics (see [`PoolStats::since`]).
+    pub fn stats(&self) -> PoolStats {
+        self.registry.stats()
+    }
+}
+
+impl Drop for ThreadPool {
+    fn drop(&mut self) {
+        self.registry.terminate();
+        let on_own_worker = crate::registry::WorkerThread::current()
+            .is_some_and(|w| Arc::ptr_eq(&w.registry, &self.registry));
+        if !on_own_worker {
+            let threads =
+                std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
+            for t in threads {
+                let _ = t.join();
+            }
+        }
+    }
+}
+
+static GLOBAL: OnceLock<ThreadPool> = OnceLock::new();
+
+/// The global pool, built from the environment on first use.
+///
+/// # Panics
+/// If the environment's `LOCUS_*` settings are invalid, with a message naming the
+/// variable and the problem. Call [`ThreadPoolBuilder::from_env`] and
+/// [`ThreadPoolBuilder::build_global`] first to handle that as an error instead.
+pub fn global() -> &'static ThreadPool {
+    GLOBAL.get_or_init(
+        || match ThreadPoolBuilder::from_env().and_then(ThreadPoolBuilder::build) {
+            Ok(pool) => pool,
+            Err(e) => panic!(
+                "locus: cannot build the global pool: {}",
+                crate::error_chain(&e)
+            ),
+        },
+    )
+}
+
+pub(crate) fn global_registry() -> &'static Registry {
+    &global().registry
+}

@@ -1,0 +1,582 @@
+//! The registry: the shared state of one pool (its queues, sleep state, counters and
+//! policy) and the worker threads that run on it.
+//!
+//! # Who touches what
+//! - A worker's own deque is pushed and popped only by that worker (crossbeam's
+//!   `Worker`); anyone steals through its `Stealer`.
+//! - Inboxes, squad queues and the central queue are [`SharedQueue`]s: anyone pushes,
+//!   anyone pops, under their lock.
+//! - The injector takes roots from threads outside the pool; every worker looks there
+//!   after its policy's search plan.
+//! - Counters: each worker writes only its own (see `stats.rs`).
+//!
+//! # The hot path
+//! Under a policy whose [`Layout::always_local`] is set (`ws`), a spawn is a push on the
+//! worker's own deque and a fence-and-load in `Sleep::new_work`; no policy call. Other
+//! policies are asked where each spawn goes.
+//!
+//! # Shutdown
+//! 1. The `ThreadPool` handle is dropped: `terminate` is set (`Release`) and every
+//!    sleeper woken.
+//! 2. Each worker, on its next idle check, sees `terminate` (`Acquire`) and leaves its
+//!    main loop. No job can be outstanding then: every `install`, `join` and `scope`
+//!    waits for its jobs, and the handle cannot be dropped while one of them runs.
+//! 3. The handle's drop joins the threads (unless it runs on one of them).
+
+use crate::job::JobRef;
+use crate::latch::LockLatch;
+use crate::pin;
+use crate::queue::{self, BulkSteal, SharedQueue};
+use crate::sleep::Sleep;
+use crate::stats::{bump, Counters, PoolStats};
+use crate::sync::AtomicBool;
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
+use crossbeam_utils::CachePadded;
+use locus_policy::{Layout, Order, Place, Policy, Probe, TaskId, TaskInfo, Victims, WorkerMap};
+use locus_topo::Topology;
+use std::cell::Cell;
+use std::panic::Location;
+use std::ptr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Searches that find nothing before a worker sleeps. Guess, checked against the
+/// `fib` and `heat` benches: fewer costs wake-ups between a join's halves, more burns
+/// CPU that oversubscribed workers need.
+const SPIN_ROUNDS: u32 = 64;
+/// Of those, the ones before a worker starts yielding its CPU instead of spinning.
+const YIELD_AFTER: u32 = 16;
+
+/// The shared state of one pool.
+pub(crate) struct Registry {
+    pub(crate) policy: Arc<dyn Policy>,
+    layout: Layout,
+    pub(crate) map: WorkerMap,
+    pub(crate) topology: Topology,
+    stealers: Box<[Stealer<JobRef>]>,
+    inboxes: Box<[SharedQueue<JobRef>]>,
+    squad_queues: Box<[SharedQueue<JobRef>]>,
+    squad_stealing: Box<[CachePadded<AtomicBool>]>,
+    central: SharedQueue<JobRef>,
+    injector: Injector<JobRef>,
+    pub(crate) sleep: Sleep,
+    counters: Box<[CachePadded<Counters>]>,
+    /// Zero of the idle clock (see `stats.rs`).
+    epoch: Instant,
+    terminate: AtomicBool,
+}
+
+/// Where each worker runs, decided by the pool builder.
+pub(crate) struct ThreadSpec {
+    /// The CPU to pin to, if pinning.
+    pub(crate) cpu: Option<usize>,
+}
+
+impl Registry {
+    /// Builds the shared state and the workers' own deques (one per worker, in order).
+    pub(crate) fn new(
+        policy: Arc<dyn Policy>,
+        map: WorkerMap,
+        topology: Topology,
+    ) -> (Arc<Registry>, Vec<Worker<JobRef>>) {
+        let layout = policy.layout();
+        let n = map.num_workers();
+        let deques: Vec<Worker<JobRef>> = (0..n).map(|_| Worker::new_lifo()).collect();
+        let stealers = deques.iter().map(Worker::stealer).collect();
+        let inboxes = if layout.inbox.is_some() {
+            (0..n).map(|_| SharedQueue::new()).collect()
+        } else {
+            Box::default()
+        };
+        let squads = if layout.squad_queues {
+            map.num_squads()
+        } else {
+            0
+        };
+        let registry = Registry {
+            policy,
+            layout,
+            stealers,
+            inboxes,
+            squad_queues: (0..squads).map(|_| SharedQueue::new()).collect(),
+            squad_stealing: (0..squads)
+                .map(|_| CachePadded::new(AtomicBool::new(false)))
+                .collect(),
+            central: SharedQueue::new(),
+            injector: Injector::new(),
+            sleep: Sleep::new(n),
+            counters: (0..n)
+                .map(|_| CachePadded::new(Counters::default()))
+                .collect(),
+            epoch: Instant::now(),
+            terminate: AtomicBool::new(false),
+            map,
+            topology,
+        };
+        (Arc::new(registry), deques)
+    }
+
+    pub(crate) fn num_workers(&self) -> usize {
+        self.map.num_workers()
+    }
+
+    pub(crate) fn stats(&self) -> PoolStats {
+        let now = self.clock_ns();
+        PoolStats {
+            workers: self.counters.iter().map(|c| c.snapshot(now)).collect(),
+        }
+    }
+
+    /// Nanoseconds since the pool started: the idle clock.
+    fn clock_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// Asks the workers to leave once idle and wakes them all.
+    pub(crate) fn terminate(&self) {
+        self.terminate.store(true, Ordering::Release);
+        self.sleep.wake_all();
+    }
+
+    /// Submits a root job from outside the pool.
+    pub(crate) fn inject(&self, job: JobRef) {
+        self.injector.push(job);
+        self.sleep.new_foreign_work(&[]);
+    }
+
+    /// Runs `op` on a worker of this pool: directly if the caller is one, otherwise as a
+    /// root task (id from `location`) that the caller blocks on.
+    pub(crate) fn in_worker<OP, R>(&self, location: &Location<'_>, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread) -> R + Send,
+        R: Send,
+    {
+        match WorkerThread::current() {
+            Some(worker) if ptr::eq(&*worker.registry, self) => op(worker),
+            _ => self.in_worker_cold(location, op),
+        }
+    }
+
+    #[cold]
+    fn in_worker_cold<OP, R>(&self, location: &Location<'_>, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread) -> R + Send,
+        R: Send,
+    {
+        let info = TaskInfo {
+            id: TaskId::root(location),
+            level: 0,
+        };
+        let job = crate::job::StackJob::new(
+            info,
+            || {
+                let worker = WorkerThread::current().expect("an injected job runs on a worker");
+                op(worker)
+            },
+            LockLatch::new(),
+        );
+        // SAFETY: `job` lives on this frame until `wait` returns, which is after the
+        // job has run and set its latch; the ref is pushed once and run once.
+        unsafe { self.inject(job.as_job_ref()) };
+        job.latch.wait();
+        job.into_result()
+    }
+
+    /// The body of a worker thread.
+    pub(crate) fn main_loop(
+        self: Arc<Registry>,
+        index: usize,
+        deque: Worker<JobRef>,
+        spec: ThreadSpec,
+    ) {
+        if let Some(cpu) = spec.cpu {
+            if let Err(e) = pin::pin_current_thread(cpu) {
+                tracing::warn!(worker = index, cpu, error = %e, "could not pin worker; it runs unpinned");
+            }
+        }
+        let worker = WorkerThread {
+            index,
+            squad: self.map.squad_of(index),
+            always_local: self.layout.always_local,
+            deque,
+            rng: Cell::new(
+                0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9),
+            ),
+            ctx: Cell::new(TaskCtx {
+                id: TaskId(0),
+                level: 0,
+                spawned: 0,
+            }),
+            plan: Cell::new(Vec::with_capacity(4)),
+            scratch: Cell::new(Vec::new()),
+            counters: &*self.counters[index],
+            registry: self,
+        };
+        WORKER.with(|w| w.set(&worker));
+        let registry = Arc::clone(&worker.registry);
+        worker.wait_until_cold(|| registry.terminate.load(Ordering::Acquire));
+        WORKER.with(|w| w.set(ptr::null()));
+    }
+}
+
+thread_local! {
+    static WORKER: Cell<*const WorkerThread> = const { Cell::new(ptr::null()) };
+}
+
+/// The task a worker is running: what its spawns derive their ids and levels from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TaskCtx {
+    pub(crate) id: TaskId,
+    pub(crate) level: u32,
+    /// Tasks spawned so far by this task: the index of its next child.
+    pub(crate) spawned: u32,
+}
+
+impl TaskCtx {
+    pub(crate) fn of(info: TaskInfo) -> TaskCtx {
+        TaskCtx {
+            id: info.id,
+            level: info.level,
+            spawned: 0,
+        }
+    }
+
+    pub(crate) fn info(&self) -> TaskInfo {
+        TaskInfo {
+            id: self.id,
+            level: self.level,
+        }
+    }
+
+    /// The identity of the next child, counting it as spawned.
+    #[inline]
+    pub(crate) fn next_child(&mut self) -> TaskInfo {
+        let info = TaskInfo {
+            id: self.id.child(self.spawned),
+            level: self.level + 1,
+        };
+        self.spawned += 1;
+        info
+    }
+}
+
+/// A worker thread's own state, reachable from its thread-local pointer.
+pub(crate) struct WorkerThread {
+    pub(crate) index: usize,
+    squad: usize,
+    always_local: bool,
+    deque: Worker<JobRef>,
+    rng: Cell<u64>,
+    pub(crate) ctx: Cell<TaskCtx>,
+    /// The policy's search plan, reused between searches. Taken out while in use, so a
+    /// nested search (a task run during a search waits in a join) starts a fresh one.
+    plan: Cell<Vec<Probe>>,
+    /// Buffer for bulk steals, reused like `plan`.
+    scratch: Cell<Vec<JobRef>>,
+    /// This worker's counters in the registry, cached to keep counting one store.
+    counters: *const Counters,
+    pub(crate) registry: Arc<Registry>,
+}
+
+impl WorkerThread {
+    /// The worker running on this thread, if any.
+    #[inline]
+    pub(crate) fn current() -> Option<&'static WorkerThread> {
+        let ptr = WORKER.with(Cell::get);
+        // SAFETY: the pointer is set by `main_loop` to a WorkerThread on that thread's
+        // stack and cleared before it goes away; only this thread reads it, and every
+        // use ends before `main_loop` returns.
+        unsafe { ptr.as_ref() }
+    }
+
+    #[inline]
+    fn counters(&self) -> &Counters {
+        // SAFETY: points into `self.registry.counters`, which `self.registry` keeps alive
+        // and never reallocates.
+        unsafe { &*self.counters }
+    }
+
+    /// Counts `n` tasks run by this worker.
+    #[inline]
+    pub(crate) fn count_tasks(&self, n: u64) {
+        bump(&self.counters().tasks, n);
+    }
+
+    /// Runs a job taken from a queue, in its own task context.
+    #[inline]
+    pub(crate) fn execute(&self, job: JobRef) {
+        // SAFETY: every JobRef in the queues is live until executed and is handed out
+        // by exactly one pop or steal, so this is its one execution.
+        let saved = self.ctx.replace(TaskCtx::of(unsafe { job.info() }));
+        self.count_tasks(1);
+        // SAFETY: as above.
+        unsafe { job.execute() };
+        self.ctx.set(saved);
+    }
+
+    /// Publishes a spawned job where the policy places it, and returns the place.
+    #[inline]
+    pub(crate) fn push(&self, job: JobRef) -> Place {
+        if self.always_local {
+            self.deque.push(job);
+            self.registry.sleep.new_work(&[]);
+            Place::Local
+        } else {
+            self.push_placed(job)
+        }
+    }
+
+    #[inline(never)]
+    fn push_placed(&self, job: JobRef) -> Place {
+        let registry = &*self.registry;
+        // SAFETY: the job was just made by this worker and is not yet published.
+        let place = registry.policy.place(self.index, &unsafe { job.info() });
+        match place {
+            Place::Local => {
+                self.deque.push(job);
+                registry.sleep.new_work(&[]);
+            }
+            Place::Worker(target) => {
+                registry.inboxes[target].push(job);
+                registry.sleep.wake(target);
+            }
+            Place::Squad(squad) => {
+                registry.squad_queues[squad].push(job);
+                registry.sleep.new_work(registry.map.squad(squad));
+            }
+            Place::Central => {
+                registry.central.push(job);
+                registry.sleep.new_work(&[]);
+            }
+        }
+        place
+    }
+
+    /// At a join: takes `job` back if it still waits where it was placed. For a local
+    /// placement this pops the own deque, running whatever newer jobs sit above it.
+    pub(crate) fn take_back(&self, job: &JobRef, place: Place) -> bool {
+        let registry = &*self.registry;
+        let queue = match place {
+            Place::Local => {
+                while let Some(top) = self.deque.pop() {
+                    if top.same(job) {
+                        return true;
+                    }
+                    self.execute(top);
+                }
+                return false;
+            }
+            Place::Worker(target) => &registry.inboxes[target],
+            Place::Squad(squad) => &registry.squad_queues[squad],
+            Place::Central => &registry.central,
+        };
+        let found = queue.take_back(|queued| queued.same(job)).is_some();
+        if found {
+            bump(&self.counters().taken_back, 1);
+        }
+        found
+    }
+
+    /// Works (or sleeps) until `done` holds: the idle loop of a worker, and the wait of
+    /// a join or scope whose jobs run elsewhere.
+    #[cold]
+    pub(crate) fn wait_until_cold(&self, done: impl Fn() -> bool) {
+        let mut rounds = 0;
+        let mut idle_since: Option<u64> = None;
+        while !done() {
+            if let Some(job) = self.find_work() {
+                if let Some(start) = idle_since.take() {
+                    self.end_idle(start);
+                }
+                self.execute(job);
+                rounds = 0;
+                continue;
+            }
+            if idle_since.is_none() {
+                idle_since = Some(self.begin_idle());
+            }
+            rounds += 1;
+            if rounds < YIELD_AFTER {
+                std::hint::spin_loop();
+            } else if rounds < SPIN_ROUNDS {
+                std::thread::yield_now();
+            } else {
+                let stay_awake = || done() || self.has_work();
+                let count = || bump(&self.counters().sleeps, 1);
+                self.registry.sleep.sleep(self.index, stay_awake, count);
+                rounds = 0;
+            }
+        }
+        if let Some(start) = idle_since {
+            self.end_idle(start);
+        }
+    }
+
+    /// Starts an idle spell: publishes its start so snapshots count it while it lasts.
+    fn begin_idle(&self) -> u64 {
+        let start = self.registry.clock_ns();
+        self.counters()
+            .idle_since
+            .store(start + 1, Ordering::Relaxed);
+        start
+    }
+
+    /// Ends the idle spell begun at `start`: adds it, then clears the published start
+    /// (Release: a snapshot that sees the clear also sees the addition).
+    fn end_idle(&self, start: u64) {
+        let c = self.counters();
+        bump(&c.idle_ns, self.registry.clock_ns().saturating_sub(start));
+        c.idle_since.store(0, Ordering::Release);
+    }
+
+    #[inline]
+    fn next_random(&self) -> u64 {
+        // xorshift64*: the victim order needs speed, not quality.
+        let mut x = self.rng.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng.set(x);
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// One search for work: the policy's plan, then the injector.
+    fn find_work(&self) -> Option<JobRef> {
+        let mut plan = self.plan.take();
+        plan.clear();
+        self.registry.policy.search(self.index, &mut plan);
+        let found = plan.iter().find_map(|&probe| self.try_probe(probe));
+        self.plan.set(plan);
+        found.or_else(|| self.steal_injected())
+    }
+
+    fn try_probe(&self, probe: Probe) -> Option<JobRef> {
+        let registry = &*self.registry;
+        match probe {
+            Probe::OwnDeque => self.deque.pop(),
+            Probe::OwnInbox => match registry.layout.inbox {
+                Some(Order::Fifo) => registry.inboxes[self.index].pop_oldest(),
+                Some(Order::Lifo) => registry.inboxes[self.index].pop_newest(),
+                None => None,
+            },
+            Probe::Steal(victims) => self.steal_one(victims),
+            Probe::SquadQueue(squad) => registry.squad_queues[squad].pop_newest(),
+            Probe::BulkSteal { chunk } => self.bulk_steal(chunk),
+            Probe::Central => registry.central.pop_newest(),
+        }
+    }
+
+    fn is_victim(&self, victim: usize, victims: Victims) -> bool {
+        victim != self.index
+            && match victims {
+                Victims::All => true,
+                Victims::Squad => self.registry.map.squad_of(victim) == self.squad,
+                Victims::Remote => self.registry.map.squad_of(victim) != self.squad,
+            }
+    }
+
+    /// Steals one job from the first victim, from a random start, that has one.
+    fn steal_one(&self, victims: Victims) -> Option<JobRef> {
+        let registry = &*self.registry;
+        let n = registry.num_workers();
+        let start = (self.next_random() % n as u64) as usize;
+        for victim in (start..n).chain(0..start) {
+            if !self.is_victim(victim, victims) {
+                continue;
+            }
+            let stealer = &registry.stealers[victim];
+            if stealer.is_empty() {
+                continue;
+            }
+            match stealer.steal() {
+                Steal::Success(job) => {
+                    let c = self.counters();
+                    if registry.map.squad_of(victim) == self.squad {
+                        bump(&c.steals_squad, 1);
+                    } else {
+                        bump(&c.steals_remote, 1);
+                    }
+                    return Some(job);
+                }
+                Steal::Empty | Steal::Retry => bump(&self.counters().failed_steals, 1),
+            }
+        }
+        None
+    }
+
+    /// MTS: steal a chunk from one remote squad, from a random start, for the squad.
+    fn bulk_steal(&self, chunk: usize) -> Option<JobRef> {
+        let registry = &*self.registry;
+        let squads = registry.squad_queues.len();
+        let own = &registry.squad_queues[self.squad];
+        let flag = &registry.squad_stealing[self.squad];
+        let start = (self.next_random() % squads as u64) as usize;
+        let mut scratch = self.scratch.take();
+        let mut result = None;
+        for victim in (start..squads).chain(0..start).filter(|&s| s != self.squad) {
+            match queue::bulk_steal(
+                flag,
+                &registry.squad_queues[victim],
+                own,
+                chunk,
+                &mut scratch,
+            ) {
+                BulkSteal::Empty => continue,
+                BulkSteal::Busy => break,
+                BulkSteal::Failed => bump(&self.counters().failed_steals, 1),
+                BulkSteal::Took { first, moved } => {
+                    let c = self.counters();
+                    bump(&c.steals_remote, 1);
+                    bump(&c.bulk_steals, 1);
+                    bump(&c.bulk_tasks, moved as u64);
+                    if moved > 1 {
+                        registry.sleep.new_work(registry.map.squad(self.squad));
+                    }
+                    result = Some(first);
+                    break;
+                }
+            }
+        }
+        self.scratch.set(scratch);
+        result
+    }
+
+    fn steal_injected(&self) -> Option<JobRef> {
+        loop {
+            match self.registry.injector.steal() {
+                Steal::Success(job) => {
+                    bump(&self.counters().injected, 1);
+                    return Some(job);
+                }
+                Steal::Empty => return None,
+                Steal::Retry => {}
+            }
+        }
+    }
+
+    /// Whether the policy's plan would find work now (probes only; takes nothing).
+    /// Called by the sleep protocol after its fence.
+    fn has_work(&self) -> bool {
+        let registry = &*self.registry;
+        let mut plan = Vec::with_capacity(4);
+        registry.policy.search(self.index, &mut plan);
+        let any = plan.iter().any(|&probe| match probe {
+            Probe::OwnDeque => !self.deque.is_empty(),
+            Probe::OwnInbox => registry
+                .inboxes
+                .get(self.index)
+                .is_some_and(|q| !q.is_empty()),
+            Probe::Steal(victims) => (0..registry.num_workers())
+                .any(|v| self.is_victim(v, victims) && !registry.stealers[v].is_empty()),
+            Probe::SquadQueue(squad) => !registry.squad_queues[squad].is_empty(),
+            Probe::BulkSteal { .. } => registry
+                .squad_queues
+                .iter()
+                .enumerate()
+                .any(|(s, q)| s != self.squad && !q.is_empty()),
+            Probe::Central => !registry.central.is_empty(),
+        });
+        any || !registry.injector.is_empty()
+    }
+}

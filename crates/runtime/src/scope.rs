@@ -1,0 +1,206 @@
+//! `scope` and `for_range`: any number of spawned tasks that may borrow from the caller,
+//! all finished when the scope returns.
+//!
+//! A scope counts its outstanding spawns in a [`CountLatch`] that starts at one for the
+//! scope's own body. Each spawn increments it before the job is published and the job
+//! decrements it when done; the body's share is released when the body returns, and the
+//! owner then works (or sleeps) until the count reaches zero. The first panic of the
+//! body or of any spawn is kept and resumed on the owner after everything has finished.
+
+use crate::job::HeapJob;
+use crate::latch::{CountLatch, Latch};
+use crate::registry::{TaskCtx, WorkerThread};
+use crate::unwind;
+use std::any::Any;
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::panic::Location;
+use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// What a scope's marker stands for: a spawned body borrowing for `'scope`.
+type ScopeBody<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>;
+
+/// A scope for spawning tasks that may borrow anything that outlives `'scope`.
+///
+/// Made by [`scope`] or [`crate::ThreadPool::scope`].
+pub struct Scope<'scope> {
+    latch: CountLatch,
+    registry: Arc<crate::registry::Registry>,
+    /// The task that opened the scope, for ids of spawns made from outside its pool.
+    owner_task: TaskCtx,
+    foreign_spawns: AtomicU32,
+    panic: AtomicPtr<Box<dyn Any + Send>>,
+    /// Invariant in `'scope`, like rayon's scope: spawned closures must outlive it.
+    marker: PhantomData<ScopeBody<'scope>>,
+}
+
+/// Opens a scope: `op` may spawn tasks with [`Scope::spawn`] that borrow from the
+/// caller's stack; `scope` returns once `op` and every spawned task have finished.
+///
+/// Called from outside a pool, it runs on the global pool. The first panic of `op` or a
+/// spawned task is resumed here after all of them have finished.
+///
+/// ```
+/// let mut halves = [0u64; 2];
+/// let (lo, hi) = halves.split_at_mut(1);
+/// locus::scope(|s| {
+///     s.spawn(|_| lo[0] = (0..500u64).sum());
+///     s.spawn(|_| hi[0] = (500..1000u64).sum());
+/// });
+/// assert_eq!(halves[0] + halves[1], 499_500);
+/// ```
+#[track_caller]
+pub fn scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    match WorkerThread::current() {
+        Some(worker) => scope_in(worker, op),
+        None => {
+            let location = Location::caller();
+            crate::pool::global_registry().in_worker(location, |worker| scope_in(worker, op))
+        }
+    }
+}
+
+pub(crate) fn scope_in<'scope, OP, R>(worker: &WorkerThread, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R + Send,
+    R: Send,
+{
+    let scope = Scope {
+        latch: CountLatch::new(&worker.registry.sleep, worker.index),
+        registry: Arc::clone(&worker.registry),
+        owner_task: worker.ctx.get(),
+        foreign_spawns: AtomicU32::new(0),
+        panic: AtomicPtr::new(std::ptr::null_mut()),
+        marker: PhantomData,
+    };
+    let result = match unwind::halt_unwinding(|| op(&scope)) {
+        Ok(r) => Some(r),
+        Err(p) => {
+            scope.keep_panic(p);
+            None
+        }
+    };
+    // Release the body's share, then wait for the spawns.
+    // SAFETY: the latch lives on this frame until we return, after the wait below.
+    unsafe { Latch::set(&scope.latch) };
+    if !scope.latch.probe() {
+        worker.wait_until_cold(|| scope.latch.probe());
+    }
+    let panic = scope.panic.swap(std::ptr::null_mut(), Ordering::Acquire);
+    if !panic.is_null() {
+        // SAFETY: a non-null pointer came from `Box::into_raw` in `keep_panic`, and the
+        // swap gave it to us alone.
+        let panic = unsafe { Box::from_raw(panic) };
+        unwind::resume_unwinding(*panic);
+    }
+    result.expect("the scope body returned, or its panic was kept and resumed above")
+}
+
+impl<'scope> Scope<'scope> {
+    /// Spawns `body` into the scope. It runs before the scope returns, possibly on
+    /// another worker, and gets the scope to spawn more.
+    pub fn spawn<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
+        self.latch.increment();
+        let scope_ptr = ScopePtr(self as *const Scope<'scope>);
+        let job = HeapJob::new(move || {
+            // Bind the whole wrapper: a closure capturing only the field would capture a
+            // bare raw pointer, which is not `Send`.
+            let scope_ptr = scope_ptr;
+            // SAFETY: the scope outlives its spawns: it waits for the count latch, which
+            // this job decrements only after its last use of the scope.
+            let scope = unsafe { &*scope_ptr.0 };
+            if let Err(p) = unwind::halt_unwinding(|| body(scope)) {
+                scope.keep_panic(p);
+            }
+            // SAFETY: live until this decrement, as above; `set` does not touch the latch
+            // after the store that may release the owner.
+            unsafe { Latch::set(&scope.latch) };
+        });
+        match WorkerThread::current() {
+            Some(worker) if std::ptr::eq(&*worker.registry, &*self.registry) => {
+                let mut ctx = worker.ctx.get();
+                let info = ctx.next_child();
+                worker.ctx.set(ctx);
+                // SAFETY: the job borrows only what outlives `'scope`, and the scope
+                // waits for it; the ref is pushed once.
+                worker.push(unsafe { job.into_job_ref(info) });
+            }
+            _ => {
+                let index = self.foreign_spawns.fetch_add(1, Ordering::Relaxed);
+                let info = locus_policy::TaskInfo {
+                    id: self.owner_task.id.child(u32::MAX - index),
+                    level: self.owner_task.level + 1,
+                };
+                // SAFETY: as above.
+                self.registry.inject(unsafe { job.into_job_ref(info) });
+            }
+        }
+    }
+
+    fn keep_panic(&self, panic: Box<dyn Any + Send>) {
+        let boxed = Box::into_raw(Box::new(panic));
+        // Release pairs with the owner's Acquire swap. Only the first panic is kept.
+        if self
+            .panic
+            .compare_exchange(
+                std::ptr::null_mut(),
+                boxed,
+                Ordering::Release,
+                Ordering::Relaxed,
+            )
+            .is_err()
+        {
+            // SAFETY: we made `boxed` just above and nobody else has seen it.
+            drop(unsafe { Box::from_raw(boxed) });
+        }
+    }
+}
+
+/// A scope pointer a spawned job carries to the worker that runs it.
+struct ScopePtr<T>(*const T);
+// SAFETY: it points to a `Scope`, which is `Sync` (atomics, an Arc, a latch), and the
+// scope outlives every job that carries the pointer.
+unsafe impl<T: Sync> Send for ScopePtr<T> {}
+
+/// Calls `body` on consecutive subranges of `range`, each at most `grain` long, as one
+/// task per chunk (flat task generation, as OpenMP's `taskloop` and the Qthreads loop
+/// interfaces do), and returns when all have run. A `grain` of 0 is taken as 1.
+///
+/// Chunk `i` is the `i`-th spawn of the calling task, so its task id is the same in
+/// every call from the same place: loop chunks are recognisable across iterations.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// let sum = AtomicU64::new(0);
+/// locus::for_range(0..1000, 64, |chunk| {
+///     sum.fetch_add(chunk.map(|i| i as u64).sum(), Ordering::Relaxed);
+/// });
+/// assert_eq!(sum.into_inner(), 499_500);
+/// ```
+#[track_caller]
+pub fn for_range<F>(range: Range<usize>, grain: usize, body: F)
+where
+    F: Fn(Range<usize>) + Sync + Send,
+{
+    if range.is_empty() {
+        return;
+    }
+    let grain = grain.max(1);
+    let body = &body;
+    scope(|s| {
+        let mut lo = range.start;
+        while lo < range.end {
+            let hi = lo + grain.min(range.end - lo);
+            s.spawn(move |_| body(lo..hi));
+            lo = hi;
+        }
+    });
+}

@@ -1,0 +1,154 @@
+//! The fork-join API as a rayon user expects it: results by value, borrows of the
+//! caller's stack, calls from outside a pool, nested pools, task ids and levels.
+
+mod common;
+
+use common::{pool, MACHINES};
+use locus::{PolicyKind, TaskInfo, ThreadPoolBuilder, Topology};
+use std::collections::HashSet;
+use std::sync::Mutex;
+
+#[test]
+fn join_scope_and_loops_borrow_the_callers_stack() {
+    for policy in PolicyKind::ALL {
+        for machine in MACHINES {
+            let pool = pool(policy, 3, machine);
+            let mut data: Vec<u64> = (0..10_000).collect();
+            pool.install(|| {
+                let (lo, hi) = data.split_at_mut(5_000);
+                locus::join(
+                    || lo.iter_mut().for_each(|x| *x *= 2),
+                    || hi.iter_mut().for_each(|x| *x += 1),
+                );
+            });
+            assert_eq!(data[4_999], 9_998);
+            assert_eq!(data[5_000], 5_001);
+            let total = std::sync::atomic::AtomicU64::new(0);
+            pool.install(|| {
+                locus::for_range(0..data.len(), 97, |r| {
+                    total.fetch_add(
+                        data[r].iter().sum::<u64>(),
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                })
+            });
+            assert_eq!(
+                total.into_inner(),
+                data.iter().sum::<u64>(),
+                "{policy} on {machine}"
+            );
+        }
+    }
+}
+
+#[test]
+fn for_range_covers_each_index_once_in_bounded_chunks() {
+    let pool = pool(PolicyKind::Mts { chunk: None }, 4, "2x2");
+    for (len, grain) in [(0, 5), (1, 1), (10, 3), (100, 0), (1000, 1000), (1001, 7)] {
+        let seen = Mutex::new(Vec::new());
+        pool.install(|| {
+            locus::for_range(5..5 + len, grain, |r| {
+                assert!(
+                    r.len() <= grain.max(1),
+                    "chunk {r:?} is longer than the grain {grain}"
+                );
+                seen.lock().unwrap().extend(r);
+            })
+        });
+        let mut seen = seen.into_inner().unwrap();
+        seen.sort_unstable();
+        assert_eq!(
+            seen,
+            (5..5 + len).collect::<Vec<_>>(),
+            "len {len} grain {grain}"
+        );
+    }
+}
+
+#[test]
+fn calls_from_outside_any_pool_use_the_global_pool() {
+    let (a, b) = locus::join(|| 1, || 2);
+    assert_eq!((a, b), (1, 2));
+    let n = locus::scope(|s| {
+        s.spawn(|_| {});
+        7
+    });
+    assert_eq!(n, 7);
+    assert!(locus::global().num_threads() >= 1);
+}
+
+#[test]
+fn pools_nest() {
+    let outer = pool(PolicyKind::Ws, 2, "this");
+    let inner = pool(PolicyKind::Central, 2, "2x1");
+    let r = outer.install(|| {
+        let (x, y) = locus::join(|| inner.install(|| locus::join(|| 1, || 2)), || 3);
+        x.0 + x.1 + y
+    });
+    assert_eq!(r, 6);
+}
+
+fn record(n: u32, seen: &Mutex<Vec<TaskInfo>>) {
+    seen.lock()
+        .unwrap()
+        .push(locus::current_task().expect("inside a pool"));
+    if n > 0 {
+        locus::join(|| record(n - 1, seen), || record(n - 1, seen));
+    }
+}
+
+#[test]
+fn task_ids_are_the_spawn_path_and_repeat_across_iterations() {
+    let pool = pool(PolicyKind::Ws, 4, "2x2");
+    let run = || {
+        let seen = Mutex::new(Vec::new());
+        // One call site, so every iteration has the same root.
+        pool.install(|| record(6, &seen));
+        let mut v = seen.into_inner().unwrap();
+        v.sort_by_key(|t| (t.level, t.id));
+        v
+    };
+    let first = run();
+    let second = run();
+    assert_eq!(
+        first, second,
+        "the same program gives the same ids and levels"
+    );
+    assert_eq!(first.len(), 127);
+    let distinct: HashSet<_> = first.iter().map(|t| t.id).collect();
+    assert_eq!(distinct.len(), 127, "every task of the tree has its own id");
+    for level in 0..=6u32 {
+        // `record(6)` runs in the install's root task, level 0.
+        let at = first.iter().filter(|t| t.level == level).count();
+        assert_eq!(at, 1 << level, "tasks at level {level}");
+    }
+}
+
+#[test]
+fn pool_reports_its_configuration() {
+    let p = ThreadPoolBuilder::new()
+        .num_threads(6)
+        .policy("mts".parse().unwrap())
+        .topology(Topology::parse_spec("opteron-8380").unwrap())
+        .build()
+        .unwrap();
+    assert_eq!(p.num_threads(), 6);
+    assert_eq!(
+        p.num_squads(),
+        2,
+        "4 workers fill the first socket, 2 the second"
+    );
+    assert_eq!(p.policy_name(), "mts");
+    assert_eq!(p.workers().head(1), 4);
+}
+
+#[test]
+fn bad_builds_are_errors() {
+    let e = ThreadPoolBuilder::new().num_threads(0).build().unwrap_err();
+    assert!(e.to_string().contains("at least one thread"), "{e}");
+    let e = ThreadPoolBuilder::new()
+        .num_threads(locus::MAX_THREADS + 1)
+        .build()
+        .unwrap_err();
+    assert!(e.to_string().contains("at most"), "{e}");
+}
