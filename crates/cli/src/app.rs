@@ -1,0 +1,187 @@
+//! What each subcommand does, from parsed arguments to an exit code. Errors are sorted
+//! by who must act: bad input (exit 2) is found before anything runs; a failure while
+//! running, or a result that did not verify, exits 1.
+
+use crate::bench::{self, BenchPlan, KernelResult};
+use crate::cli::{BenchArgs, Cli, Command, TopoArgs};
+use crate::report::{self, Report};
+use crate::topo::{self, TopoPlan};
+use anyhow::{Context, Result};
+use clap::CommandFactory;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+/// Why a command did not succeed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// The user's input is wrong; nothing ran.
+    Input(anyhow::Error),
+    /// Something failed while running.
+    Run(anyhow::Error),
+    /// Everything ran and was reported, but some results did not verify.
+    Unverified(String),
+}
+
+impl Failure {
+    /// Prints the error line (with its chain of causes) and gives the exit code.
+    pub(crate) fn report(self) -> ExitCode {
+        match self {
+            Failure::Input(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::from(2)
+            }
+            Failure::Run(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+            Failure::Run(e) => {
+                eprintln!("error: {e:#}");
+                ExitCode::from(1)
+            }
+            Failure::Unverified(what) => {
+                eprintln!("error: {what}");
+                ExitCode::from(1)
+            }
+        }
+    }
+}
+
+/// Output cut short by the reader (`locus topo | head`) is not an error.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Runs the command line.
+pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
+    match cli.command {
+        None => {
+            let mut out = std::io::stdout().lock();
+            write!(out, "{}", Cli::command().render_help())
+                .context("cannot write the help")
+                .map_err(Failure::Run)
+        }
+        Some(Command::Topo(args)) => run_topo(&args),
+        Some(Command::Bench(args)) => run_bench(&args),
+    }
+}
+
+fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to stdout")
+}
+
+fn run_topo(args: &TopoArgs) -> Result<(), Failure> {
+    if args.list_presets {
+        return print(&topo::presets()).map_err(Failure::Run);
+    }
+    let plan = TopoPlan::new(args).map_err(Failure::Input)?;
+    print(&plan.render()).map_err(Failure::Run)
+}
+
+fn run_bench(args: &BenchArgs) -> Result<(), Failure> {
+    let plan = BenchPlan::new(args).map_err(Failure::Input)?;
+    tracing::info!(
+        threads = plan.threads,
+        machine = plan.topology.name(),
+        kernels = plan.jobs.len(),
+        "bench start"
+    );
+    let bar = progress_bar(plan.total_runs());
+    let mut kernels: Vec<KernelResult> = Vec::with_capacity(plan.jobs.len());
+    for params in &plan.jobs {
+        let result = bench::run_kernel(&plan, params, &bar)
+            .with_context(|| format!("{} {params}", params.kernel()))
+            .map_err(Failure::Run)?;
+        let sep = if kernels.is_empty() { "" } else { "\n" };
+        let text = format!(
+            "{sep}{}\n{}",
+            report::header(&plan, &result),
+            report::table(&result, plan.reps)
+        );
+        bar.suspend(|| print(&text)).map_err(Failure::Run)?;
+        kernels.push(result);
+    }
+    bar.finish_and_clear();
+    if let Some(path) = &plan.json {
+        Report::new(&plan, &kernels)
+            .write(path)
+            .with_context(|| format!("cannot write --json {path:?}"))
+            .map_err(Failure::Run)?;
+    }
+    match unverified(&kernels) {
+        None => Ok(()),
+        Some(what) => Err(Failure::Unverified(what)),
+    }
+}
+
+/// The error line naming every result that did not verify, if any.
+fn unverified(kernels: &[KernelResult]) -> Option<String> {
+    let failed: Vec<String> = kernels
+        .iter()
+        .flat_map(|k| {
+            k.results
+                .iter()
+                .filter(|r| !r.verified())
+                .map(move |r| format!("{} {} under {}", k.params.kernel(), k.params, r.name))
+        })
+        .collect();
+    match failed.len() {
+        0 => None,
+        1 => Some(format!("1 result failed verification: {}", failed[0])),
+        n => Some(format!(
+            "{n} results failed verification: {}",
+            failed.join("; ")
+        )),
+    }
+}
+
+/// A bar over all kernel runs on stderr; hidden unless stderr is a terminal.
+fn progress_bar(total: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("[{elapsed_precise}] {wide_bar} {pos}/{len} runs  {msg}")
+    {
+        bar.set_style(style);
+    }
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::ExecResult;
+    use locus_kernels::Kernel;
+
+    #[test]
+    fn unverified_results_are_named() {
+        let ok = ExecResult {
+            name: "ws".into(),
+            times: vec![],
+            failed_runs: 0,
+            failure: None,
+            stats: None,
+        };
+        let bad = ExecResult {
+            failed_runs: 2,
+            failure: Some("rep 1: wrong".into()),
+            name: "mts".into(),
+            ..ok.clone()
+        };
+        let mut k = KernelResult {
+            params: Kernel::Fib.parse_size("9").unwrap(),
+            results: vec![ok.clone()],
+        };
+        assert_eq!(unverified(&[k.clone()]), None);
+        k.results.push(bad);
+        assert_eq!(
+            unverified(&[k]).as_deref(),
+            Some("1 result failed verification: fib 9,cutoff=0 under mts")
+        );
+    }
+}

@@ -1,0 +1,469 @@
+//! `locus bench`: times the kernels under locus policies and rayon, in one process, on
+//! the same prepared input, and verifies every run.
+//!
+//! Protocol per kernel: prepare the input and its serial reference once; build every
+//! executor up front (one locus pool per policy, same threads and topology, plus a rayon
+//! pool) and keep them all alive until the kernel is done (idle pools sleep); warm each
+//! up; then for each repetition run every executor in turn, so drift on a shared
+//! machine hits all of them alike. Only `execute` is timed (`reset` and `verify` are
+//! not). Pool statistics are summed over snapshots taken just before and just after
+//! each timed run, so the time a pool sleeps while the other executors take their turn
+//! is not counted as its idle time.
+
+use crate::cli::BenchArgs;
+use anyhow::{bail, ensure, Context, Result};
+use indicatif::ProgressBar;
+use locus::{PolicyKind, ThreadPoolBuilder, WorkerStats};
+use locus_kernels::{Kernel, Locus, Params, Prepared, Rayon};
+use locus_topo::Topology;
+use std::fmt::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The executor name rayon results carry.
+pub(crate) const RAYON: &str = "rayon";
+
+/// Validated input of `locus bench`.
+#[derive(Debug)]
+pub(crate) struct BenchPlan {
+    /// The kernels to run, with their sizes, in order.
+    pub(crate) jobs: Vec<Params>,
+    /// The locus policies, in order, without repeats.
+    pub(crate) policies: Vec<PolicyKind>,
+    /// Workers of every pool.
+    pub(crate) threads: usize,
+    /// The topology of the locus pools (this machine, or a virtual one).
+    pub(crate) topology: Topology,
+    /// Timed repetitions per executor (at least 1).
+    pub(crate) reps: usize,
+    /// Untimed repetitions per executor before the timed ones.
+    pub(crate) warmup: usize,
+    /// Whether rayon runs as the baseline.
+    pub(crate) rayon: bool,
+    /// Where to write the JSON document, if anywhere.
+    pub(crate) json: Option<PathBuf>,
+}
+
+impl BenchPlan {
+    /// Resolves the arguments; every error here is bad input, found before any run.
+    pub(crate) fn new(args: &BenchArgs) -> Result<BenchPlan> {
+        let jobs = jobs(&args.kernel, args.size.as_deref())?;
+        let policies = policies(&args.policy)?;
+        let topology = crate::topo::machine(args.machine.as_deref())?;
+        // As the pool builder does: one worker per PU of the machine the pools run on,
+        // which for a described machine is its PU count, not this machine's.
+        let threads = match (args.threads, &args.machine) {
+            (Some(n), _) => n,
+            (None, Some(_)) => topology.num_pus(),
+            (None, None) => std::thread::available_parallelism()
+                .context("cannot tell how many CPUs this process may use; give --threads")?
+                .get(),
+        };
+        ensure!(
+            (1..=locus::MAX_THREADS).contains(&threads),
+            "--threads {threads}: expected 1..={}",
+            locus::MAX_THREADS
+        );
+        ensure!(
+            args.reps >= 1,
+            "--reps 0: at least one timed repetition is needed"
+        );
+        if let Some(path) = &args.json {
+            check_writable(path)?;
+        }
+        Ok(BenchPlan {
+            jobs,
+            policies,
+            threads,
+            topology,
+            reps: args.reps,
+            warmup: args.warmup,
+            rayon: !args.no_rayon,
+            json: args.json.clone(),
+        })
+    }
+
+    /// Executors per kernel.
+    pub(crate) fn num_executors(&self) -> usize {
+        self.policies.len() + usize::from(self.rayon)
+    }
+
+    /// Kernel runs in the whole bench, warm-ups included (the progress bar's length).
+    pub(crate) fn total_runs(&self) -> u64 {
+        (self.jobs.len() * self.num_executors() * (self.warmup + self.reps)) as u64
+    }
+}
+
+/// The kernels of `KERNEL` (a name or `all`) with the sizes of `--size`.
+fn jobs(kernel: &str, size: Option<&str>) -> Result<Vec<Params>> {
+    if kernel.trim().eq_ignore_ascii_case("all") {
+        if let Some(size) = size {
+            bail!(
+                "--size {size:?} needs a single KERNEL, not `all` (every kernel reads sizes \
+                 differently); name one of: {}",
+                Kernel::ALL.map(Kernel::name).join(", ")
+            );
+        }
+        return Ok(Kernel::ALL.iter().map(|k| k.default_params()).collect());
+    }
+    let kernel: Kernel = kernel.parse().context("bad KERNEL (or `all`)")?;
+    let params = match size {
+        Some(s) => kernel.parse_size(s).context("bad --size")?,
+        None => kernel.default_params(),
+    };
+    Ok(vec![params])
+}
+
+/// The policies of `--policy`: a comma-separated list, or `all`.
+fn policies(list: &str) -> Result<Vec<PolicyKind>> {
+    if list.trim().eq_ignore_ascii_case("all") {
+        return Ok(PolicyKind::ALL.to_vec());
+    }
+    let mut out: Vec<PolicyKind> = Vec::new();
+    for item in list.split(',') {
+        let kind: PolicyKind = item
+            .parse()
+            .with_context(|| format!("bad --policy {list:?}"))?;
+        ensure!(
+            !out.contains(&kind),
+            "bad --policy {list:?}: {kind} is listed twice"
+        );
+        out.push(kind);
+    }
+    Ok(out)
+}
+
+/// Refuses a JSON path whose folder does not exist, before hours of benchmarking.
+fn check_writable(path: &std::path::Path) -> Result<()> {
+    ensure!(
+        !path.as_os_str().is_empty(),
+        "--json: the file name is empty"
+    );
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    ensure!(
+        dir.is_dir(),
+        "--json {path:?}: folder {dir:?} does not exist"
+    );
+    ensure!(!path.is_dir(), "--json {path:?} is a folder, not a file");
+    Ok(())
+}
+
+/// The `--help` text listing the kernels, their size syntax and default sizes.
+pub(crate) fn kernels_help() -> String {
+    let mut out = String::from("Kernels (KERNEL) and their --size syntax:\n");
+    for k in Kernel::ALL {
+        let _ = writeln!(
+            out,
+            "  {:<8} {}\n  {:<8} [default size: {}]",
+            k.name(),
+            k.size_syntax(),
+            "",
+            k.default_params()
+        );
+    }
+    out.push_str(
+        "\nEvery run is verified against a serial reference. Exit code: 0 if all runs \
+         verified, 1 if any failed, 2 for bad input.",
+    );
+    out
+}
+
+/// One contender of a kernel: a locus pool or the rayon baseline.
+enum Executor {
+    Locus(Locus),
+    Rayon(Rayon),
+}
+
+impl Executor {
+    fn execute(&self, prepared: &mut Prepared) {
+        match self {
+            Executor::Locus(ex) => prepared.execute(ex),
+            Executor::Rayon(ex) => prepared.execute(ex),
+        }
+    }
+
+    fn stats(&self) -> Option<locus::PoolStats> {
+        match self {
+            Executor::Locus(ex) => Some(ex.pool.stats()),
+            Executor::Rayon(_) => None,
+        }
+    }
+}
+
+/// What one executor did on one kernel.
+#[derive(Debug, Clone)]
+pub(crate) struct ExecResult {
+    /// The policy as `--policy` spells it, or [`RAYON`].
+    pub(crate) name: String,
+    /// Wall time of each timed repetition, in order.
+    pub(crate) times: Vec<Duration>,
+    /// Runs (warm-ups included) whose result did not verify.
+    pub(crate) failed_runs: usize,
+    /// What was wrong with the first run that did not verify.
+    pub(crate) failure: Option<String>,
+    /// Pool statistics summed over the timed repetitions (`None` for rayon).
+    pub(crate) stats: Option<WorkerStats>,
+}
+
+impl ExecResult {
+    fn new(name: String) -> ExecResult {
+        ExecResult {
+            name,
+            times: Vec::new(),
+            failed_runs: 0,
+            failure: None,
+            stats: None,
+        }
+    }
+
+    /// Whether every run verified.
+    pub(crate) fn verified(&self) -> bool {
+        self.failed_runs == 0
+    }
+
+    fn record(&mut self, what: &str, check: std::result::Result<(), String>) {
+        if let Err(detail) = check {
+            self.failed_runs += 1;
+            if self.failure.is_none() {
+                self.failure = Some(format!("{what}: {detail}"));
+            }
+        }
+    }
+
+    /// Median of the timed repetitions (mean of the middle two for an even count).
+    pub(crate) fn median(&self) -> Duration {
+        median(&self.times)
+    }
+
+    /// Fastest timed repetition.
+    pub(crate) fn min(&self) -> Duration {
+        self.times.iter().copied().min().unwrap_or_default()
+    }
+
+    /// Slowest timed repetition.
+    pub(crate) fn max(&self) -> Duration {
+        self.times.iter().copied().max().unwrap_or_default()
+    }
+}
+
+/// Median of `times`; zero for none.
+pub(crate) fn median(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort_unstable();
+    match sorted.len() {
+        0 => Duration::ZERO,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2,
+    }
+}
+
+/// All executors on one kernel.
+#[derive(Debug, Clone)]
+pub(crate) struct KernelResult {
+    /// The kernel and its size.
+    pub(crate) params: Params,
+    /// One per executor: the policies in plan order, then rayon.
+    pub(crate) results: Vec<ExecResult>,
+}
+
+impl KernelResult {
+    /// Rayon's median, if rayon ran.
+    pub(crate) fn rayon_median(&self) -> Option<Duration> {
+        self.results
+            .iter()
+            .find(|r| r.name == RAYON)
+            .map(ExecResult::median)
+    }
+}
+
+/// Runs one kernel under every executor of `plan` (see the module docs), advancing
+/// `bar` once per run.
+pub(crate) fn run_kernel(
+    plan: &BenchPlan,
+    params: &Params,
+    bar: &ProgressBar,
+) -> Result<KernelResult> {
+    let kernel = params.kernel();
+    let _span =
+        tracing::info_span!("bench kernel", kernel = kernel.name(), size = %params).entered();
+    bar.set_message(format!("{kernel}: preparing input"));
+    let mut prepared = params.prepare();
+
+    let mut executors = Vec::with_capacity(plan.num_executors());
+    for &kind in &plan.policies {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(plan.threads)
+            .policy(kind)
+            .topology(plan.topology.clone())
+            .build()
+            .with_context(|| format!("could not build the locus pool for policy {kind}"))?;
+        executors.push((kind.to_string(), Executor::Locus(Locus::new(pool))));
+    }
+    if plan.rayon {
+        let rayon = Rayon::new(plan.threads)
+            .with_context(|| format!("could not build a rayon pool of {} threads", plan.threads))?;
+        executors.push((RAYON.to_owned(), Executor::Rayon(rayon)));
+    }
+    let mut results: Vec<ExecResult> = executors
+        .iter()
+        .map(|(name, _)| ExecResult::new(name.clone()))
+        .collect();
+
+    for ((name, ex), result) in executors.iter().zip(&mut results) {
+        bar.set_message(format!("{kernel}: warming up {name}"));
+        for w in 0..plan.warmup {
+            let run = run_once(&mut prepared, ex);
+            result.record(&format!("warm-up {}", w + 1), run.check);
+            bar.inc(1);
+        }
+    }
+
+    for rep in 0..plan.reps {
+        bar.set_message(format!("{kernel}: rep {}/{}", rep + 1, plan.reps));
+        for ((_, ex), result) in executors.iter().zip(&mut results) {
+            let before = ex.stats();
+            let run = run_once(&mut prepared, ex);
+            if let (Some(after), Some(before)) = (ex.stats(), before) {
+                let run_stats = after.since(&before).total();
+                result.stats = Some(result.stats.map_or(run_stats, |sum| sum.add(&run_stats)));
+            }
+            result.times.push(run.end - run.start);
+            result.record(&format!("rep {}", rep + 1), run.check);
+            bar.inc(1);
+        }
+    }
+    tracing::debug!(executors = executors.len(), "kernel done");
+    Ok(KernelResult {
+        params: *params,
+        results,
+    })
+}
+
+/// One kernel run: when `execute` started and ended, and whether the result verified.
+struct Run {
+    start: Instant,
+    end: Instant,
+    check: std::result::Result<(), String>,
+}
+
+/// One repetition: reset (untimed), execute (timed), verify (untimed). A panic in the
+/// kernel is a failed run, not the end of the bench.
+fn run_once(prepared: &mut Prepared, ex: &Executor) -> Run {
+    prepared.reset();
+    let start = Instant::now();
+    let ran = catch_unwind(AssertUnwindSafe(|| ex.execute(prepared)));
+    let end = Instant::now();
+    let check = match ran {
+        Err(panic) => Err(format!("panicked: {}", panic_message(&*panic))),
+        Ok(()) => {
+            let outcome = prepared.verify();
+            if outcome.verified {
+                Ok(())
+            } else {
+                Err(outcome.detail)
+            }
+        }
+    };
+    Run { start, end, check }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        s
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s
+    } else {
+        "(no message)"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(kernel: &str) -> BenchArgs {
+        BenchArgs {
+            kernel: kernel.to_owned(),
+            policy: "all".to_owned(),
+            threads: Some(2),
+            machine: None,
+            size: None,
+            reps: 2,
+            warmup: 0,
+            json: None,
+            no_rayon: false,
+        }
+    }
+
+    #[test]
+    fn kernels_and_sizes_resolve() {
+        assert_eq!(jobs("all", None).unwrap().len(), Kernel::ALL.len());
+        assert_eq!(
+            jobs("FIB", Some("12")).unwrap(),
+            vec![Kernel::Fib.parse_size("12").unwrap()]
+        );
+        let e = format!("{:#}", jobs("all", Some("12")).unwrap_err());
+        assert!(e.contains("--size") && e.contains("single KERNEL"), "{e}");
+        let e = format!("{:#}", jobs("fibb", None).unwrap_err());
+        assert!(e.contains("fibb"), "{e}");
+        let e = format!("{:#}", jobs("fib", Some("x")).unwrap_err());
+        assert!(e.contains("--size") && e.contains("\"x\""), "{e}");
+    }
+
+    #[test]
+    fn policy_lists_resolve() {
+        assert_eq!(policies("all").unwrap(), PolicyKind::ALL.to_vec());
+        assert_eq!(
+            policies("ws, mts:4").unwrap(),
+            vec![PolicyKind::Ws, PolicyKind::Mts { chunk: Some(4) }]
+        );
+        let e = format!("{:#}", policies("ws,wss").unwrap_err());
+        assert!(e.contains("'wss'"), "{e}");
+        let e = format!("{:#}", policies("ws,ws").unwrap_err());
+        assert!(e.contains("twice"), "{e}");
+        assert!(policies("ws,").is_err());
+    }
+
+    #[test]
+    fn medians() {
+        let ms = Duration::from_millis;
+        assert_eq!(median(&[ms(3), ms(1), ms(2)]), ms(2));
+        assert_eq!(
+            median(&[ms(4), ms(1), ms(2), ms(3)]),
+            Duration::from_micros(2500)
+        );
+        assert_eq!(median(&[]), Duration::ZERO);
+    }
+
+    #[test]
+    fn json_path_checked_up_front() {
+        let mut a = args("fib");
+        a.json = Some(PathBuf::from("/no/such/folder/x.json"));
+        let e = format!("{:#}", BenchPlan::new(&a).unwrap_err());
+        assert!(e.contains("/no/such/folder"), "{e}");
+    }
+
+    #[test]
+    fn a_tiny_bench_runs_and_verifies() {
+        let mut a = args("fib");
+        a.size = Some("12".to_owned());
+        a.policy = "ws,mts".to_owned();
+        a.machine = Some("2x1".to_owned());
+        a.warmup = 1;
+        let plan = BenchPlan::new(&a).unwrap();
+        assert_eq!(plan.total_runs(), 3 * 3);
+        let result = run_kernel(&plan, &plan.jobs[0], &ProgressBar::hidden()).unwrap();
+        let names: Vec<_> = result.results.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["ws", "mts", "rayon"]);
+        for r in &result.results {
+            assert!(r.verified(), "{}: {:?}", r.name, r.failure);
+            assert_eq!(r.times.len(), 2);
+            assert_eq!(r.stats.is_some(), r.name != RAYON);
+        }
+        assert!(result.results[0].stats.unwrap().tasks > 0);
+    }
+}

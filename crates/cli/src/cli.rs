@@ -1,0 +1,174 @@
+//! The command line as clap sees it: one subcommand per job, every flag documented with
+//! its default. Only syntax is checked here (numbers, ranges); names (kernels, policies,
+//! machines, sizes) are resolved by the subcommand's module so that their errors carry
+//! the libraries' own explanations.
+//!
+//! Flags that the library also reads from the environment (`LOCUS_NUM_THREADS`,
+//! `LOCUS_POLICY`, `LOCUS_TOPOLOGY`) take it from there when not given.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// `--threads`: 1 up to the runtime's limit.
+fn threads(s: &str) -> Result<usize, String> {
+    let n = whole(s, "threads")?;
+    match n {
+        0 => Err("a pool needs at least one thread".to_owned()),
+        n if n > locus::MAX_THREADS => Err(format!(
+            "locus allows at most {} threads",
+            locus::MAX_THREADS
+        )),
+        n => Ok(n),
+    }
+}
+
+/// `--reps`: at least 1.
+fn reps(s: &str) -> Result<usize, String> {
+    match whole(s, "repetitions")? {
+        0 => Err("at least one timed repetition is needed".to_owned()),
+        n => Ok(n),
+    }
+}
+
+/// `--warmup`: any count.
+fn warmups(s: &str) -> Result<usize, String> {
+    whole(s, "warm-up runs")
+}
+
+fn whole(s: &str, what: &str) -> Result<usize, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| format!("expected a whole number of {what}"))
+}
+
+/// locus: a locality-aware fork-join runtime for multi-socket machines.
+///
+/// Log verbosity follows RUST_LOG (default: warn), e.g. RUST_LOG=locus=debug. Logs go
+/// to stderr.
+#[derive(Debug, Parser)]
+#[command(name = "locus", version, propagate_version = true)]
+pub(crate) struct Cli {
+    /// What to do; without one, this help is printed.
+    #[command(subcommand)]
+    pub(crate) command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Show a machine's topology and the squads a pool would form on it.
+    Topo(TopoArgs),
+    /// Time the benchmark kernels under every policy against rayon, verifying each run.
+    Bench(BenchArgs),
+}
+
+/// `locus topo`.
+#[derive(Debug, Args)]
+pub(crate) struct TopoArgs {
+    /// The machine to show: a preset (see --list-presets), an hwloc synthetic string
+    /// ("pack:2 l3:1(size=32MiB) core:8 pu:2"), the shorthand SxC or SxCxT ("2x8"), or
+    /// an hwloc XML file. [default: this machine, as far as the process's affinity mask
+    /// allows]
+    #[arg(long, short = 'm', value_name = "M", env = "LOCUS_TOPOLOGY")]
+    pub(crate) machine: Option<String>,
+
+    /// Number of workers whose squads to show; worker i runs on PU i in tree order,
+    /// wrapping around. [default: the machine's PU count]
+    #[arg(long, short = 't', value_name = "N", env = "LOCUS_NUM_THREADS",
+          value_parser = threads)]
+    pub(crate) threads: Option<usize>,
+
+    /// Print the names of the built-in machines (with their synthetic strings) and exit.
+    #[arg(long, conflicts_with_all = ["machine", "threads"])]
+    pub(crate) list_presets: bool,
+}
+
+/// `locus bench`.
+#[derive(Debug, Args)]
+#[command(after_help = crate::bench::kernels_help())]
+pub(crate) struct BenchArgs {
+    /// The kernel to run (fib, nqueens, heat, sort), or `all` for every kernel at its
+    /// default size.
+    #[arg(value_name = "KERNEL", default_value = "all")]
+    pub(crate) kernel: String,
+
+    /// Policies to compare: a comma-separated list (ws, ws-unpinned, central, rr-fifo,
+    /// rr-lifo, mts, mts:CHUNK), or `all` for every policy.
+    #[arg(
+        long,
+        short = 'p',
+        value_name = "P",
+        default_value = "all",
+        env = "LOCUS_POLICY"
+    )]
+    pub(crate) policy: String,
+
+    /// Worker threads of every pool, locus and rayon alike. [default: the number of
+    /// CPUs this process may use; with --machine, the described machine's PU count]
+    #[arg(long, short = 't', value_name = "N", env = "LOCUS_NUM_THREADS",
+          value_parser = threads)]
+    pub(crate) threads: Option<usize>,
+
+    /// A described machine to lay under the locus pools (a virtual topology: squads
+    /// follow the description, threads run on this machine's CPUs): a preset, an hwloc
+    /// synthetic string, SxC shorthand or an hwloc XML file. Rayon is unaffected.
+    /// [default: this machine]
+    #[arg(long, short = 'm', value_name = "M", env = "LOCUS_TOPOLOGY")]
+    pub(crate) machine: Option<String>,
+
+    /// The kernel's problem size (syntax below); only with a single KERNEL.
+    /// [default: the kernel's default size]
+    #[arg(long, short = 's', value_name = "S")]
+    pub(crate) size: Option<String>,
+
+    /// Timed repetitions per executor, interleaved across executors.
+    #[arg(long, short = 'r', value_name = "R", default_value_t = 10,
+          value_parser = reps)]
+    pub(crate) reps: usize,
+
+    /// Untimed warm-up runs per executor before the timed ones (verified all the same).
+    #[arg(long, short = 'w', value_name = "W", default_value_t = 2,
+          value_parser = warmups)]
+    pub(crate) warmup: usize,
+
+    /// Also write all results as one JSON document to FILE (written atomically).
+    /// [default: no JSON]
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<PathBuf>,
+
+    /// Leave rayon out (no baseline, so no ratios). [default: rayon is run]
+    #[arg(long)]
+    pub(crate) no_rayon: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn bench_defaults() {
+        let cli = Cli::try_parse_from(["locus", "bench"]).unwrap();
+        let Some(Command::Bench(b)) = cli.command else {
+            panic!("not bench")
+        };
+        assert_eq!(b.kernel, "all");
+        assert_eq!((b.reps, b.warmup, b.no_rayon), (10, 2, false));
+        assert!(b.size.is_none() && b.json.is_none());
+    }
+
+    #[test]
+    fn zero_threads_and_reps_are_refused() {
+        assert!(Cli::try_parse_from(["locus", "bench", "--threads", "0"]).is_err());
+        assert!(Cli::try_parse_from(["locus", "bench", "--reps", "0"]).is_err());
+        assert!(Cli::try_parse_from(["locus", "topo", "--threads", "0"]).is_err());
+        assert!(Cli::try_parse_from(["locus", "bench", "--threads", "4097"]).is_err());
+        assert!(Cli::try_parse_from(["locus", "bench", "--threads", "x"]).is_err());
+        assert!(Cli::try_parse_from(["locus", "bench", "--warmup", "0"]).is_ok());
+    }
+}

@@ -1,0 +1,364 @@
+//! Presenting bench results: the text table per kernel, the JSON document, and the
+//! number formats they share. Pure functions of the results, so they are tested without
+//! running anything.
+
+use crate::bench::{BenchPlan, ExecResult, KernelResult, RAYON};
+use anyhow::{Context, Result};
+use locus::WorkerStats;
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use std::io::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+/// `v` with three significant digits (no exponent; large values keep all their
+/// integer digits): `0.0123`, `1.23`, `12.3`, `123`, `1234`.
+pub(crate) fn sig3(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    if v == 0.0 {
+        return "0".to_owned();
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    let decimals = (2 - magnitude).max(0) as usize;
+    let text = format!("{v:.decimals$}");
+    // Rounding may add a digit (9.996 -> "10.00"): one decimal fewer then.
+    let rounded: f64 = text.parse().unwrap_or(v);
+    if decimals > 0 && rounded.abs() >= 10f64.powi(magnitude + 1) {
+        return format!("{v:.prec$}", prec = decimals - 1);
+    }
+    text
+}
+
+/// A per-repetition count: exact below 100,000 (one decimal when fractional, as an
+/// average over repetitions can be), else three significant digits with k or M.
+pub(crate) fn count(v: f64) -> String {
+    if v >= 1e6 {
+        format!("{}M", sig3(v / 1e6))
+    } else if v >= 1e5 {
+        format!("{}k", sig3(v / 1e3))
+    } else if v.fract() == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// `result`'s median over `rayon`'s, if both are there and this is not rayon.
+pub(crate) fn ratio(result: &ExecResult, rayon: Option<Duration>) -> Option<f64> {
+    match rayon {
+        Some(base) if result.name != RAYON && !base.is_zero() => {
+            Some(result.median().as_secs_f64() / base.as_secs_f64())
+        }
+        _ => None,
+    }
+}
+
+/// The statistics per timed repetition, in the order of [`WorkerStats::NAMES`].
+pub(crate) fn per_rep(stats: &WorkerStats, reps: usize) -> Vec<(&'static str, f64)> {
+    let reps = reps.max(1) as f64;
+    WorkerStats::NAMES
+        .iter()
+        .zip(stats.values())
+        .map(|(&name, v)| (name, v as f64 / reps))
+        .collect()
+}
+
+/// The header line above a kernel's table.
+pub(crate) fn header(plan: &BenchPlan, kernel: &KernelResult) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let virt = if plan.topology.is_virtual() {
+        " (virtual)"
+    } else {
+        ""
+    };
+    format!(
+        "{} {}: {} thread{}, machine {:?}{virt}, {} rep{} (+{} warm-up)",
+        kernel.params.kernel(),
+        kernel.params,
+        plan.threads,
+        plural(plan.threads),
+        plan.topology.name(),
+        plan.reps,
+        plural(plan.reps),
+        plan.warmup
+    )
+}
+
+/// The table of one kernel: one row per executor, right-aligned columns (the verdict,
+/// free text, comes last and is left-aligned).
+pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
+    const HEAD: [&str; 11] = [
+        "executor",
+        "median ms",
+        "vs rayon",
+        "min..max ms",
+        "tasks",
+        "steals sq/rem",
+        "failed",
+        "bulk st/tasks",
+        "taken back",
+        "idle ms",
+        "verified",
+    ];
+    let rayon = kernel.rayon_median();
+    let mut rows: Vec<Vec<String>> = vec![HEAD.iter().map(|s| s.to_string()).collect()];
+    for r in &kernel.results {
+        let mut row = vec![
+            r.name.clone(),
+            sig3(ms(r.median())),
+            ratio(r, rayon).map_or_else(|| "-".to_owned(), |x| format!("{x:.2}")),
+            format!("{}..{}", sig3(ms(r.min())), sig3(ms(r.max()))),
+        ];
+        match &r.stats {
+            Some(s) => {
+                let n = reps.max(1) as f64;
+                let c = |v: u64| count(v as f64 / n);
+                row.extend([
+                    c(s.tasks),
+                    format!("{}/{}", c(s.steals_squad), c(s.steals_remote)),
+                    c(s.failed_steals),
+                    format!("{}/{}", c(s.bulk_steals), c(s.bulk_tasks)),
+                    c(s.taken_back),
+                    sig3(s.idle_ns as f64 / 1e6 / n),
+                ]);
+            }
+            None => row.extend(std::iter::repeat("-".to_owned()).take(6)),
+        }
+        row.push(match &r.failure {
+            None => "ok".to_owned(),
+            Some(detail) if r.failed_runs > 1 => {
+                format!("FAILED: {detail} ({} runs failed)", r.failed_runs)
+            }
+            Some(detail) => format!("FAILED: {detail}"),
+        });
+        rows.push(row);
+    }
+    let widths: Vec<usize> = (0..HEAD.len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in &rows {
+        let mut line = format!("{:<w$}", row[0], w = widths[0]);
+        for (cell, w) in row.iter().zip(&widths).skip(1).take(HEAD.len() - 2) {
+            line.push_str(&format!("  {cell:>w$}"));
+        }
+        line.push_str("  ");
+        line.push_str(&row[HEAD.len() - 1]);
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The JSON document of `--json`.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct Report {
+    threads: usize,
+    machine: String,
+    reps: usize,
+    warmup: usize,
+    kernels: Vec<KernelReport>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct KernelReport {
+    kernel: &'static str,
+    size: String,
+    results: Vec<ResultReport>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct ResultReport {
+    policy: String,
+    median_s: f64,
+    min_s: f64,
+    max_s: f64,
+    ratio_to_rayon: Option<f64>,
+    verified: bool,
+    /// What was wrong with the first run that did not verify.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failure: Option<String>,
+    times_s: Vec<f64>,
+    stats: Option<StatsPerRep>,
+}
+
+/// Statistics per repetition as a JSON object, keys in [`WorkerStats::NAMES`] order.
+#[derive(Debug)]
+struct StatsPerRep(Vec<(&'static str, f64)>);
+
+impl Serialize for StatsPerRep {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
+}
+
+impl Report {
+    /// The document for `kernels`, run as `plan` says.
+    pub(crate) fn new(plan: &BenchPlan, kernels: &[KernelResult]) -> Report {
+        let kernels = kernels
+            .iter()
+            .map(|k| {
+                let rayon = k.rayon_median();
+                let results = k
+                    .results
+                    .iter()
+                    .map(|r| ResultReport {
+                        policy: r.name.clone(),
+                        median_s: r.median().as_secs_f64(),
+                        min_s: r.min().as_secs_f64(),
+                        max_s: r.max().as_secs_f64(),
+                        ratio_to_rayon: ratio(r, rayon),
+                        verified: r.verified(),
+                        failure: r.failure.clone(),
+                        times_s: r.times.iter().map(Duration::as_secs_f64).collect(),
+                        stats: r.stats.as_ref().map(|s| StatsPerRep(per_rep(s, plan.reps))),
+                    })
+                    .collect();
+                KernelReport {
+                    kernel: k.params.kernel().name(),
+                    size: k.params.to_string(),
+                    results,
+                }
+            })
+            .collect();
+        Report {
+            threads: plan.threads,
+            machine: plan.topology.name().to_owned(),
+            reps: plan.reps,
+            warmup: plan.warmup,
+            kernels,
+        }
+    }
+
+    /// Writes the document to `path` atomically: a temporary file beside it, then a
+    /// rename, so readers never see half a document.
+    pub(crate) fn write(&self, path: &Path) -> Result<()> {
+        let name = path
+            .file_name()
+            .with_context(|| format!("{path:?} names no file"))?;
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(name);
+        tmp_name.push(format!(".{}.tmp", std::process::id()));
+        let tmp = path.with_file_name(tmp_name);
+        let written = (|| -> Result<()> {
+            let mut file =
+                std::fs::File::create(&tmp).with_context(|| format!("cannot create {tmp:?}"))?;
+            serde_json::to_writer_pretty(&mut file, self)
+                .context("cannot serialise the results")?;
+            file.write_all(b"\n")
+                .and_then(|()| file.sync_all())
+                .with_context(|| format!("cannot write {tmp:?}"))?;
+            std::fs::rename(&tmp, path)
+                .with_context(|| format!("cannot rename {tmp:?} to {path:?}"))
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use locus_kernels::Kernel;
+
+    #[test]
+    fn three_significant_digits() {
+        assert_eq!(sig3(0.012345), "0.0123");
+        assert_eq!(sig3(1.2345), "1.23");
+        assert_eq!(sig3(12.345), "12.3");
+        assert_eq!(sig3(123.45), "123");
+        assert_eq!(sig3(1234.5), "1234");
+        assert_eq!(sig3(9.996), "10.0");
+        assert_eq!(sig3(10.275), "10.3");
+        assert_eq!(sig3(0.09996), "0.100");
+        assert_eq!(sig3(99.96), "100");
+        assert_eq!(sig3(0.0), "0");
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(count(42.0), "42");
+        assert_eq!(count(2.5), "2.5");
+        assert_eq!(count(99_999.0), "99999");
+        assert_eq!(count(1_346_268.0), "1.35M");
+        assert_eq!(count(250_000.0), "250k");
+    }
+
+    fn fake() -> KernelResult {
+        let ms = Duration::from_millis;
+        let stats = WorkerStats {
+            tasks: 20,
+            steals_remote: 4,
+            idle_ns: 3_000_000,
+            ..Default::default()
+        };
+        KernelResult {
+            params: Kernel::Fib.parse_size("10").unwrap(),
+            results: vec![
+                ExecResult {
+                    name: "ws".into(),
+                    times: vec![ms(3), ms(4)],
+                    failed_runs: 0,
+                    failure: None,
+                    stats: Some(stats),
+                },
+                ExecResult {
+                    name: "mts".into(),
+                    times: vec![ms(2), ms(2)],
+                    failed_runs: 1,
+                    failure: Some("rep 2: expected 55, got 54".into()),
+                    stats: Some(WorkerStats::default()),
+                },
+                ExecResult {
+                    name: RAYON.into(),
+                    times: vec![ms(2), ms(2)],
+                    failed_runs: 0,
+                    failure: None,
+                    stats: None,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn table_rows_align_and_show_ratios() {
+        let text = table(&fake(), 2);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4, "{text}");
+        assert!(
+            lines[0].starts_with("executor") && lines[0].ends_with("verified"),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains("3.50")
+                && lines[1].contains("1.75")
+                && lines[1].contains("3.00..4.00"),
+            "{text}"
+        );
+        assert!(
+            lines[1].contains(" 10 ") && lines[1].contains("0/2") && lines[1].contains("1.50"),
+            "per rep: {text}"
+        );
+        assert!(
+            lines[2].contains("FAILED") && lines[2].contains("expected 55"),
+            "{text}"
+        );
+        assert!(
+            lines[3].starts_with("rayon") && lines[3].ends_with("ok"),
+            "{text}"
+        );
+        let verdict_col = lines[0].find("verified").unwrap();
+        assert!(lines.iter().all(|l| l.len() >= verdict_col), "{text}");
+    }
+}

@@ -1,0 +1,293 @@
+//! The `locus` binary end to end: output, JSON, exit codes and error messages. Every
+//! run is tiny (fib of 15 or less, two threads) so the whole file takes seconds.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// Runs `locus` with `args`, with the `LOCUS_*` variables (which flags fall back to)
+/// removed so that the caller's environment cannot change the outcome.
+fn locus(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_locus"))
+        .args(args)
+        .env_remove("LOCUS_NUM_THREADS")
+        .env_remove("LOCUS_POLICY")
+        .env_remove("LOCUS_TOPOLOGY")
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("cannot start the locus binary")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh folder for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("locus-cli-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("cannot create a scratch folder");
+    dir
+}
+
+#[test]
+fn no_arguments_print_the_help() {
+    let out = locus(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Usage: locus") && stdout.contains("bench") && stdout.contains("topo"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn every_subcommand_explains_its_flags() {
+    let out = locus(&["bench", "--help"]);
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    for flag in [
+        "--policy",
+        "--threads",
+        "--machine",
+        "--size",
+        "--reps",
+        "--warmup",
+        "--json",
+        "--no-rayon",
+    ] {
+        assert!(help.contains(flag), "{flag} missing from:\n{help}");
+    }
+    assert!(
+        help.contains("[default: 10]")
+            && help.contains("[default: 2]")
+            && help.contains("[default: all]"),
+        "{help}"
+    );
+    assert!(help.contains("cutoff=C"), "size syntax listed: {help}");
+    let out = locus(&["topo", "--help"]);
+    assert!(out.status.success() && text(&out.stdout).contains("--list-presets"));
+}
+
+#[test]
+fn topo_on_this_machine() {
+    let out = locus(&["topo"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.starts_with("Machine \"this machine\" (discovered)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("squad 0: worker"), "{stdout}");
+    assert!(!stdout.contains("virtual"), "{stdout}");
+}
+
+#[test]
+fn topo_on_a_preset() {
+    let out = locus(&["topo", "--machine", "opteron-8380"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("16 PUs"), "{stdout}");
+    assert!(stdout.contains("virtual"), "{stdout}");
+    assert!(
+        stdout.contains("A pool of 16 workers on \"opteron-8380\" forms 4 squads"),
+        "{stdout}"
+    );
+    for s in 0..4 {
+        let line = format!(
+            "  squad {s}: workers {}-{}, head {}, shared cache 6 MiB",
+            4 * s,
+            4 * s + 3,
+            4 * s
+        );
+        assert!(stdout.contains(&line), "{line} missing from:\n{stdout}");
+    }
+
+    let out = locus(&["topo", "--machine", "opteron-8380", "--threads", "2"]);
+    assert!(
+        text(&out.stdout).contains("forms 1 squad:"),
+        "{}",
+        text(&out.stdout)
+    );
+
+    let out = locus(&["topo", "--list-presets"]);
+    assert!(
+        out.status.success()
+            && text(&out.stdout)
+                .lines()
+                .any(|l| l.starts_with("opteron-8380"))
+    );
+}
+
+#[test]
+fn bench_writes_verified_json() {
+    let dir = scratch("json");
+    let json = dir.join("x.json");
+    let out = locus(&[
+        "bench",
+        "fib",
+        "--size",
+        "15",
+        "--reps",
+        "2",
+        "--warmup",
+        "0",
+        "--threads",
+        "2",
+        "--policy",
+        "ws,mts",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "stdout:\n{stdout}\nstderr:\n{}",
+        text(&out.stderr)
+    );
+    assert!(stdout.starts_with("fib 15,cutoff=0: 2 threads"), "{stdout}");
+    for row in ["ws ", "mts ", "rayon "] {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(row) && l.ends_with("ok")),
+            "{row} row in:\n{stdout}"
+        );
+    }
+
+    let doc: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).expect("valid JSON");
+    assert_eq!(doc["threads"], 2);
+    assert_eq!(doc["reps"], 2);
+    assert_eq!(doc["warmup"], 0);
+    assert!(doc["machine"].is_string());
+    let kernels = doc["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 1);
+    assert_eq!(kernels[0]["kernel"], "fib");
+    assert_eq!(kernels[0]["size"], "15,cutoff=0");
+    let results = kernels[0]["results"].as_array().unwrap();
+    let names: Vec<&str> = results
+        .iter()
+        .map(|r| r["policy"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ws", "mts", "rayon"]);
+    for r in results {
+        assert_eq!(r["verified"], true, "{r}");
+        assert_eq!(r["times_s"].as_array().unwrap().len(), 2, "{r}");
+        let (min, median, max) = (
+            r["min_s"].as_f64().unwrap(),
+            r["median_s"].as_f64().unwrap(),
+            r["max_s"].as_f64().unwrap(),
+        );
+        assert!(0.0 < min && min <= median && median <= max, "{r}");
+        if r["policy"] == "rayon" {
+            assert!(r["ratio_to_rayon"].is_null() && r["stats"].is_null(), "{r}");
+        } else {
+            assert!(r["ratio_to_rayon"].as_f64().unwrap() > 0.0, "{r}");
+            let stats = r["stats"].as_object().unwrap();
+            for name in [
+                "tasks",
+                "steals_squad",
+                "steals_remote",
+                "failed_steals",
+                "bulk_steals",
+                "bulk_tasks",
+                "taken_back",
+                "injected",
+                "sleeps",
+                "idle_ns",
+            ] {
+                assert!(stats[name].is_number(), "{name} in {r}");
+            }
+            // fib(15) with no cutoff: one task per call, 1973 of them, in every rep.
+            assert_eq!(stats["tasks"], 1973.0, "{r}");
+        }
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers.len(), 1, "no temporary file left: {leftovers:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bench_without_rayon_has_no_ratios() {
+    let out = locus(&[
+        "bench",
+        "nqueens",
+        "--size",
+        "6",
+        "--reps",
+        "1",
+        "--warmup",
+        "0",
+        "--threads",
+        "2",
+        "--policy",
+        "central",
+        "--no-rayon",
+        "--machine",
+        "2x1",
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("machine \"2x1\" (virtual)"), "{stdout}");
+    let row = stdout
+        .lines()
+        .find(|l| l.starts_with("central"))
+        .expect("central row");
+    assert!(
+        row.split_whitespace().nth(2) == Some("-")
+            && !stdout.lines().any(|l| l.starts_with("rayon")),
+        "{stdout}"
+    );
+}
+
+/// Bad input: exit code 2, nothing on stdout, and an error naming the input.
+fn refused(args: &[&str], names: &[&str]) {
+    let out = locus(args);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+    for n in names {
+        assert!(stderr.contains(n), "{args:?}: {n:?} not named in: {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?} printed: {}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_exit_code_2() {
+    refused(&["bench", "fibonacci"], &["fibonacci", "fib, nqueens"]);
+    refused(
+        &["bench", "fib", "--policy", "ws,steal-half"],
+        &["steal-half", "--policy"],
+    );
+    refused(&["bench", "--size", "15"], &["--size", "all"]);
+    refused(&["bench", "all", "--size", "15"], &["--size", "all"]);
+    refused(
+        &["bench", "heat", "--size", "12by12"],
+        &["12by12", "--size"],
+    );
+    refused(
+        &["bench", "fib", "--machine", "pack:2 core:0 pu:1"],
+        &["pack:2 core:0 pu:1", "--machine"],
+    );
+    refused(&["bench", "fib", "--machine", "cray-1"], &["cray-1"]);
+    refused(
+        &["topo", "--machine", "/no/such/machine.xml"],
+        &["/no/such/machine.xml"],
+    );
+    refused(&["bench", "fib", "--threads", "0"], &["'0'", "--threads"]);
+    refused(&["topo", "--threads", "0"], &["'0'", "--threads"]);
+    refused(&["bench", "fib", "--reps", "0"], &["'0'", "--reps"]);
+    refused(
+        &["bench", "fib", "--json", "/no/such/folder/x.json"],
+        &["/no/such/folder"],
+    );
+    refused(&["frobnicate"], &["frobnicate"]);
+}
