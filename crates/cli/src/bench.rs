@@ -13,7 +13,7 @@
 use crate::cli::BenchArgs;
 use anyhow::{bail, ensure, Context, Result};
 use indicatif::ProgressBar;
-use locus::{PolicyKind, ThreadPoolBuilder, WorkerStats};
+use locus::{PolicyKind, PoolStats, ThreadPoolBuilder};
 use locus_kernels::{Kernel, Locus, Params, Prepared, Rayon};
 use locus_topo::Topology;
 use std::fmt::Write as _;
@@ -205,8 +205,8 @@ pub(crate) struct ExecResult {
     pub(crate) failed_runs: usize,
     /// What was wrong with the first run that did not verify.
     pub(crate) failure: Option<String>,
-    /// Pool statistics summed over the timed repetitions (`None` for rayon).
-    pub(crate) stats: Option<WorkerStats>,
+    /// Pool statistics per worker, summed over the timed repetitions (`None` for rayon).
+    pub(crate) stats: Option<PoolStats>,
 }
 
 impl ExecResult {
@@ -328,8 +328,11 @@ pub(crate) fn run_kernel(
             let before = ex.stats();
             let run = run_once(&mut prepared, ex);
             if let (Some(after), Some(before)) = (ex.stats(), before) {
-                let run_stats = after.since(&before).total();
-                result.stats = Some(result.stats.map_or(run_stats, |sum| sum.add(&run_stats)));
+                let run_stats = after.since(&before);
+                result.stats = Some(match result.stats.take() {
+                    Some(sum) => sum.add(&run_stats),
+                    None => run_stats,
+                });
             }
             result.times.push(run.end - run.start);
             result.record(&format!("rep {}", rep + 1), run.check);
@@ -464,6 +467,6 @@ mod tests {
             assert_eq!(r.times.len(), 2);
             assert_eq!(r.stats.is_some(), r.name != RAYON);
         }
-        assert!(result.results[0].stats.unwrap().tasks > 0);
+        assert!(result.results[0].stats.as_ref().unwrap().total().tasks > 0);
     }
 }

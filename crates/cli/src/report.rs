@@ -4,7 +4,7 @@
 
 use crate::bench::{BenchPlan, ExecResult, KernelResult, RAYON};
 use anyhow::{Context, Result};
-use locus::WorkerStats;
+use locus::{PoolStats, WorkerStats};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use std::io::Write as _;
 use std::path::Path;
@@ -114,7 +114,7 @@ pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
             ratio(r, rayon).map_or_else(|| "-".to_owned(), |x| format!("{x:.2}")),
             format!("{}..{}", sig3(ms(r.min())), sig3(ms(r.max()))),
         ];
-        match &r.stats {
+        match r.stats.as_ref().map(PoolStats::total) {
             Some(s) => {
                 let n = reps.max(1) as f64;
                 let c = |v: u64| count(v as f64 / n);
@@ -184,7 +184,10 @@ struct ResultReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     failure: Option<String>,
     times_s: Vec<f64>,
+    /// Summed over the workers, per repetition.
     stats: Option<StatsPerRep>,
+    /// Per worker (by index), per repetition.
+    stats_per_worker: Option<Vec<StatsPerRep>>,
 }
 
 /// Statistics per repetition as a JSON object, keys in [`WorkerStats::NAMES`] order.
@@ -220,7 +223,16 @@ impl Report {
                         verified: r.verified(),
                         failure: r.failure.clone(),
                         times_s: r.times.iter().map(Duration::as_secs_f64).collect(),
-                        stats: r.stats.as_ref().map(|s| StatsPerRep(per_rep(s, plan.reps))),
+                        stats: r
+                            .stats
+                            .as_ref()
+                            .map(|s| StatsPerRep(per_rep(&s.total(), plan.reps))),
+                        stats_per_worker: r.stats.as_ref().map(|s| {
+                            s.workers
+                                .iter()
+                                .map(|w| StatsPerRep(per_rep(w, plan.reps)))
+                                .collect()
+                        }),
                     })
                     .collect();
                 KernelReport {
@@ -311,14 +323,18 @@ mod tests {
                     times: vec![ms(3), ms(4)],
                     failed_runs: 0,
                     failure: None,
-                    stats: Some(stats),
+                    stats: Some(PoolStats {
+                        workers: vec![stats, WorkerStats::default()],
+                    }),
                 },
                 ExecResult {
                     name: "mts".into(),
                     times: vec![ms(2), ms(2)],
                     failed_runs: 1,
                     failure: Some("rep 2: expected 55, got 54".into()),
-                    stats: Some(WorkerStats::default()),
+                    stats: Some(PoolStats {
+                        workers: vec![WorkerStats::default()],
+                    }),
                 },
                 ExecResult {
                     name: RAYON.into(),

@@ -200,6 +200,11 @@ fn bench_writes_verified_json() {
             }
             // fib(15) with no cutoff: one task per call, 1973 of them, in every rep.
             assert_eq!(stats["tasks"], 1973.0, "{r}");
+            // The same, worker by worker: one entry per thread, adding up to the total.
+            let workers = r["stats_per_worker"].as_array().unwrap();
+            assert_eq!(workers.len(), 2, "{r}");
+            let sum: f64 = workers.iter().map(|w| w["tasks"].as_f64().unwrap()).sum();
+            assert_eq!(sum, 1973.0, "{r}");
         }
     }
     let leftovers: Vec<_> = std::fs::read_dir(&dir)

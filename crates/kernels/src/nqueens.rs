@@ -42,9 +42,10 @@ pub struct NqueensParams {
 
 impl Default for NqueensParams {
     fn default() -> Self {
-        // depth 3: about n^3 / 2 serial subtrees (≈ 300 at n = 10), enough slack for
-        // dozens of workers without drowning the leaves in joins (guess, not measured).
-        NqueensParams { n: 10, depth: 3 }
+        // n = 12 runs some milliseconds, long enough to time the search rather than the
+        // pool's start; depth 3: about n^3 / 2 serial subtrees (≈ 860 at n = 12), enough
+        // slack for dozens of workers without drowning the leaves in joins (guess).
+        NqueensParams { n: 12, depth: 3 }
     }
 }
 

@@ -8,7 +8,7 @@
 //! `join`, an injected root): its owner waits on its latch before the frame goes away. A
 //! [`HeapJob`] is boxed and frees itself when run (a scope's spawn).
 
-use crate::latch::Latch;
+use crate::latch::{CountLatch, Latch};
 use crate::unwind::{self, AbortIfPanic};
 use locus_policy::TaskInfo;
 use std::any::Any;
@@ -173,31 +173,32 @@ impl<L: Latch, F: FnOnce() -> R, R> Job for StackJob<L, F, R> {
     }
 }
 
-/// A boxed job that frees itself when run. Its closure must catch its own panics.
+/// A boxed job of a scope: frees itself when run, runs its closure (which must catch its
+/// own panics), and only then counts itself done in the scope's latch.
+///
+/// The latch is set after the closure has returned, through a pointer kept beside the
+/// closure rather than captured by it: setting it may let the scope's owner return and
+/// free everything the closure borrowed, so no borrow of the closure may still be live
+/// (Miri's Tree Borrows run reports exactly that if the closure sets the latch itself).
 #[repr(C)]
 pub(crate) struct HeapJob<F> {
     header: JobHeader,
+    done: *const CountLatch,
     func: F,
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
-    pub(crate) fn new(func: F) -> Box<HeapJob<F>> {
-        Box::new(HeapJob {
-            header: JobHeader {
-                info: TaskInfo {
-                    id: locus_policy::TaskId(0),
-                    level: 0,
-                },
-            },
-            func,
-        })
+    /// A job that runs `func` and then sets `done`.
+    pub(crate) fn new(func: F, done: &CountLatch) -> Box<HeapJob<F>> {
+        let info = TaskInfo { id: locus_policy::TaskId(0), level: 0 };
+        Box::new(HeapJob { header: JobHeader { info }, done, func })
     }
 
     /// Leaks the box into a ref for task `info`; running the ref frees it.
     ///
     /// # Safety
-    /// Everything `func` borrows must outlive the job's execution, and the ref must be
-    /// run exactly once.
+    /// Everything `func` borrows, and the latch, must outlive the job's execution, and
+    /// the ref must be run exactly once.
     pub(crate) unsafe fn into_job_ref(mut self: Box<Self>, info: TaskInfo) -> JobRef {
         self.header.info = info;
         // SAFETY: the box is live until `execute` reclaims it.
@@ -205,13 +206,18 @@ impl<F: FnOnce() + Send> HeapJob<F> {
     }
 }
 
-// SAFETY: `repr(C)` with the header first.
-unsafe impl<F> HasHeader for HeapJob<F> {}
-
 impl<F: FnOnce() + Send> Job for HeapJob<F> {
     unsafe fn execute(this: *const ()) {
         // SAFETY: made by `into_job_ref` from `Box::into_raw`, executed once.
-        let this = unsafe { Box::from_raw(this as *mut Self) };
-        (this.func)();
+        let job = unsafe { Box::from_raw(this as *mut Self) };
+        let HeapJob { done, func, .. } = *job;
+        func();
+        // SAFETY: the scope waits for this latch, so it is live; `set` touches nothing of
+        // it after the store that may release the owner.
+        unsafe { Latch::set(done) };
     }
 }
+
+// SAFETY: `repr(C)` with the header first.
+unsafe impl<F> HasHeader for HeapJob<F> {}
+

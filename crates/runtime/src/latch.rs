@@ -45,9 +45,15 @@ impl CoreLatch {
         self.set.load(Ordering::Acquire)
     }
 
+    /// Sets the flag. A raw pointer rather than `&self`: the waiter may free the latch as
+    /// soon as the store is visible, while a `&self` argument would still be live.
+    ///
+    /// # Safety
+    /// `this` must point to a live latch.
     #[inline]
-    fn store(&self) {
-        self.set.store(true, Ordering::SeqCst);
+    unsafe fn store(this: *const Self) {
+        // SAFETY: forwarded from the caller.
+        unsafe { (*this).set.store(true, Ordering::SeqCst) };
     }
 }
 
@@ -89,7 +95,7 @@ impl Latch for WorkerLatch {
         // fields we need first.
         let (sleep, owner) = unsafe { ((*this).sleep, (*this).owner) };
         // SAFETY: as above, `this` is live here.
-        unsafe { (*this).core.store() };
+        unsafe { CoreLatch::store(&raw const (*this).core) };
         // SAFETY: `sleep` belongs to the owner's pool, which outlives the owner's wait
         // and so this call (the setter runs a job of that pool or holds it alive).
         unsafe { (*sleep).wake(owner) };

@@ -12,8 +12,8 @@
 //!
 //! # The hot path
 //! Under a policy whose [`Layout::always_local`] is set (`ws`), a spawn is a push on the
-//! worker's own deque and a fence-and-load in `Sleep::new_work`; no policy call. Other
-//! policies are asked where each spawn goes.
+//! worker's own deque and one load in `Sleep::new_work` (no fence: see
+//! `sleep/README.md`); no policy call. Other policies are asked where each spawn goes.
 //!
 //! # Shutdown
 //! 1. The `ThreadPool` handle is dropped: `terminate` is set (`Release`) and every

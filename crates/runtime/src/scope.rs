@@ -110,20 +110,20 @@ impl<'scope> Scope<'scope> {
     {
         self.latch.increment();
         let scope_ptr = ScopePtr(self as *const Scope<'scope>);
-        let job = HeapJob::new(move || {
-            // Bind the whole wrapper: a closure capturing only the field would capture a
-            // bare raw pointer, which is not `Send`.
-            let scope_ptr = scope_ptr;
-            // SAFETY: the scope outlives its spawns: it waits for the count latch, which
-            // this job decrements only after its last use of the scope.
-            let scope = unsafe { &*scope_ptr.0 };
-            if let Err(p) = unwind::halt_unwinding(|| body(scope)) {
-                scope.keep_panic(p);
-            }
-            // SAFETY: live until this decrement, as above; `set` does not touch the latch
-            // after the store that may release the owner.
-            unsafe { Latch::set(&scope.latch) };
-        });
+        let job = HeapJob::new(
+            move || {
+                // Bind the whole wrapper: a closure capturing only the field would capture
+                // a bare raw pointer, which is not `Send`.
+                let scope_ptr = scope_ptr;
+                // SAFETY: the scope outlives its spawns: it waits for the count latch,
+                // which the job sets only after this closure has returned.
+                let scope = unsafe { &*scope_ptr.0 };
+                if let Err(p) = unwind::halt_unwinding(|| body(scope)) {
+                    scope.keep_panic(p);
+                }
+            },
+            &self.latch,
+        );
         match WorkerThread::current() {
             Some(worker) if std::ptr::eq(&*worker.registry, &*self.registry) => {
                 let mut ctx = worker.ctx.get();

@@ -118,6 +118,17 @@ impl PoolStats {
             .fold(WorkerStats::default(), |acc, w| acc.add(w))
     }
 
+    /// Worker-wise sum of two runs of the same pool.
+    pub fn add(&self, other: &PoolStats) -> PoolStats {
+        let workers = self
+            .workers
+            .iter()
+            .zip(&other.workers)
+            .map(|(a, b)| a.add(b))
+            .collect();
+        PoolStats { workers }
+    }
+
     /// What happened since `before`, a snapshot of the same pool.
     pub fn since(&self, before: &PoolStats) -> PoolStats {
         let workers = self

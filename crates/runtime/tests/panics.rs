@@ -16,6 +16,11 @@ fn message(payload: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_default()
 }
 
+/// Loop length and fib argument, smaller under Miri (which runs every access checked).
+const LOOP: usize = if cfg!(miri) { 40 } else { 64 };
+const FIB: u64 = if cfg!(miri) { 8 } else { 18 };
+const FIB_OF: u64 = if cfg!(miri) { 21 } else { 2584 };
+
 fn fib(n: u64) -> u64 {
     if n < 2 {
         return n;
@@ -28,12 +33,12 @@ fn fib(n: u64) -> u64 {
 fn panics_reach_the_caller_and_the_pool_survives() {
     for policy in PolicyKind::ALL {
         let pool = pool(policy, 4, "2x2");
-        for round in 0..3 {
+        for round in 0..if cfg!(miri) { 1 } else { 3 } {
             // The second half of a join panics deep in a tree; the other leaves all run.
             let ran = AtomicUsize::new(0);
             let err = catch_unwind(AssertUnwindSafe(|| {
                 pool.install(|| {
-                    locus::for_range(0..64, 1, |r| {
+                    locus::for_range(0..LOOP, 1, |r| {
                         for i in r {
                             let (_, _) = locus::join(
                                 || ran.fetch_add(1, Ordering::SeqCst),
@@ -98,7 +103,7 @@ fn a_scope_resumes_the_first_panic_after_all_spawns_finish() {
         let finished = AtomicUsize::new(0);
         let err = catch_unwind(AssertUnwindSafe(|| {
             pool.scope(|s| {
-                for i in 0..100 {
+                for i in 0..if cfg!(miri) { 20 } else { 100 } {
                     let finished = &finished;
                     s.spawn(move |_| {
                         if i % 10 == 3 {
@@ -116,7 +121,7 @@ fn a_scope_resumes_the_first_panic_after_all_spawns_finish() {
             90,
             "{policy}: the others all ran"
         );
-        assert_eq!(pool.install(|| fib(15)), 610);
+        assert_eq!(pool.install(|| fib(FIB)), FIB_OF);
     }
 }
 
