@@ -74,7 +74,7 @@ impl WorkerMap {
             let squad = map.squads.len();
             let first = map.squad_of.len();
             map.squads.push((first..first + size).collect());
-            map.squad_of.extend(std::iter::repeat(squad).take(size));
+            map.squad_of.extend(std::iter::repeat_n(squad, size));
             map.pu_of.extend(first..first + size);
             map.llc_size.push(None);
         }

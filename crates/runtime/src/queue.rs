@@ -11,7 +11,7 @@
 //! both sides (see `sleep.rs`): the pusher fences after `push`, the sleeper fences after
 //! announcing itself and before probing.
 
-use crate::sync::{lock, AtomicBool, AtomicUsize, Mutex};
+use crate::sync::{lock_queue as lock, AtomicBool, AtomicUsize, QueueLock};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 
@@ -19,14 +19,14 @@ use std::sync::atomic::Ordering;
 #[derive(Debug)]
 pub(crate) struct SharedQueue<T> {
     len: AtomicUsize,
-    items: Mutex<VecDeque<T>>,
+    items: QueueLock<VecDeque<T>>,
 }
 
 impl<T> SharedQueue<T> {
     pub(crate) fn new() -> SharedQueue<T> {
         SharedQueue {
             len: AtomicUsize::new(0),
-            items: Mutex::new(VecDeque::new()),
+            items: QueueLock::new(VecDeque::new()),
         }
     }
 

@@ -354,19 +354,28 @@ impl WorkerThread {
     }
 
     /// At a join: takes `job` back if it still waits where it was placed. For a local
-    /// placement this pops the own deque, running whatever newer jobs sit above it.
+    /// placement this pops the own deque, running whatever newer jobs sit above it; that
+    /// path is inline because every `join` under `ws` takes it.
+    #[inline]
     pub(crate) fn take_back(&self, job: &JobRef, place: Place) -> bool {
+        if let Place::Local = place {
+            while let Some(top) = self.deque.pop() {
+                if top.same(job) {
+                    return true;
+                }
+                self.execute(top);
+            }
+            return false;
+        }
+        self.take_back_shared(job, place)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn take_back_shared(&self, job: &JobRef, place: Place) -> bool {
         let registry = &*self.registry;
         let queue = match place {
-            Place::Local => {
-                while let Some(top) = self.deque.pop() {
-                    if top.same(job) {
-                        return true;
-                    }
-                    self.execute(top);
-                }
-                return false;
-            }
+            Place::Local => return false,
             Place::Worker(target) => &registry.inboxes[target],
             Place::Squad(squad) => &registry.squad_queues[squad],
             Place::Central => &registry.central,

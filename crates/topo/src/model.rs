@@ -408,7 +408,7 @@ pub(crate) fn normalize(raw: RawMachine) -> Result<Topology, TopoError> {
         for &c in &pu.caches {
             if let Some(attrs) = raw.caches.get(c) {
                 if attrs.kind != CacheKind::Instruction
-                    && best.map_or(true, |(l, _)| attrs.level > l)
+                    && best.is_none_or(|(l, _)| attrs.level > l)
                 {
                     best = Some((attrs.level, c));
                 }
