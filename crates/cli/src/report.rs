@@ -127,7 +127,7 @@ pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
                     sig3(s.idle_ns as f64 / 1e6 / n),
                 ]);
             }
-            None => row.extend(std::iter::repeat("-".to_owned()).take(6)),
+            None => row.extend(std::iter::repeat_n("-".to_owned(), 6)),
         }
         row.push(match &r.failure {
             None => "ok".to_owned(),

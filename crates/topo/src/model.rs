@@ -407,8 +407,7 @@ pub(crate) fn normalize(raw: RawMachine) -> Result<Topology, TopoError> {
         let mut best: Option<(u8, usize)> = None;
         for &c in &pu.caches {
             if let Some(attrs) = raw.caches.get(c) {
-                if attrs.kind != CacheKind::Instruction
-                    && best.is_none_or(|(l, _)| attrs.level > l)
+                if attrs.kind != CacheKind::Instruction && best.is_none_or(|(l, _)| attrs.level > l)
                 {
                     best = Some((attrs.level, c));
                 }
