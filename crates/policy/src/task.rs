@@ -1,11 +1,13 @@
 //! Task identity: the spawn path of a task, hashed to 64 bits, and its DAG level.
 //!
 //! A task's id is derived from its parent's id and the index of the spawn within the
-//! parent (its first `join` makes children 0 and 1, a second makes 2 and 3, a scope's
-//! spawns continue the count). A root takes its id from where it was started, usually
-//! the call site of `install`/`join`/`scope` outside a pool. The id is therefore the same
-//! in every iteration of a program that runs the same code, which is how a profiling
-//! policy recognises a task it has seen before (DESIGN.md, "task id").
+//! parent, counted per sync block as Cilk counts a procedure's spawns: the halves of a
+//! `join` are children 0 and 1, and the spawns a task makes into one scope are children
+//! 2, 3, ... A root takes its id from where it was started, usually the call site of
+//! `install`/`join`/`scope` outside a pool. The id is therefore the same in every
+//! iteration of a program that runs the same code (a loop inside one task, or a new
+//! root from the same call site), which is how a profiling policy recognises a task it
+//! has seen before (DESIGN.md, "task id").
 
 use std::fmt;
 use std::panic::Location;

@@ -74,9 +74,8 @@ where
     RA: Send,
     RB: Send,
 {
-    let mut parent = worker.ctx.get();
-    let info_a = parent.next_child();
-    let info_b = parent.next_child();
+    let parent = worker.ctx.get();
+    let (info_a, info_b) = parent.join_children();
 
     let job_b = StackJob::new(
         info_b,

@@ -225,13 +225,23 @@ thread_local! {
 }
 
 /// The task a worker is running: what its spawns derive their ids and levels from.
+///
+/// Children are numbered per sync block, as Cilk numbers a procedure's spawns: the two
+/// halves of a `join` are always children 0 and 1 of the task that joins, and the
+/// spawns a task makes into one scope are children 2, 3, ... in the order it makes
+/// them. So the same code run again (the next iteration of a loop, in the same task or
+/// from a new root at the same call site) spawns tasks with the same ids, which is how a
+/// profiling policy recognises the tasks it has seen.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TaskCtx {
     pub(crate) id: TaskId,
     pub(crate) level: u32,
-    /// Tasks spawned so far by this task: the index of its next child.
+    /// Spawns this task has made into the scope it is spawning into now.
     pub(crate) spawned: u32,
 }
+
+/// The child index of the first scope spawn; 0 and 1 are a `join`'s halves.
+const FIRST_SPAWN: u32 = 2;
 
 impl TaskCtx {
     pub(crate) fn of(info: TaskInfo) -> TaskCtx {
@@ -249,11 +259,27 @@ impl TaskCtx {
         }
     }
 
-    /// The identity of the next child, counting it as spawned.
+    /// The halves of a `join` made by this task.
     #[inline]
-    pub(crate) fn next_child(&mut self) -> TaskInfo {
+    pub(crate) fn join_children(&self) -> (TaskInfo, TaskInfo) {
+        let level = self.level + 1;
+        (
+            TaskInfo {
+                id: self.id.child(0),
+                level,
+            },
+            TaskInfo {
+                id: self.id.child(1),
+                level,
+            },
+        )
+    }
+
+    /// The identity of this task's next spawn into the current scope, counting it.
+    #[inline]
+    pub(crate) fn next_spawn(&mut self) -> TaskInfo {
         let info = TaskInfo {
-            id: self.id.child(self.spawned),
+            id: self.id.child(FIRST_SPAWN + self.spawned),
             level: self.level + 1,
         };
         self.spawned += 1;

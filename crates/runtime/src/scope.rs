@@ -70,10 +70,17 @@ where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
+    // The owner's spawns into this scope are numbered from the first again (see
+    // `TaskCtx`), so a scope opened in a loop spawns the same ids every time.
+    let outer = worker.ctx.get();
+    worker.ctx.set(TaskCtx {
+        spawned: 0,
+        ..outer
+    });
     let scope = Scope {
         latch: CountLatch::new(&worker.registry.sleep, worker.index),
         registry: Arc::clone(&worker.registry),
-        owner_task: worker.ctx.get(),
+        owner_task: outer,
         foreign_spawns: AtomicU32::new(0),
         panic: AtomicPtr::new(std::ptr::null_mut()),
         marker: PhantomData,
@@ -91,6 +98,7 @@ where
     if !scope.latch.probe() {
         worker.wait_until_cold(|| scope.latch.probe());
     }
+    worker.ctx.set(outer);
     let panic = scope.panic.swap(std::ptr::null_mut(), Ordering::Acquire);
     if !panic.is_null() {
         // SAFETY: a non-null pointer came from `Box::into_raw` in `keep_panic`, and the
@@ -127,7 +135,7 @@ impl<'scope> Scope<'scope> {
         match WorkerThread::current() {
             Some(worker) if std::ptr::eq(&*worker.registry, &*self.registry) => {
                 let mut ctx = worker.ctx.get();
-                let info = ctx.next_child();
+                let info = ctx.next_spawn();
                 worker.ctx.set(ctx);
                 // SAFETY: the job borrows only what outlives `'scope`, and the scope
                 // waits for it; the ref is pushed once.
@@ -174,8 +182,9 @@ unsafe impl<T: Sync> Send for ScopePtr<T> {}
 /// task per chunk (flat task generation, as OpenMP's `taskloop` and the Qthreads loop
 /// interfaces do), and returns when all have run. A `grain` of 0 is taken as 1.
 ///
-/// Chunk `i` is the `i`-th spawn of the calling task, so its task id is the same in
-/// every call from the same place: loop chunks are recognisable across iterations.
+/// Chunk `i` is the `i`-th spawn of the scope the loop opens, so its task id is the same
+/// in every call from the same place (in a loop of the same task, too): loop chunks are
+/// recognisable across iterations.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};

@@ -130,6 +130,40 @@ fn task_ids_are_the_spawn_path_and_repeat_across_iterations() {
     }
 }
 
+/// The ids of a sweep: one `join` tree and one loop, as an iterative kernel makes them.
+fn sweep(seen: &Mutex<Vec<TaskInfo>>) {
+    record(3, seen);
+    locus::for_range(0..8, 2, |_| {
+        seen.lock().unwrap().push(locus::current_task().unwrap())
+    });
+}
+
+#[test]
+fn iterations_inside_one_task_repeat_their_ids() {
+    let pool = pool(PolicyKind::Ws, 3, "2x2");
+    let iterations: Vec<Vec<TaskInfo>> = pool.install(|| {
+        (0..3)
+            .map(|_| {
+                let seen = Mutex::new(Vec::new());
+                sweep(&seen);
+                let mut v = seen.into_inner().unwrap();
+                v.sort_by_key(|t| (t.level, t.id));
+                v
+            })
+            .collect()
+    });
+    assert_eq!(iterations[0].len(), 15 + 4);
+    assert_eq!(
+        iterations[0], iterations[1],
+        "the second sweep spawns the first's ids"
+    );
+    assert_eq!(iterations[1], iterations[2]);
+    // Within one sweep every task has its own id: the join tree's 15 (the sweep's own task
+    // included) and the 4 loop chunks.
+    let distinct: HashSet<_> = iterations[0].iter().map(|t| t.id).collect();
+    assert_eq!(distinct.len(), 15 + 4);
+}
+
 #[test]
 fn pool_reports_its_configuration() {
     let p = ThreadPoolBuilder::new()
