@@ -18,6 +18,9 @@ pub enum Place {
     Squad(SquadId),
     /// The one central LIFO queue.
     Central,
+    /// The inter-socket pool of the given squad (bi-tier policies): inter-socket tasks
+    /// wait there for the squad's head, or for the head of another squad to steal them.
+    InterPool(SquadId),
 }
 
 /// One step of an idle worker's search for work, tried in the order the policy lists.
@@ -41,6 +44,23 @@ pub enum Probe {
     },
     /// Pop the newest task of the central queue.
     Central,
+    /// Pop the newest task of the given squad's inter-socket pool (its head only).
+    InterPool(SquadId),
+    /// Steal the oldest task of the inter-socket pool of another squad, trying squads
+    /// from a random start (a head on behalf of its squad).
+    RemoteInterPools,
+}
+
+/// Where a worker found the task it is starting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Run inline at a `join` (the first half, or the second taken back).
+    Inline,
+    /// Taken from a queue of the worker's own squad (its deque, a peer's, an inbox, the
+    /// squad queue, the squad's inter-socket pool, the central queue, the injector).
+    Local,
+    /// Stolen from another squad (a remote deque, queue or inter-socket pool).
+    Remote,
 }
 
 /// Which deques a [`Probe::Steal`] may take from.
@@ -77,6 +97,11 @@ pub struct Layout {
     pub always_local: bool,
     /// Whether workers are pinned to their PUs by default under this policy.
     pub pinned: bool,
+    /// One inter-socket pool per squad (bi-tier policies).
+    pub inter_pools: bool,
+    /// The engine reports every task's start and finish ([`crate::Policy::task_started`],
+    /// [`crate::Policy::task_finished`]), with its cost where the policy asks for it.
+    pub task_events: bool,
 }
 
 impl Layout {
@@ -88,6 +113,8 @@ impl Layout {
             central: false,
             always_local: true,
             pinned: true,
+            inter_pools: false,
+            task_events: false,
         }
     }
 }

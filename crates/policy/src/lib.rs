@@ -22,6 +22,8 @@
 //! | `rr-fifo` | Qthreads Q | inboxes dealt round robin | own inbox, oldest first; no stealing |
 //! | `rr-lifo` | Qthreads L | inboxes dealt round robin | own inbox, newest first; no stealing |
 //! | `mts` | Qthreads MTS | own squad's shared LIFO | own squad's LIFO, then a bulk steal of a squad-sized chunk from a remote squad, one worker per squad at a time |
+//! | `cab` | CAB (Chen et al.) | inter-socket tasks (levels up to Eq. 4's boundary): the squad's inter-socket pool, parent-first; others: own deque | own deque, squad peers; a squad's head, while its squad runs no leaf inter-socket subtree: its inter-socket pool, then other squads' |
+//! | `cats` | CATS (Chen et al.) | first iteration: own deque, parent-first (profiled); then by each task's SOID (Fig. 6), as `cab` | as `ws` while profiling, then as `cab` |
 
 #![deny(missing_docs)]
 
@@ -30,9 +32,12 @@ mod policies;
 mod task;
 mod workers;
 
-pub use decision::{Layout, Order, Place, Probe, Victims};
-pub use policies::{Central, Mts, PolicyError, PolicyKind, RoundRobin, WorkStealing};
-pub use task::{TaskId, TaskInfo};
+pub use decision::{Layout, Order, Place, Probe, Source, Victims};
+pub use policies::{
+    boundary_level, classify, is_cpu_bound, soid, Cab, CabInputs, Cats, Central, Mts, PolicyError,
+    PolicyKind, RoundRobin, Tier, WorkStealing, DEFAULT_CMPI_THRESHOLD,
+};
+pub use task::{TaskCost, TaskId, TaskInfo};
 pub use workers::{SquadId, WorkerId, WorkerMap};
 
 /// A scheduling policy: decisions only (see the crate documentation).
@@ -43,15 +48,51 @@ pub trait Policy: Send + Sync + std::fmt::Debug {
     /// The queues the engine must build and the calls the policy wants.
     fn layout(&self) -> Layout;
 
-    /// Where a task spawned by `spawner` goes. Engines skip this call when
-    /// [`Layout::always_local`] is set.
-    fn place(&self, spawner: WorkerId, task: &TaskInfo) -> Place {
-        let _ = (spawner, task);
+    /// Where `task`, spawned by `parent` running on `spawner`, goes. Engines skip this
+    /// call when [`Layout::always_local`] is set.
+    fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
+        let _ = (spawner, parent, task);
         Place::Local
+    }
+
+    /// Whether `task`, the first half of a `join` made by `parent`, is generated
+    /// parent-first: placed like the second half (see [`Policy::place`]) while the
+    /// joining worker waits, instead of run at once by the joining worker (child-first,
+    /// the default). Not asked when [`Layout::always_local`] is set.
+    fn parent_first(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> bool {
+        let _ = (spawner, parent, task);
+        false
     }
 
     /// Fills `plan` (cleared by the caller) with the places `worker` looks for work, in
     /// order. Engines call it once per search, not per task, and always try the pool's
     /// injector (tasks submitted from outside) after the plan.
     fn search(&self, worker: WorkerId, plan: &mut Vec<Probe>);
+
+    /// Whether [`Policy::task_finished`] wants the task's cost now (the engine then
+    /// reads its counters around every task, which costs time).
+    fn wants_cost(&self) -> bool {
+        false
+    }
+
+    /// `worker` starts `task`, found at `source`. Only with [`Layout::task_events`].
+    fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
+        let _ = (worker, task, source);
+    }
+
+    /// `worker` finished `task`; `cost` is what the task itself did (its nested tasks
+    /// excluded) when [`Policy::wants_cost`] said so. Only with [`Layout::task_events`].
+    fn task_finished(&self, worker: WorkerId, task: &TaskInfo, cost: Option<&TaskCost>) {
+        let _ = (worker, task, cost);
+    }
+
+    /// What the policy decided and from what, for `--explain` (empty if nothing).
+    fn explain(&self) -> String {
+        String::new()
+    }
+
+    /// The policy's own statistics, by name (for example busy refusals), cumulative.
+    fn stats(&self) -> Vec<(String, u64)> {
+        Vec::new()
+    }
 }

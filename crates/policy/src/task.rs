@@ -78,6 +78,20 @@ pub struct TaskInfo {
     pub level: u32,
 }
 
+/// What a task itself cost, its nested tasks excluded, as a counter source measured it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TaskCost {
+    /// Private last-level cache misses (hardware counters), or cache lines the task
+    /// declared (the `declared` source).
+    pub misses: u64,
+    /// Bytes: misses times the line size, or the bytes the task declared.
+    pub bytes: u64,
+    /// Instructions retired; 0 where the source cannot count them.
+    pub instructions: u64,
+    /// Wall time of the task itself, in nanoseconds.
+    pub nanos: u64,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,6 +16,7 @@ use crate::job::StackJob;
 use crate::latch::WorkerLatch;
 use crate::registry::{TaskCtx, WorkerThread};
 use crate::unwind;
+use locus_policy::Source;
 use std::panic::Location;
 
 /// Runs `a` and `b`, potentially in parallel, and returns `(a(), b())`.
@@ -74,6 +75,9 @@ where
     RA: Send,
     RB: Send,
 {
+    if worker.events() {
+        return join_with_events(worker, a, b);
+    }
     let parent = worker.ctx.get();
     let (info_a, info_b) = parent.join_children();
 
@@ -116,5 +120,75 @@ where
             Ok(ra) => (ra, job_b.into_result()),
             Err(panic) => unwind::resume_unwinding(panic),
         }
+    }
+}
+
+/// `join` under a policy that wants task events (the bi-tier policies): every half is
+/// reported to the policy as it starts and finishes, and where the policy says so the
+/// first half is generated parent-first (placed like the second, both run from the
+/// queues while this worker waits, working as its plan allows). Both halves' panics are
+/// caught here, so a started task is always reported finished.
+#[inline(never)]
+fn join_with_events<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let parent = worker.ctx.get();
+    let (info_a, info_b) = parent.join_children();
+    let sleep = &worker.registry.sleep;
+    let job_b = StackJob::new(info_b, b, WorkerLatch::new(sleep, worker.index));
+    // SAFETY: `job_b` stays on this frame until it has run (taken back and run here,
+    // or its latch waited for below).
+    let job_b_ref = unsafe { job_b.as_job_ref() };
+    let parent_first = worker
+        .registry
+        .policy
+        .parent_first(worker.index, &parent.info(), &info_a);
+
+    if parent_first {
+        let job_a = StackJob::new(info_a, a, WorkerLatch::new(sleep, worker.index));
+        // SAFETY: as for `job_b`: this frame waits for its latch below.
+        let job_a_ref = unsafe { job_a.as_job_ref() };
+        worker.push(job_a_ref);
+        worker.push(job_b_ref);
+        if !(job_a.latch.probe() && job_b.latch.probe()) {
+            worker.wait_until_cold(|| job_a.latch.probe() && job_b.latch.probe());
+        }
+        let ra = unwind::halt_unwinding(|| job_a.into_result());
+        let rb = unwind::halt_unwinding(|| job_b.into_result());
+        return match (ra, rb) {
+            (Ok(ra), Ok(rb)) => (ra, rb),
+            (Err(panic), _) | (Ok(_), Err(panic)) => unwind::resume_unwinding(panic),
+        };
+    }
+
+    let place = worker.push(job_b_ref);
+    worker.ctx.set(TaskCtx::of(info_a));
+    worker.count_tasks(1);
+    let costed = worker.task_begin(&info_a, Source::Inline);
+    let result_a = unwind::halt_unwinding(a);
+    worker.task_end(&info_a, costed);
+    worker.ctx.set(parent);
+
+    let result_b = if worker.take_back(&job_b_ref, place) {
+        worker.ctx.set(TaskCtx::of(info_b));
+        worker.count_tasks(1);
+        let costed = worker.task_begin(&info_b, Source::Inline);
+        let rb = unwind::halt_unwinding(|| job_b.run_inline());
+        worker.task_end(&info_b, costed);
+        worker.ctx.set(parent);
+        rb
+    } else {
+        if !job_b.latch.probe() {
+            worker.wait_until_cold(|| job_b.latch.probe());
+        }
+        unwind::halt_unwinding(|| job_b.into_result())
+    };
+    match (result_a, result_b) {
+        (Ok(ra), Ok(rb)) => (ra, rb),
+        (Err(panic), _) | (Ok(_), Err(panic)) => unwind::resume_unwinding(panic),
     }
 }

@@ -35,6 +35,7 @@
 
 #![deny(missing_docs)]
 
+pub mod counters;
 pub mod footprint;
 mod job;
 mod join;
@@ -53,7 +54,7 @@ mod unwind;
 mod tests;
 
 pub use join::join;
-pub use locus_policy::{Policy, PolicyKind, TaskId, TaskInfo, WorkerMap};
+pub use locus_policy::{CabInputs, Policy, PolicyKind, TaskCost, TaskId, TaskInfo, WorkerMap};
 pub use locus_topo::Topology;
 pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, MAX_THREADS};
 pub use scope::{for_range, scope, Scope};

@@ -6,6 +6,7 @@
 //! `LOCUS_POLICY` and `LOCUS_TOPOLOGY`; [`ThreadPoolBuilder::build_global`] configures it
 //! explicitly and reports bad settings as errors.
 
+use crate::counters::{self, CounterKind};
 use crate::registry::{Registry, ThreadSpec};
 use crate::scope::{scope_in, Scope};
 use crate::stats::PoolStats;
@@ -46,6 +47,9 @@ enum BuildErrorKind {
     Spawn {
         source: std::io::Error,
     },
+    Counters {
+        source: crate::counters::CounterError,
+    },
     GlobalAlreadyBuilt,
 }
 
@@ -64,6 +68,9 @@ impl fmt::Display for BuildError {
             }
             BuildErrorKind::Discover { .. } => write!(f, "could not read this machine's topology"),
             BuildErrorKind::Spawn { .. } => write!(f, "could not start a worker thread"),
+            BuildErrorKind::Counters { .. } => {
+                write!(f, "could not open the counter source the policy needs")
+            }
             BuildErrorKind::GlobalAlreadyBuilt => {
                 write!(f, "the global pool has already been built")
             }
@@ -76,6 +83,7 @@ impl std::error::Error for BuildError {
         match &self.kind {
             BuildErrorKind::Discover { source } => Some(source),
             BuildErrorKind::Spawn { source } => Some(source),
+            BuildErrorKind::Counters { source } => Some(source),
             _ => None,
         }
     }
@@ -117,6 +125,7 @@ pub struct ThreadPoolBuilder {
     topology: Option<Topology>,
     pin: Option<bool>,
     stack_size: usize,
+    counters: Option<CounterKind>,
 }
 
 impl Default for ThreadPoolBuilder {
@@ -135,6 +144,7 @@ impl ThreadPoolBuilder {
             topology: None,
             pin: None,
             stack_size: DEFAULT_STACK_SIZE,
+            counters: None,
         }
     }
 
@@ -200,6 +210,15 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// The counter source for policies that measure tasks (`cats`, `cab` learning its
+    /// inputs). Default: `LOCUS_COUNTERS` if set, else hardware counters where they can
+    /// be opened and declared footprints otherwise. Asking for `perf` where hardware
+    /// counters cannot be opened makes `build` fail with the reason.
+    pub fn counters(mut self, kind: CounterKind) -> Self {
+        self.counters = Some(kind);
+        self
+    }
+
     /// Stack size of each worker thread in bytes (default 64 MiB, reserved lazily).
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = bytes;
@@ -236,7 +255,19 @@ impl ThreadPoolBuilder {
             machine = topology.name()
         )
         .entered();
-        let (registry, deques) = Registry::new(policy, map, topology);
+        let counter_source = if policy.layout().task_events {
+            let line = line_size(&topology);
+            let source = match self.counters {
+                Some(kind) => counters::open(kind, line),
+                None => counters::from_env(line),
+            };
+            Some(source.map_err(|source| BuildError {
+                kind: BuildErrorKind::Counters { source },
+            })?)
+        } else {
+            None
+        };
+        let (registry, deques) = Registry::new(policy, map, topology, counter_source);
         let mut threads = Vec::with_capacity(n);
         for (index, (deque, cpu)) in deques.into_iter().zip(cpus).enumerate() {
             let registry2 = Arc::clone(&registry);
@@ -280,6 +311,17 @@ impl ThreadPoolBuilder {
             kind: BuildErrorKind::GlobalAlreadyBuilt,
         })
     }
+}
+
+/// The cache line size of the machine's caches (the first cache that gives one), 64
+/// where none does.
+fn line_size(topology: &Topology) -> u32 {
+    topology
+        .caches()
+        .iter()
+        .map(|c| c.line_size)
+        .find(|&l| l > 0)
+        .unwrap_or(64)
 }
 
 fn env_var(name: &str) -> Option<String> {
@@ -366,6 +408,22 @@ impl ThreadPool {
     /// The topology the pool runs on.
     pub fn topology(&self) -> &Topology {
         &self.registry.topology
+    }
+
+    /// What the policy decided and from what (`locus bench --explain`), and which
+    /// counter source measured the tasks, if any.
+    pub fn explain(&self) -> String {
+        let mut text = self.registry.policy.explain();
+        if let Some(source) = &self.registry.counter_source {
+            text.push_str(&format!("counters: {}\n", source.describe()));
+        }
+        text
+    }
+
+    /// The policy's own statistics by name (for example inter-socket tasks taken per
+    /// squad, busy refusals, profile iterations), cumulative since the pool started.
+    pub fn policy_stats(&self) -> Vec<(String, u64)> {
+        self.registry.policy.stats()
     }
 
     /// A snapshot of the per-worker statistics (see [`PoolStats::since`]).

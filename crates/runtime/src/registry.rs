@@ -23,6 +23,7 @@
 //!    waits for its jobs, and the handle cannot be dropped while one of them runs.
 //! 3. The handle's drop joins the threads (unless it runs on one of them).
 
+use crate::counters::{CounterSource, Sample, ThreadCounters};
 use crate::job::JobRef;
 use crate::latch::LockLatch;
 use crate::pin;
@@ -32,9 +33,11 @@ use crate::stats::{bump, Counters, PoolStats};
 use crate::sync::AtomicBool;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
-use locus_policy::{Layout, Order, Place, Policy, Probe, TaskId, TaskInfo, Victims, WorkerMap};
+use locus_policy::{
+    Layout, Order, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo, Victims, WorkerMap,
+};
 use locus_topo::Topology;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::panic::Location;
 use std::ptr;
 use std::sync::atomic::Ordering;
@@ -59,6 +62,13 @@ pub(crate) struct Registry {
     squad_queues: Box<[SharedQueue<JobRef>]>,
     squad_stealing: Box<[CachePadded<AtomicBool>]>,
     central: SharedQueue<JobRef>,
+    /// Bi-tier policies: one inter-socket pool per squad.
+    inter_pools: Box<[SharedQueue<JobRef>]>,
+    /// Per squad, the heads of all squads, that squad's first: whom to wake for an
+    /// inter-socket task (only heads take them).
+    heads_from: Box<[Box<[usize]>]>,
+    /// Where per-task costs come from, for policies that ask for them.
+    pub(crate) counter_source: Option<Arc<dyn CounterSource>>,
     injector: Injector<JobRef>,
     pub(crate) sleep: Sleep,
     counters: Box<[CachePadded<Counters>]>,
@@ -79,6 +89,7 @@ impl Registry {
         policy: Arc<dyn Policy>,
         map: WorkerMap,
         topology: Topology,
+        counter_source: Option<Arc<dyn CounterSource>>,
     ) -> (Arc<Registry>, Vec<Worker<JobRef>>) {
         let layout = policy.layout();
         let n = map.num_workers();
@@ -104,6 +115,19 @@ impl Registry {
                 .map(|_| CachePadded::new(AtomicBool::new(false)))
                 .collect(),
             central: SharedQueue::new(),
+            inter_pools: if layout.inter_pools {
+                (0..map.num_squads()).map(|_| SharedQueue::new()).collect()
+            } else {
+                Box::default()
+            },
+            heads_from: (0..map.num_squads())
+                .map(|s| {
+                    (0..map.num_squads())
+                        .map(|k| map.head((s + k) % map.num_squads()))
+                        .collect()
+                })
+                .collect(),
+            counter_source,
             injector: Injector::new(),
             sleep: Sleep::new(n),
             counters: (0..n)
@@ -211,6 +235,14 @@ impl Registry {
             plan: Cell::new(Vec::with_capacity(4)),
             scratch: Cell::new(Vec::new()),
             counters: &*self.counters[index],
+            events: self.layout.task_events,
+            profiler: self.counter_source.as_ref().and_then(|source| match source.open_thread() {
+                Ok(counters) => Some(RefCell::new(TaskProfiler { counters, frames: Vec::new() })),
+                Err(e) => {
+                    tracing::warn!(worker = index, error = %e, "could not open this worker's counters; its tasks report no cost");
+                    None
+                }
+            }),
             registry: self,
         };
         WORKER.with(|w| w.set(&worker));
@@ -302,6 +334,10 @@ pub(crate) struct WorkerThread {
     scratch: Cell<Vec<JobRef>>,
     /// This worker's counters in the registry, cached to keep counting one store.
     counters: *const Counters,
+    /// The policy wants task events (`Layout::task_events`).
+    events: bool,
+    /// Per-task cost measurement, where the pool has a counter source.
+    profiler: Option<RefCell<TaskProfiler>>,
     pub(crate) registry: Arc<Registry>,
 }
 
@@ -329,16 +365,57 @@ impl WorkerThread {
         bump(&self.counters().tasks, n);
     }
 
-    /// Runs a job taken from a queue, in its own task context.
+    /// Runs a job taken from a queue (found at `source`), in its own task context.
     #[inline]
-    pub(crate) fn execute(&self, job: JobRef) {
+    pub(crate) fn execute(&self, job: JobRef, source: Source) {
         // SAFETY: every JobRef in the queues is live until executed and is handed out
         // by exactly one pop or steal, so this is its one execution.
-        let saved = self.ctx.replace(TaskCtx::of(unsafe { job.info() }));
+        let info = unsafe { job.info() };
+        let saved = self.ctx.replace(TaskCtx::of(info));
         self.count_tasks(1);
-        // SAFETY: as above.
-        unsafe { job.execute() };
+        if self.events {
+            let costed = self.task_begin(&info, source);
+            // SAFETY: as above. Jobs catch their closures' panics, so this returns.
+            unsafe { job.execute() };
+            self.task_end(&info, costed);
+        } else {
+            // SAFETY: as above.
+            unsafe { job.execute() };
+        }
         self.ctx.set(saved);
+    }
+
+    /// Whether the policy wants task events (a policy with [`Layout::task_events`]).
+    #[inline]
+    pub(crate) fn events(&self) -> bool {
+        self.events
+    }
+
+    /// Tells the policy `task` starts here; returns whether its cost is being measured
+    /// (pass that to [`WorkerThread::task_end`]).
+    #[cold]
+    pub(crate) fn task_begin(&self, task: &TaskInfo, source: Source) -> bool {
+        let policy = &self.registry.policy;
+        policy.task_started(self.index, task, source);
+        match &self.profiler {
+            Some(profiler) if policy.wants_cost() => {
+                profiler.borrow_mut().begin(self.registry.clock_ns());
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Tells the policy `task` finished here, with its own cost if it was measured.
+    #[cold]
+    pub(crate) fn task_end(&self, task: &TaskInfo, costed: bool) {
+        let cost = match &self.profiler {
+            Some(profiler) if costed => Some(profiler.borrow_mut().end(self.registry.clock_ns())),
+            _ => None,
+        };
+        self.registry
+            .policy
+            .task_finished(self.index, task, cost.as_ref());
     }
 
     /// Publishes a spawned job where the policy places it, and returns the place.
@@ -356,8 +433,11 @@ impl WorkerThread {
     #[inline(never)]
     fn push_placed(&self, job: JobRef) -> Place {
         let registry = &*self.registry;
+        let parent = self.ctx.get().info();
         // SAFETY: the job was just made by this worker and is not yet published.
-        let place = registry.policy.place(self.index, &unsafe { job.info() });
+        let place = registry
+            .policy
+            .place(self.index, &parent, &unsafe { job.info() });
         match place {
             Place::Local => {
                 self.deque.push(job);
@@ -375,6 +455,12 @@ impl WorkerThread {
                 registry.central.push(job);
                 registry.sleep.new_work(&[]);
             }
+            Place::InterPool(squad) => {
+                registry.inter_pools[squad].push(job);
+                // Only heads take inter-socket tasks and the pusher may not be one, so
+                // the wake-up must not be lost: the fenced kind.
+                registry.sleep.new_foreign_work(&registry.heads_from[squad]);
+            }
         }
         place
     }
@@ -389,7 +475,7 @@ impl WorkerThread {
                 if top.same(job) {
                     return true;
                 }
-                self.execute(top);
+                self.execute(top, Source::Local);
             }
             return false;
         }
@@ -401,7 +487,8 @@ impl WorkerThread {
     fn take_back_shared(&self, job: &JobRef, place: Place) -> bool {
         let registry = &*self.registry;
         let queue = match place {
-            Place::Local => return false,
+            // Inter-socket tasks are taken by squad heads only, through their plans.
+            Place::Local | Place::InterPool(_) => return false,
             Place::Worker(target) => &registry.inboxes[target],
             Place::Squad(squad) => &registry.squad_queues[squad],
             Place::Central => &registry.central,
@@ -420,11 +507,11 @@ impl WorkerThread {
         let mut rounds = 0;
         let mut idle_since: Option<u64> = None;
         while !done() {
-            if let Some(job) = self.find_work() {
+            if let Some((job, source)) = self.find_work() {
                 if let Some(start) = idle_since.take() {
                     self.end_idle(start);
                 }
-                self.execute(job);
+                self.execute(job, source);
                 rounds = 0;
                 continue;
             }
@@ -477,29 +564,50 @@ impl WorkerThread {
     }
 
     /// One search for work: the policy's plan, then the injector.
-    fn find_work(&self) -> Option<JobRef> {
+    fn find_work(&self) -> Option<(JobRef, Source)> {
         let mut plan = self.plan.take();
         plan.clear();
         self.registry.policy.search(self.index, &mut plan);
         let found = plan.iter().find_map(|&probe| self.try_probe(probe));
         self.plan.set(plan);
-        found.or_else(|| self.steal_injected())
+        found.or_else(|| self.steal_injected().map(|job| (job, Source::Local)))
     }
 
-    fn try_probe(&self, probe: Probe) -> Option<JobRef> {
+    fn try_probe(&self, probe: Probe) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
+        let local = |job: Option<JobRef>| job.map(|j| (j, Source::Local));
         match probe {
-            Probe::OwnDeque => self.deque.pop(),
-            Probe::OwnInbox => match registry.layout.inbox {
+            Probe::OwnDeque => local(self.deque.pop()),
+            Probe::OwnInbox => local(match registry.layout.inbox {
                 Some(Order::Fifo) => registry.inboxes[self.index].pop_oldest(),
                 Some(Order::Lifo) => registry.inboxes[self.index].pop_newest(),
                 None => None,
-            },
+            }),
             Probe::Steal(victims) => self.steal_one(victims),
-            Probe::SquadQueue(squad) => registry.squad_queues[squad].pop_newest(),
-            Probe::BulkSteal { chunk } => self.bulk_steal(chunk),
-            Probe::Central => registry.central.pop_newest(),
+            Probe::SquadQueue(squad) => local(registry.squad_queues[squad].pop_newest()),
+            Probe::BulkSteal { chunk } => self.bulk_steal(chunk).map(|j| (j, Source::Remote)),
+            Probe::Central => local(registry.central.pop_newest()),
+            Probe::InterPool(squad) => local(registry.inter_pools[squad].pop_newest()),
+            Probe::RemoteInterPools => self.steal_inter_remote().map(|j| (j, Source::Remote)),
         }
+    }
+
+    /// A head steals the oldest inter-socket task of another squad, from a random start.
+    fn steal_inter_remote(&self) -> Option<JobRef> {
+        let pools = &self.registry.inter_pools;
+        let n = pools.len();
+        let start = (self.next_random() % n as u64) as usize;
+        for victim in (start..n).chain(0..start).filter(|&s| s != self.squad) {
+            if pools[victim].is_empty() {
+                continue;
+            }
+            if let Some(job) = pools[victim].pop_oldest() {
+                bump(&self.counters().steals_remote, 1);
+                return Some(job);
+            }
+            bump(&self.counters().failed_steals, 1);
+        }
+        None
     }
 
     fn is_victim(&self, victim: usize, victims: Victims) -> bool {
@@ -512,7 +620,7 @@ impl WorkerThread {
     }
 
     /// Steals one job from the first victim, from a random start, that has one.
-    fn steal_one(&self, victims: Victims) -> Option<JobRef> {
+    fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
         let n = registry.num_workers();
         let start = (self.next_random() % n as u64) as usize;
@@ -529,10 +637,10 @@ impl WorkerThread {
                     let c = self.counters();
                     if registry.map.squad_of(victim) == self.squad {
                         bump(&c.steals_squad, 1);
-                    } else {
-                        bump(&c.steals_remote, 1);
+                        return Some((job, Source::Local));
                     }
-                    return Some(job);
+                    bump(&c.steals_remote, 1);
+                    return Some((job, Source::Remote));
                 }
                 Steal::Empty | Steal::Retry => bump(&self.counters().failed_steals, 1),
             }
@@ -611,7 +719,74 @@ impl WorkerThread {
                 .enumerate()
                 .any(|(s, q)| s != self.squad && !q.is_empty()),
             Probe::Central => !registry.central.is_empty(),
+            Probe::InterPool(squad) => !registry.inter_pools[squad].is_empty(),
+            Probe::RemoteInterPools => registry
+                .inter_pools
+                .iter()
+                .enumerate()
+                .any(|(s, q)| s != self.squad && !q.is_empty()),
         });
         any || !registry.injector.is_empty()
+    }
+}
+
+/// One task being measured on a worker: where its counters and clock stood when it
+/// started, and what the tasks nested inside it (run by this worker while it waited)
+/// have used, which is not its own.
+struct Frame {
+    start: Sample,
+    started_ns: u64,
+    nested: Sample,
+    nested_ns: u64,
+}
+
+/// A worker's per-task cost measurement: its thread's counters and a stack of the tasks
+/// being measured, innermost last (tasks nest on a worker's stack, so a stack suffices).
+pub(crate) struct TaskProfiler {
+    counters: Box<dyn ThreadCounters>,
+    frames: Vec<Frame>,
+}
+
+impl TaskProfiler {
+    fn begin(&mut self, now_ns: u64) {
+        let start = self.counters.read();
+        self.frames.push(Frame {
+            start,
+            started_ns: now_ns,
+            nested: Sample::default(),
+            nested_ns: 0,
+        });
+    }
+
+    /// The innermost task's own cost: what the counters moved since it began, less what
+    /// its nested tasks used; that whole movement is charged to the enclosing task's
+    /// nested share.
+    fn end(&mut self, now_ns: u64) -> TaskCost {
+        let Some(frame) = self.frames.pop() else {
+            return TaskCost::default();
+        };
+        let total = self.counters.read().delta(&frame.start);
+        let total_ns = now_ns.saturating_sub(frame.started_ns);
+        if let Some(outer) = self.frames.last_mut() {
+            outer.nested = add(&outer.nested, &total);
+            outer.nested_ns = outer.nested_ns.saturating_add(total_ns);
+        }
+        let own = total.delta(&frame.nested);
+        TaskCost {
+            misses: own.private_llc_misses,
+            bytes: own.bytes,
+            instructions: own.instructions,
+            nanos: total_ns.saturating_sub(frame.nested_ns),
+        }
+    }
+}
+
+/// Field-wise saturating sum of two samples.
+fn add(a: &Sample, b: &Sample) -> Sample {
+    Sample {
+        private_llc_misses: a.private_llc_misses.saturating_add(b.private_llc_misses),
+        instructions: a.instructions.saturating_add(b.instructions),
+        cycles: a.cycles.saturating_add(b.cycles),
+        bytes: a.bytes.saturating_add(b.bytes),
     }
 }

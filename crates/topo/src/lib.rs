@@ -47,6 +47,7 @@ use std::path::Path;
 pub use error::TopoError;
 pub use model::{Cache, CacheDomain, CacheKind, Core, NumaNode, Package, Pu, Topology, MAX_PUS};
 pub use render::{ranges as format_ranges, size as format_size};
+pub use synthetic::parse_size;
 
 use error::Kind;
 

@@ -136,7 +136,7 @@ const EXPECTED_TYPES: &str = "numa, pack, group, die, l1d, l1i, l2, l3, l4, core
 
 /// A size with hwloc's units: `6MB` = 6,000,000, `6MiB` = 6,291,456.
 /// The error says what is wrong, for `attribute '<name>' ...`.
-pub(crate) fn parse_size(value: &str) -> Result<u64, String> {
+pub fn parse_size(value: &str) -> Result<u64, String> {
     let digits_end = value
         .find(|c: char| !c.is_ascii_digit())
         .unwrap_or(value.len());

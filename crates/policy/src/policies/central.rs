@@ -21,7 +21,7 @@ impl Policy for Central {
         }
     }
 
-    fn place(&self, _spawner: WorkerId, _task: &TaskInfo) -> Place {
+    fn place(&self, _spawner: WorkerId, _parent: &TaskInfo, _task: &TaskInfo) -> Place {
         Place::Central
     }
 

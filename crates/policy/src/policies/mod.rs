@@ -1,13 +1,21 @@
 //! The policies of the Qthreads comparison set (Olivier et al., "Scheduling task
 //! parallelism on multi-socket multicore systems"), and how to name them.
 
+pub(crate) mod bitier;
+mod cab;
+mod cats;
 mod central;
 mod mts;
+pub(crate) mod profile;
 mod rr;
 mod ws;
 
+pub use bitier::Tier;
+pub use cab::{boundary_level, Cab, CabInputs};
+pub use cats::{Cats, DEFAULT_CMPI_THRESHOLD};
 pub use central::Central;
 pub use mts::Mts;
+pub use profile::{classify, is_cpu_bound, soid};
 pub use rr::RoundRobin;
 pub use ws::WorkStealing;
 
@@ -17,7 +25,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 /// The policies locus ships, by name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PolicyKind {
     /// `ws`: work stealing with pinned workers (Cilk-a).
     Ws,
@@ -33,6 +41,13 @@ pub enum PolicyKind {
     Mts {
         /// Tasks moved by one bulk steal; `None` means the thief's squad size.
         chunk: Option<usize>,
+    },
+    /// `cab`: cache-aware bi-tier stealing with the boundary level of Eq. 4 (CAB).
+    Cab(CabInputs),
+    /// `cats`: cache-aware stealing from the first iteration's profile (CATS).
+    Cats {
+        /// CMPI below which the program is CPU-bound; `None` for the default.
+        cmpi_threshold: Option<f64>,
     },
 }
 
@@ -68,6 +83,11 @@ impl PolicyKind {
             PolicyKind::RrFifo => Arc::new(RoundRobin::new(map, Order::Fifo)),
             PolicyKind::RrLifo => Arc::new(RoundRobin::new(map, Order::Lifo)),
             PolicyKind::Mts { chunk } => Arc::new(Mts::new(map, chunk)),
+            PolicyKind::Cab(inputs) => Arc::new(Cab::new(map, inputs)),
+            PolicyKind::Cats { cmpi_threshold } => Arc::new(Cats::new(
+                map,
+                cmpi_threshold.unwrap_or(DEFAULT_CMPI_THRESHOLD),
+            )),
         }
     }
 }
@@ -82,6 +102,17 @@ impl fmt::Display for PolicyKind {
             PolicyKind::RrLifo => f.write_str("rr-lifo"),
             PolicyKind::Mts { chunk: None } => f.write_str("mts"),
             PolicyKind::Mts { chunk: Some(c) } => write!(f, "mts:{c}"),
+            PolicyKind::Cab(CabInputs::Auto) => f.write_str("cab"),
+            PolicyKind::Cab(CabInputs::Given {
+                branching,
+                data_bytes,
+            }) => write!(f, "cab:{branching}:{data_bytes}"),
+            PolicyKind::Cats {
+                cmpi_threshold: None,
+            } => f.write_str("cats"),
+            PolicyKind::Cats {
+                cmpi_threshold: Some(t),
+            } => write!(f, "cats:{t}"),
         }
     }
 }
@@ -102,6 +133,34 @@ impl FromStr for PolicyKind {
                 Err(_) => Err(err("the mts chunk after ':' must be a positive integer")),
             };
         }
+        if let Some(args) = name.strip_prefix("cab:") {
+            let (b, size) = args
+                .split_once(':')
+                .ok_or_else(|| err("cab takes cab:B:SIZE, e.g. cab:2:48MiB (B the branching degree, SIZE the input)"))?;
+            let branching =
+                match b.parse::<u32>() {
+                    Ok(b) if b >= 2 => b,
+                    _ => return Err(err(
+                        "the branching degree B after 'cab:' must be a whole number of at least 2",
+                    )),
+                };
+            let data_bytes = locus_topo::parse_size(size)
+                .map_err(|e| err(&format!("the input size SIZE {e}")))?;
+            return Ok(PolicyKind::Cab(CabInputs::Given {
+                branching,
+                data_bytes,
+            }));
+        }
+        if let Some(t) = name.strip_prefix("cats:") {
+            return match t.parse::<f64>() {
+                Ok(t) if t.is_finite() && t >= 0.0 => Ok(PolicyKind::Cats {
+                    cmpi_threshold: Some(t),
+                }),
+                _ => Err(err(
+                    "the CMPI threshold after 'cats:' must be a non-negative number",
+                )),
+            };
+        }
         match name.to_ascii_lowercase().as_str() {
             "ws" | "cilk-a" => Ok(PolicyKind::Ws),
             "ws-unpinned" | "cilk" => Ok(PolicyKind::WsUnpinned),
@@ -109,6 +168,10 @@ impl FromStr for PolicyKind {
             "rr-fifo" | "q" => Ok(PolicyKind::RrFifo),
             "rr-lifo" | "l" => Ok(PolicyKind::RrLifo),
             "mts" => Ok(PolicyKind::Mts { chunk: None }),
+            "cab" => Ok(PolicyKind::Cab(CabInputs::Auto)),
+            "cats" => Ok(PolicyKind::Cats {
+                cmpi_threshold: None,
+            }),
             "" => Err(err("the name is empty")),
             _ => Err(err("no policy has this name")),
         }
@@ -130,6 +193,19 @@ mod tests {
             PolicyKind::Mts { chunk: Some(3) }
         );
         assert_eq!("CQ".parse::<PolicyKind>().unwrap(), PolicyKind::Central);
+        assert_eq!(
+            "cab:2:48MiB".parse::<PolicyKind>().unwrap(),
+            PolicyKind::Cab(CabInputs::Given {
+                branching: 2,
+                data_bytes: 48 << 20
+            })
+        );
+        assert_eq!(
+            "cats:0.01".parse::<PolicyKind>().unwrap(),
+            PolicyKind::Cats {
+                cmpi_threshold: Some(0.01)
+            }
+        );
     }
 
     #[test]
@@ -174,12 +250,12 @@ mod tests {
 
         let cq = PolicyKind::Central.build(&map);
         assert!(cq.layout().central && !cq.layout().always_local);
-        assert_eq!(cq.place(3, &task), Place::Central);
+        assert_eq!(cq.place(3, &task, &task), Place::Central);
         assert_eq!(plan(&*cq, 0), vec![Probe::Central]);
 
         let q = PolicyKind::RrFifo.build(&map);
         assert_eq!(q.layout().inbox, Some(Order::Fifo));
-        let dealt: Vec<Place> = (0..5).map(|_| q.place(1, &task)).collect();
+        let dealt: Vec<Place> = (0..5).map(|_| q.place(1, &task, &task)).collect();
         assert_eq!(
             dealt,
             [2, 3, 0, 1, 2].map(Place::Worker).to_vec(),
@@ -192,7 +268,7 @@ mod tests {
         );
 
         let mts = PolicyKind::Mts { chunk: None }.build(&map);
-        assert_eq!(mts.place(3, &task), Place::Squad(1));
+        assert_eq!(mts.place(3, &task, &task), Place::Squad(1));
         assert_eq!(
             plan(&*mts, 3),
             vec![Probe::SquadQueue(1), Probe::BulkSteal { chunk: 2 }]

@@ -44,7 +44,7 @@ impl Policy for Mts {
         }
     }
 
-    fn place(&self, spawner: WorkerId, _task: &TaskInfo) -> Place {
+    fn place(&self, spawner: WorkerId, _parent: &TaskInfo, _task: &TaskInfo) -> Place {
         Place::Squad(self.squad_of[spawner])
     }
 

@@ -42,7 +42,7 @@ impl Policy for RoundRobin {
         }
     }
 
-    fn place(&self, spawner: WorkerId, _task: &TaskInfo) -> Place {
+    fn place(&self, spawner: WorkerId, _parent: &TaskInfo, _task: &TaskInfo) -> Place {
         let cursor = &self.cursors[spawner];
         let target = cursor.load(Ordering::Relaxed);
         let next = if target + 1 == self.cursors.len() {

@@ -1,0 +1,193 @@
+//! `cats`: Cache Aware Task Stealing based on online profiling (Chen, Guo, Huang: CATS).
+//! No user-provided information:
+//!
+//! 1. The first iteration is profiled: tasks are generated parent-first and stolen at
+//!    random across squads (plain work stealing), and every task's own cost is measured
+//!    by the engine's counter source; each task's SOID (Eq. 1) is its own bytes plus its
+//!    children's SOIDs, passed up as children complete.
+//! 2. The first spawn of a task id that already completed starts the second iteration:
+//!    the DAG is partitioned by Fig. 6 (leaf inter-socket task iff its SOID fits the
+//!    squad's shared cache and its parent's does not), which handles unbalanced trees
+//!    where no single level is the boundary.
+//! 3. If the program's cache misses per instruction fall below the threshold (CMPI,
+//!    Section 3.5) it is CPU-bound and runs as `ws` from then on.
+//!
+//! CATS says "if most tasks are CPU-bound"; locus weighs tasks by their work (misses
+//! and instructions summed over the profiled tasks), because a binary tree has as many
+//! internal tasks, which touch almost no data, as leaves. Tasks the profile does not
+//! know (a new phase of the program) run child-first in the squad that spawns them.
+
+use crate::policies::bitier::{BiTier, Tier};
+use crate::policies::profile::{Partition, Profile, Spawned};
+use crate::{Layout, Place, Policy, Probe, Source, TaskCost, TaskInfo, WorkerId, WorkerMap};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
+
+/// The default CMPI threshold: misses per instruction (or per ns, see
+/// [`crate::policies::profile::is_cpu_bound`]). Guess: a five-point stencil streams
+/// about one line per 10-100 instructions (0.01-0.1), a recursive search almost none.
+pub const DEFAULT_CMPI_THRESHOLD: f64 = 0.001;
+
+/// States of a CATS run.
+const PROFILING: u8 = 0;
+const PARTITIONED: u8 = 1;
+const CPU_BOUND: u8 = 2;
+/// One squad: nothing to partition, plain work stealing from the start.
+const SINGLE_SQUAD: u8 = 3;
+
+/// Cache Aware Task Stealing.
+#[derive(Debug)]
+pub struct Cats {
+    core: BiTier,
+    shared_cache: u64,
+    threshold: f64,
+    state: AtomicU8,
+    profile: Profile,
+    partition: OnceLock<Partition>,
+}
+
+impl Cats {
+    /// CATS over the squads of `map`, with a CMPI threshold.
+    pub fn new(map: &WorkerMap, threshold: f64) -> Cats {
+        let core = BiTier::new(map);
+        let state = if core.num_squads() <= 1 {
+            SINGLE_SQUAD
+        } else {
+            PROFILING
+        };
+        let shared_cache = core.shared_cache().unwrap_or(8 << 20);
+        Cats {
+            core,
+            shared_cache,
+            threshold,
+            state: AtomicU8::new(state),
+            profile: Profile::default(),
+            partition: OnceLock::new(),
+        }
+    }
+
+    /// The partition, once the first iteration is over.
+    fn tier(&self, task: &TaskInfo) -> Option<Tier> {
+        if self.state.load(Ordering::Acquire) != PARTITIONED {
+            return None;
+        }
+        let partition = self.partition.get()?;
+        Some(
+            partition
+                .tiers
+                .get(&task.id)
+                .copied()
+                .unwrap_or(Tier::Intra),
+        )
+    }
+
+    fn spawned(&self, parent: &TaskInfo, task: &TaskInfo) {
+        if self.state.load(Ordering::Acquire) != PROFILING {
+            return;
+        }
+        if self.profile.spawned(parent, task) == Spawned::Repeat {
+            let partition = self.partition.get_or_init(|| {
+                Partition::new(&self.profile.snapshot(), self.shared_cache, self.threshold)
+            });
+            let next = if partition.cpu_bound {
+                CPU_BOUND
+            } else {
+                PARTITIONED
+            };
+            let _ =
+                self.state
+                    .compare_exchange(PROFILING, next, Ordering::AcqRel, Ordering::Acquire);
+        }
+    }
+}
+
+impl Policy for Cats {
+    fn name(&self) -> &'static str {
+        "cats"
+    }
+
+    fn layout(&self) -> Layout {
+        if self.state.load(Ordering::Acquire) == SINGLE_SQUAD {
+            return Layout::deques();
+        }
+        Layout {
+            always_local: false,
+            inter_pools: true,
+            task_events: true,
+            ..Layout::deques()
+        }
+    }
+
+    fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
+        self.spawned(parent, task);
+        match self.tier(task) {
+            Some(tier) => self.core.place(spawner, tier),
+            None => Place::Local,
+        }
+    }
+
+    fn parent_first(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> bool {
+        let _ = spawner;
+        self.spawned(parent, task);
+        match self.state.load(Ordering::Acquire) {
+            // "For the convenience of collecting SOID", the paper profiles parent-first.
+            PROFILING => true,
+            _ => self.tier(task).is_some_and(Tier::is_inter),
+        }
+    }
+
+    fn search(&self, worker: WorkerId, plan: &mut Vec<Probe>) {
+        if self.state.load(Ordering::Acquire) == PARTITIONED {
+            self.core.plan(worker, plan);
+        } else {
+            self.core.ws_plan(plan);
+        }
+    }
+
+    fn wants_cost(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == PROFILING
+    }
+
+    fn task_started(&self, worker: WorkerId, task: &TaskInfo, _source: Source) {
+        if let Some(tier) = self.tier(task) {
+            self.core.started(worker, tier);
+        }
+    }
+
+    fn task_finished(&self, worker: WorkerId, task: &TaskInfo, cost: Option<&TaskCost>) {
+        if let Some(tier) = self.tier(task) {
+            self.core.finished(worker, tier);
+        } else if let (PROFILING, Some(cost)) = (self.state.load(Ordering::Acquire), cost) {
+            self.profile.finished(task, cost);
+        }
+    }
+
+    fn explain(&self) -> String {
+        match (self.state.load(Ordering::Acquire), self.partition.get()) {
+            (SINGLE_SQUAD, _) => {
+                "cats: one squad, nothing to partition: plain ws, no profiling\n".to_string()
+            }
+            (PROFILING, _) => {
+                "cats: still in the first (profiling) iteration: no task id has repeated\n"
+                    .to_string()
+            }
+            (_, Some(p)) => format!("cats: {}", p.report),
+            _ => String::new(),
+        }
+    }
+
+    fn stats(&self) -> Vec<(String, u64)> {
+        let mut out = self.core.stats();
+        out.push((
+            "profile_iterations".to_string(),
+            u64::from(self.partition.get().is_some()),
+        ));
+        if let Some(p) = self.partition.get() {
+            out.push(("cpu_bound".to_string(), u64::from(p.cpu_bound)));
+            for (level, n) in &p.leaves_by_level {
+                out.push((format!("leaf_inter_tasks_level{level}"), *n));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,385 @@
+//! The first-iteration profile of CATS (and of CAB's `auto` mode): per task id, its
+//! parent, its own cost, and its Size Of Involved Data (SOID, CATS Eq. 1: the task's own
+//! bytes plus its children's SOIDs, passed up when each child completes).
+//!
+//! Iterations are recognised by task ids (see `task.rs`): the profile ends at the first
+//! spawn of an id that has already completed, which is the first task of the second
+//! iteration. Recording takes a lock per spawn and per completion; it happens during the
+//! profiling iteration only.
+
+use crate::policies::bitier::Tier;
+use crate::{TaskCost, TaskId, TaskInfo};
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// CATS Eq. 1: the SOID of a task is its own bytes plus its children's SOIDs.
+pub fn soid(own_bytes: u64, children: &[u64]) -> u64 {
+    children
+        .iter()
+        .fold(own_bytes, |sum, c| sum.saturating_add(*c))
+}
+
+/// CATS Fig. 6: a task whose data does not fit in the shared cache is an inter-socket
+/// task (a); one whose data fits while its parent's does not is a leaf inter-socket task
+/// (b); one whose data fits, like its parent's, is an intra-socket task (c). A root
+/// (no parent) whose data fits is a leaf inter-socket task: its whole tree fits one
+/// squad. "Fits" means strictly smaller than the cache, as the paper says.
+pub fn classify(soid: u64, parent_soid: Option<u64>, shared_cache: u64) -> Tier {
+    let fits = |d: u64| d < shared_cache;
+    match (fits(soid), parent_soid.map(fits)) {
+        (false, _) => Tier::Inter,
+        (true, Some(true)) => Tier::Intra,
+        (true, Some(false) | None) => Tier::LeafInter,
+    }
+}
+
+/// CATS Section 3.5: a task (or program) is CPU-bound when its cache misses per
+/// instruction fall below `threshold`. Where the counter source counts no instructions
+/// (the `declared` source), misses per nanosecond of task time stand in for misses per
+/// instruction (one instruction per nanosecond assumed; the threshold applies as is).
+/// A task with neither instructions nor time is CPU-bound unless it missed.
+pub fn is_cpu_bound(misses: u64, instructions: u64, nanos: u64, threshold: f64) -> bool {
+    let work = if instructions > 0 {
+        instructions
+    } else {
+        nanos
+    };
+    if work == 0 {
+        return misses == 0;
+    }
+    (misses as f64) / (work as f64) < threshold
+}
+
+/// One profiled task.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Entry {
+    pub(crate) parent: Option<TaskId>,
+    pub(crate) level: u32,
+    pub(crate) own: TaskCost,
+    pub(crate) children: u32,
+    /// SOIDs of the children that have completed.
+    pub(crate) children_soid: u64,
+    /// Set when the task has completed.
+    pub(crate) soid: Option<u64>,
+}
+
+/// The profile of one iteration, being recorded.
+#[derive(Debug, Default)]
+pub(crate) struct Profile {
+    table: Mutex<HashMap<TaskId, Entry>>,
+}
+
+/// What a spawn tells the profile.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Spawned {
+    /// A task not seen completing before: still the first iteration.
+    New,
+    /// A task that completed before: the second iteration has begun.
+    Repeat,
+}
+
+impl Profile {
+    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<TaskId, Entry>> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `parent` spawned `task`.
+    pub(crate) fn spawned(&self, parent: &TaskInfo, task: &TaskInfo) -> Spawned {
+        let mut table = self.table();
+        if table.get(&task.id).is_some_and(|e| e.soid.is_some()) {
+            return Spawned::Repeat;
+        }
+        let entry = table.entry(task.id).or_default();
+        entry.parent = Some(parent.id);
+        entry.level = task.level;
+        table
+            .entry(parent.id)
+            .or_insert_with(|| Entry {
+                level: parent.level,
+                ..Entry::default()
+            })
+            .children += 1;
+        Spawned::New
+    }
+
+    /// `task` completed having cost `cost` itself; its SOID goes to its parent.
+    pub(crate) fn finished(&self, task: &TaskInfo, cost: &TaskCost) {
+        let mut table = self.table();
+        let entry = table.entry(task.id).or_insert_with(|| Entry {
+            level: task.level,
+            ..Entry::default()
+        });
+        entry.own = *cost;
+        let total = soid(cost.bytes, &[entry.children_soid]);
+        entry.soid = Some(total);
+        if let Some(parent) = entry.parent {
+            let p = table.entry(parent).or_default();
+            p.children_soid = p.children_soid.saturating_add(total);
+        }
+    }
+
+    /// Every entry, completed or not (the loop's own task of an iterative program spawns
+    /// the iteration but does not complete within it), for partitioning.
+    pub(crate) fn snapshot(&self) -> HashMap<TaskId, Entry> {
+        self.table().clone()
+    }
+}
+
+/// What the first iteration showed, and the tiers that follow from it.
+#[derive(Debug, Clone)]
+pub(crate) struct Partition {
+    pub(crate) tiers: HashMap<TaskId, Tier>,
+    pub(crate) cpu_bound: bool,
+    pub(crate) tasks: usize,
+    /// Mean children per task that spawned any (CAB's B, learned).
+    pub(crate) branching: f64,
+    /// SOIDs of the top-level tasks summed (CAB's S_d, learned).
+    pub(crate) data_bytes: u64,
+    /// Leaf inter-socket tasks found, by level.
+    pub(crate) leaves_by_level: std::collections::BTreeMap<u32, u64>,
+    pub(crate) report: String,
+}
+
+impl Partition {
+    /// Partitions the completed `entries` for squads sharing `shared_cache` bytes.
+    pub(crate) fn new(
+        entries: &HashMap<TaskId, Entry>,
+        shared_cache: u64,
+        threshold: f64,
+    ) -> Partition {
+        let soid_of = |id: &TaskId| entries.get(id).and_then(|e| e.soid);
+        let tiers: HashMap<TaskId, Tier> = entries
+            .iter()
+            .filter_map(|(id, e)| {
+                let parent_soid = e.parent.and_then(|p| soid_of(&p));
+                Some((*id, classify(e.soid?, parent_soid, shared_cache)))
+            })
+            .collect();
+        let (misses, instructions, nanos) =
+            entries.values().fold((0u64, 0u64, 0u64), |(m, i, n), e| {
+                (
+                    m.saturating_add(e.own.misses),
+                    i.saturating_add(e.own.instructions),
+                    n.saturating_add(e.own.nanos),
+                )
+            });
+        let work = if instructions > 0 {
+            instructions
+        } else {
+            nanos
+        };
+        let cmpi = if work == 0 {
+            0.0
+        } else {
+            misses as f64 / work as f64
+        };
+        let cpu_bound = is_cpu_bound(misses, instructions, nanos, threshold);
+        let parents: Vec<u32> = entries
+            .values()
+            .map(|e| e.children)
+            .filter(|&c| c > 0)
+            .collect();
+        let branching = if parents.is_empty() {
+            0.0
+        } else {
+            parents.iter().map(|&c| f64::from(c)).sum::<f64>() / parents.len() as f64
+        };
+        // The top of the profiled tree: the shallowest level with completed tasks whose
+        // parents did not complete within the iteration (the loop's own task), or none.
+        let top = entries
+            .values()
+            .filter(|e| e.parent.is_some_and(|p| soid_of(&p).is_none()))
+            .map(|e| e.level)
+            .min();
+        let data_bytes = entries
+            .values()
+            .filter(|e| Some(e.level) == top && e.parent.is_some_and(|p| soid_of(&p).is_none()))
+            .filter_map(|e| e.soid)
+            .sum();
+        let report = Partition::describe(entries, &tiers, shared_cache, cmpi, cpu_bound, threshold);
+        let leaves_by_level = tiers
+            .iter()
+            .filter(|(_, t)| **t == Tier::LeafInter)
+            .filter_map(|(id, _)| entries.get(id).map(|e| e.level))
+            .fold(std::collections::BTreeMap::new(), |mut m, level| {
+                *m.entry(level).or_insert(0) += 1;
+                m
+            });
+        Partition {
+            tiers,
+            cpu_bound,
+            tasks: entries.values().filter(|e| e.soid.is_some()).count(),
+            branching,
+            data_bytes,
+            leaves_by_level,
+            report,
+        }
+    }
+
+    fn describe(
+        entries: &HashMap<TaskId, Entry>,
+        tiers: &HashMap<TaskId, Tier>,
+        shared_cache: u64,
+        cmpi: f64,
+        cpu_bound: bool,
+        threshold: f64,
+    ) -> String {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "profiled tasks: {}; shared cache per squad: {shared_cache} bytes",
+            entries.values().filter(|e| e.soid.is_some()).count()
+        );
+        let _ =
+            writeln!(
+            out,
+            "cache misses per instruction (program): {cmpi:.5} against threshold {threshold}: {}",
+            if cpu_bound { "CPU-bound, runs as ws" } else { "memory-bound, partitioned" }
+        );
+        let mut by_level: std::collections::BTreeMap<u32, Vec<(TaskId, u64)>> = Default::default();
+        for (id, e) in entries {
+            if let Some(s) = e.soid {
+                by_level.entry(e.level).or_default().push((*id, s));
+            }
+        }
+        for (level, tasks) in by_level.iter_mut().take(5) {
+            tasks.sort_by_key(|(id, _)| *id);
+            let shown: Vec<String> = tasks
+                .iter()
+                .take(8)
+                .map(|(id, s)| format!("{id}:{s}"))
+                .collect();
+            let more = if tasks.len() > 8 {
+                format!(" (+{} more)", tasks.len() - 8)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                out,
+                "  level {level}: {} tasks, SOID bytes {}{more}",
+                tasks.len(),
+                shown.join(" ")
+            );
+        }
+        let mut leaves: std::collections::BTreeMap<u32, (usize, u64)> = Default::default();
+        for (id, tier) in tiers {
+            if *tier == Tier::LeafInter {
+                if let Some(e) = entries.get(id) {
+                    let slot = leaves.entry(e.level).or_default();
+                    slot.0 += 1;
+                    slot.1 = slot.1.max(e.soid.unwrap_or(0));
+                }
+            }
+        }
+        if leaves.is_empty() {
+            let _ = writeln!(out, "leaf inter-socket tasks: none");
+        }
+        for (level, (n, max)) in leaves {
+            let _ = writeln!(
+                out,
+                "leaf inter-socket tasks: {n} at level {level} (largest SOID {max} bytes)"
+            );
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eq1_sums_a_hand_built_tree() {
+        // CATS Fig. 5 shape: γ1 has children γ2, γ3; γ2 has leaves γ4, γ5.
+        let (s4, s5, s3) = (100, 120, 200);
+        let s2 = soid(4, &[s4, s5]);
+        let s1 = soid(2, &[s2, s3]);
+        assert_eq!(s2, 224);
+        assert_eq!(s1, 426);
+    }
+
+    #[test]
+    fn fig6_three_cases() {
+        let cache = 6 << 20;
+        assert_eq!(
+            classify(8 << 20, Some(16 << 20), cache),
+            Tier::Inter,
+            "(a) both larger"
+        );
+        assert_eq!(
+            classify(4 << 20, Some(8 << 20), cache),
+            Tier::LeafInter,
+            "(b) fits, parent does not"
+        );
+        assert_eq!(
+            classify(2 << 20, Some(4 << 20), cache),
+            Tier::Intra,
+            "(c) both fit"
+        );
+        assert_eq!(
+            classify(1 << 20, None, cache),
+            Tier::LeafInter,
+            "a root that fits"
+        );
+        assert_eq!(
+            classify(cache, Some(2 * cache), cache),
+            Tier::Inter,
+            "equal to the cache does not fit"
+        );
+    }
+
+    #[test]
+    fn cmpi_both_ways() {
+        assert!(
+            is_cpu_bound(10, 1_000_000, 0, 0.001),
+            "10 misses in a million instructions"
+        );
+        assert!(
+            !is_cpu_bound(5_000, 100_000, 0, 0.001),
+            "one miss per 20 instructions"
+        );
+        assert!(
+            !is_cpu_bound(300, 0, 1_000, 0.001),
+            "declared: 0.3 lines per ns"
+        );
+        assert!(is_cpu_bound(0, 0, 1_000, 0.001), "declared nothing");
+        assert!(is_cpu_bound(0, 0, 0, 0.001));
+        assert!(!is_cpu_bound(1, 0, 0, 0.001));
+    }
+
+    fn info(id: u64, level: u32) -> TaskInfo {
+        TaskInfo {
+            id: TaskId(id),
+            level,
+        }
+    }
+
+    #[test]
+    fn the_profile_passes_soids_up_and_sees_the_second_iteration() {
+        let p = Profile::default();
+        let (root, a, b) = (info(1, 0), info(2, 1), info(3, 1));
+        assert_eq!(p.spawned(&root, &a), Spawned::New);
+        assert_eq!(p.spawned(&root, &b), Spawned::New);
+        let cost = |bytes| TaskCost {
+            bytes,
+            misses: bytes / 64,
+            ..TaskCost::default()
+        };
+        p.finished(&a, &cost(4 << 20));
+        p.finished(&b, &cost(4 << 20));
+        assert_eq!(
+            p.spawned(&root, &a),
+            Spawned::Repeat,
+            "the second iteration"
+        );
+        let part = Partition::new(&p.snapshot(), 6 << 20, 0.001);
+        assert_eq!(
+            part.tiers[&TaskId(2)],
+            Tier::LeafInter,
+            "the loop's task never completed: a's parent is unknown"
+        );
+        assert_eq!(part.data_bytes, 8 << 20, "S_d: the iteration's top tasks");
+        assert_eq!(part.branching, 2.0);
+    }
+}

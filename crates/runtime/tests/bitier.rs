@@ -1,0 +1,185 @@
+//! The bi-tier policies (`cab`, `cats`) on virtual multi-squad machines: an iterative
+//! program (the same random fork-join tree run three times in one task, so its task ids
+//! repeat) whose leaves declare their slice of a 16 MiB buffer. Each iteration must run
+//! every leaf exactly once; the policies' instrumentation must never see a squad run two
+//! leaf inter-socket subtrees at once; CATS must profile the first iteration only and
+//! then partition (its counter source here is `declared`, this machine having no
+//! hardware counters). Counter source tests that change the environment live in their
+//! own file.
+
+mod common;
+
+use common::Rng;
+use locus::counters::CounterKind;
+use locus::{PolicyKind, ThreadPool, ThreadPoolBuilder, Topology};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
+const LEAVES: usize = if cfg!(miri) { 64 } else { 4096 };
+/// Bytes each leaf declares: 16 MiB in all, more than the 6-8 MiB of one squad's cache.
+const LEAF_BYTES: usize = (16 << 20) / LEAVES;
+
+struct Tree<'a> {
+    sum: &'a AtomicU64,
+    marks: &'a [AtomicU8],
+    data: &'a [u8],
+}
+
+impl Tree<'_> {
+    fn run(&self, lo: usize, hi: usize, seed: u64) {
+        let n = hi - lo;
+        if n <= 4 {
+            for leaf in lo..hi {
+                locus::footprint::write_slice(
+                    &self.data[leaf * LEAF_BYTES..(leaf + 1) * LEAF_BYTES],
+                );
+                self.sum.fetch_add(leaf as u64, Ordering::Relaxed);
+                assert_eq!(
+                    self.marks[leaf].fetch_add(1, Ordering::Relaxed),
+                    0,
+                    "leaf {leaf} ran twice"
+                );
+            }
+            return;
+        }
+        let mut rng = Rng(seed);
+        if rng.next() % 6 == 0 {
+            let step = n.div_ceil(3);
+            locus::scope(|s| {
+                for start in (lo..hi).step_by(step) {
+                    let child = rng.next();
+                    s.spawn(move |_| self.run(start, (start + step).min(hi), child));
+                }
+            });
+        } else {
+            let mid = lo + (n * (2 + (rng.next() % 5) as usize) / 8).clamp(1, n - 1);
+            let (a, b) = (rng.next(), rng.next());
+            locus::join(|| self.run(lo, mid, a), || self.run(mid, hi, b));
+        }
+    }
+}
+
+fn policy_stat(pool: &ThreadPool, name: &str) -> Option<u64> {
+    pool.policy_stats()
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v)
+}
+
+fn iterate(policy: PolicyKind, machine: &str, threads: usize) -> ThreadPool {
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .policy(policy)
+        .topology(Topology::parse_spec(machine).unwrap())
+        .counters(CounterKind::Declared)
+        .build()
+        .unwrap();
+    let data = vec![0u8; LEAVES * LEAF_BYTES];
+    pool.install(|| {
+        for iteration in 0..3 {
+            let sum = AtomicU64::new(0);
+            let marks: Vec<AtomicU8> = (0..LEAVES).map(|_| AtomicU8::new(0)).collect();
+            Tree {
+                sum: &sum,
+                marks: &marks,
+                data: &data,
+            }
+            .run(0, LEAVES, 0xb1_71e5);
+            let expected = (LEAVES * (LEAVES - 1) / 2) as u64;
+            assert_eq!(
+                sum.into_inner(),
+                expected,
+                "{policy} on {machine}, iteration {iteration}"
+            );
+            assert!(
+                marks.iter().all(|m| m.load(Ordering::Relaxed) == 1),
+                "{policy}: a leaf never ran"
+            );
+        }
+    });
+    assert_eq!(
+        policy_stat(&pool, "leaf_subtree_overlaps"),
+        Some(0),
+        "{policy} on {machine}: a squad ran two leaf inter-socket subtrees at once"
+    );
+    pool
+}
+
+#[test]
+fn bi_tier_policies_conserve_tasks_and_keep_one_subtree_per_squad() {
+    let cab_given: PolicyKind = "cab:2:16MiB".parse().unwrap();
+    // Workers fill one cache domain before the next: 4 on the Opteron would be one squad.
+    for (machine, threads) in [
+        ("2x2", 4),
+        ("2x2", 8),
+        ("opteron-8380", 8),
+        ("opteron-8380", 16),
+    ] {
+        {
+            for policy in [
+                PolicyKind::Cats {
+                    cmpi_threshold: None,
+                },
+                PolicyKind::Cab(locus::CabInputs::Auto),
+                cab_given,
+            ] {
+                let pool = iterate(policy, machine, threads);
+                let inter: u64 = pool
+                    .policy_stats()
+                    .iter()
+                    .filter(|(n, _)| n.starts_with("inter_tasks_squad"))
+                    .map(|(_, v)| v)
+                    .sum();
+                assert!(
+                    inter > 0,
+                    "{policy} on {machine}: no inter-socket task ran:\n{}",
+                    pool.explain()
+                );
+            }
+            let cats = iterate(
+                PolicyKind::Cats {
+                    cmpi_threshold: None,
+                },
+                machine,
+                threads,
+            );
+            assert_eq!(
+                policy_stat(&cats, "profile_iterations"),
+                Some(1),
+                "{}",
+                cats.explain()
+            );
+            assert_eq!(
+                policy_stat(&cats, "cpu_bound"),
+                Some(0),
+                "{}",
+                cats.explain()
+            );
+            let explain = cats.explain();
+            assert!(explain.contains("leaf inter-socket tasks:"), "{explain}");
+            assert!(explain.contains("counters: declared"), "{explain}");
+        }
+    }
+}
+
+#[test]
+fn with_one_squad_the_bi_tier_policies_are_plain_work_stealing() {
+    for policy in [
+        PolicyKind::Cats {
+            cmpi_threshold: None,
+        },
+        PolicyKind::Cab(locus::CabInputs::Auto),
+    ] {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .policy(policy)
+            .topology(Topology::parse_spec("1x2").unwrap())
+            .build()
+            .unwrap();
+        assert!(
+            pool.explain().contains("ws"),
+            "{policy}: {}",
+            pool.explain()
+        );
+        assert_eq!(pool.install(|| locus::join(|| 1, || 2)), (1, 2));
+    }
+}
