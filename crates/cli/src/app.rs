@@ -102,6 +102,10 @@ fn run_bench(args: &BenchArgs) -> Result<(), Failure> {
             report::table(&result, plan.reps)
         );
         bar.suspend(|| print(&text)).map_err(Failure::Run)?;
+        if plan.explain {
+            let text = report::explanations(&result);
+            bar.suspend(|| print(&text)).map_err(Failure::Run)?;
+        }
         kernels.push(result);
     }
     bar.finish_and_clear();

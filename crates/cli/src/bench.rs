@@ -43,6 +43,10 @@ pub(crate) struct BenchPlan {
     pub(crate) rayon: bool,
     /// Where to write the JSON document, if anywhere.
     pub(crate) json: Option<PathBuf>,
+    /// Whether to report what each policy decided.
+    pub(crate) explain: bool,
+    /// The counter source for policies that measure tasks, if forced.
+    pub(crate) counters: Option<locus::counters::CounterKind>,
 }
 
 impl BenchPlan {
@@ -81,6 +85,8 @@ impl BenchPlan {
             warmup: args.warmup,
             rayon: !args.no_rayon,
             json: args.json.clone(),
+            explain: args.explain,
+            counters: args.counters,
         })
     }
 
@@ -207,6 +213,10 @@ pub(crate) struct ExecResult {
     pub(crate) failure: Option<String>,
     /// Pool statistics per worker, summed over the timed repetitions (`None` for rayon).
     pub(crate) stats: Option<PoolStats>,
+    /// What the policy decided and from what, after the runs (`None` for rayon).
+    pub(crate) explain: Option<String>,
+    /// The policy's own statistics after the runs, by name (empty for rayon).
+    pub(crate) policy_stats: Vec<(String, u64)>,
 }
 
 impl ExecResult {
@@ -217,6 +227,8 @@ impl ExecResult {
             failed_runs: 0,
             failure: None,
             stats: None,
+            explain: None,
+            policy_stats: Vec::new(),
         }
     }
 
@@ -295,10 +307,14 @@ pub(crate) fn run_kernel(
 
     let mut executors = Vec::with_capacity(plan.num_executors());
     for &kind in &plan.policies {
-        let pool = ThreadPoolBuilder::new()
+        let mut builder = ThreadPoolBuilder::new()
             .num_threads(plan.threads)
             .policy(kind)
-            .topology(plan.topology.clone())
+            .topology(plan.topology.clone());
+        if let Some(counters) = plan.counters {
+            builder = builder.counters(counters);
+        }
+        let pool = builder
             .build()
             .with_context(|| format!("could not build the locus pool for policy {kind}"))?;
         executors.push((kind.to_string(), Executor::Locus(Locus::new(pool))));
@@ -337,6 +353,12 @@ pub(crate) fn run_kernel(
             result.times.push(run.end - run.start);
             result.record(&format!("rep {}", rep + 1), run.check);
             bar.inc(1);
+        }
+    }
+    for ((_, ex), result) in executors.iter().zip(&mut results) {
+        if let Executor::Locus(locus) = ex {
+            result.explain = Some(locus.pool.explain());
+            result.policy_stats = locus.pool.policy_stats();
         }
     }
     tracing::debug!(executors = executors.len(), "kernel done");
@@ -399,6 +421,8 @@ mod tests {
             warmup: 0,
             json: None,
             no_rayon: false,
+            explain: false,
+            counters: None,
         }
     }
 

@@ -139,6 +139,28 @@ pub(crate) struct BenchArgs {
     /// Leave rayon out (no baseline, so no ratios). [default: rayon is run]
     #[arg(long)]
     pub(crate) no_rayon: bool,
+
+    /// After each kernel, print what each policy decided and from what: for cab the
+    /// inputs of Eq. 4 and the boundary level; for cats the counter source, the SOIDs
+    /// at the top levels, the leaf inter-socket tasks and whether the program was judged
+    /// CPU-bound; and every policy's own statistics (inter-socket tasks per squad, busy
+    /// refusals, profile iterations). Also written to --json.
+    #[arg(long)]
+    pub(crate) explain: bool,
+
+    /// Counter source for policies that measure tasks (cats; cab learning B and S_d):
+    /// perf (hardware counters; an error where they cannot be opened), declared (the
+    /// bytes tasks declare through locus::footprint), or off. [default: perf where it
+    /// works, else declared, and the output says which]
+    #[arg(long, value_name = "SOURCE", env = "LOCUS_COUNTERS",
+          value_parser = counter_kind)]
+    pub(crate) counters: Option<locus::counters::CounterKind>,
+}
+
+/// `--counters`: perf, declared or off.
+fn counter_kind(s: &str) -> Result<locus::counters::CounterKind, String> {
+    s.parse()
+        .map_err(|e: locus::counters::CounterError| e.to_string())
 }
 
 #[cfg(test)]

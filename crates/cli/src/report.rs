@@ -68,6 +68,31 @@ pub(crate) fn per_rep(stats: &WorkerStats, reps: usize) -> Vec<(&'static str, f6
         .collect()
 }
 
+/// What each locus policy decided on one kernel, and its own statistics (`--explain`).
+pub(crate) fn explanations(kernel: &KernelResult) -> String {
+    let mut out = String::new();
+    for r in &kernel.results {
+        let Some(explain) = &r.explain else { continue };
+        out.push_str(&format!("-- {}\n", r.name));
+        if explain.is_empty() {
+            out.push_str("   (nothing to explain: no decision depends on the program)\n");
+        }
+        for line in explain.lines() {
+            out.push_str(&format!("   {line}\n"));
+        }
+        let nonzero: Vec<String> = r
+            .policy_stats
+            .iter()
+            .filter(|(_, v)| *v != 0)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        if !nonzero.is_empty() {
+            out.push_str(&format!("   policy statistics: {}\n", nonzero.join(" ")));
+        }
+    }
+    out
+}
+
 /// The header line above a kernel's table.
 pub(crate) fn header(plan: &BenchPlan, kernel: &KernelResult) -> String {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
@@ -188,6 +213,12 @@ struct ResultReport {
     stats: Option<StatsPerRep>,
     /// Per worker (by index), per repetition.
     stats_per_worker: Option<Vec<StatsPerRep>>,
+    /// What the policy decided (`--explain`'s text), after the runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    explain: Option<String>,
+    /// The policy's own statistics after the runs, by name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    policy_stats: Vec<(String, u64)>,
 }
 
 /// Statistics per repetition as a JSON object, keys in [`WorkerStats::NAMES`] order.
@@ -227,6 +258,8 @@ impl Report {
                             .stats
                             .as_ref()
                             .map(|s| StatsPerRep(per_rep(&s.total(), plan.reps))),
+                        explain: r.explain.clone().filter(|_| plan.explain),
+                        policy_stats: r.policy_stats.clone(),
                         stats_per_worker: r.stats.as_ref().map(|s| {
                             s.workers
                                 .iter()
