@@ -170,6 +170,8 @@ mod tests {
             failed_runs: 0,
             failure: None,
             stats: None,
+            explain: None,
+            policy_stats: Vec::new(),
         };
         let bad = ExecResult {
             failed_runs: 2,

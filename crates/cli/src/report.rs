@@ -332,6 +332,21 @@ mod tests {
     }
 
     #[test]
+    fn explanations_show_each_policy_and_its_nonzero_statistics() {
+        let text = explanations(&fake());
+        assert!(
+            text.contains("-- ws\n   ws: nothing to explain\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("policy statistics: busy_refusals_squad0=3\n"),
+            "zeros are left out: {text}"
+        );
+        assert!(text.contains("-- mts\n   (nothing to explain"), "{text}");
+        assert!(!text.contains("rayon"), "rayon has no policy: {text}");
+    }
+
+    #[test]
     fn counts() {
         assert_eq!(count(42.0), "42");
         assert_eq!(count(2.5), "2.5");
@@ -359,6 +374,11 @@ mod tests {
                     stats: Some(PoolStats {
                         workers: vec![stats, WorkerStats::default()],
                     }),
+                    explain: Some("ws: nothing to explain\n".into()),
+                    policy_stats: vec![
+                        ("busy_refusals_squad0".into(), 3),
+                        ("profile_iterations".into(), 0),
+                    ],
                 },
                 ExecResult {
                     name: "mts".into(),
@@ -368,6 +388,8 @@ mod tests {
                     stats: Some(PoolStats {
                         workers: vec![WorkerStats::default()],
                     }),
+                    explain: Some(String::new()),
+                    policy_stats: Vec::new(),
                 },
                 ExecResult {
                     name: RAYON.into(),
@@ -375,6 +397,8 @@ mod tests {
                     failed_runs: 0,
                     failure: None,
                     stats: None,
+                    explain: None,
+                    policy_stats: Vec::new(),
                 },
             ],
         }

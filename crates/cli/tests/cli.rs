@@ -296,3 +296,48 @@ fn bad_input_is_refused_with_exit_code_2() {
     );
     refused(&["frobnicate"], &["frobnicate"]);
 }
+
+#[test]
+fn bench_explains_the_bi_tier_policies() {
+    let out = locus(&[
+        "bench",
+        "heat",
+        "--size",
+        "130x64,leaf=4,iters=3",
+        "--machine",
+        "opteron-8380",
+        "--threads",
+        "8",
+        "--policy",
+        "cab:2:1MiB,cats",
+        "--reps",
+        "2",
+        "--warmup",
+        "0",
+        "--no-rayon",
+        "--counters",
+        "declared",
+        "--explain",
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("-- cab:2:1048576\n"), "{stdout}");
+    // 8 workers fill two of the four sockets: M = 2, so Eq. 4 gives BL = 2.
+    assert!(
+        stdout.contains(
+            "M = 2 squads, S_c = 6291456 bytes, B = 2, S_d = 1048576 bytes (given): BL = 2 (Eq. 4)"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("-- cats\n"), "{stdout}");
+    assert!(stdout.contains("counters: declared"), "{stdout}");
+    assert!(stdout.contains("policy statistics:"), "{stdout}");
+    refused(
+        &["bench", "fib", "--counters", "bogus"],
+        &["bogus", "--counters"],
+    );
+}
