@@ -109,6 +109,8 @@ fn bi_tier_policies_conserve_tasks_and_keep_one_subtree_per_squad() {
     let cab_given: PolicyKind = "cab:2:16MiB".parse().unwrap();
     // Workers fill one cache domain before the next: 4 on the Opteron would be one squad.
     for (machine, threads) in [
+        ("2x1", 2),
+        ("2x1", 4),
         ("2x2", 4),
         ("2x2", 8),
         ("opteron-8380", 8),
