@@ -106,59 +106,47 @@ fn iterate(policy: PolicyKind, machine: &str, threads: usize) -> ThreadPool {
 
 #[test]
 fn bi_tier_policies_conserve_tasks_and_keep_one_subtree_per_squad() {
-    let cab_given: PolicyKind = "cab:2:16MiB".parse().unwrap();
+    let cats = PolicyKind::Cats {
+        cmpi_threshold: None,
+    };
+    let policies = [
+        cats,
+        PolicyKind::Cab(locus::CabInputs::Auto),
+        "cab:2:16MiB".parse().unwrap(),
+    ];
     // Workers fill one cache domain before the next: 4 on the Opteron would be one squad.
-    for (machine, threads) in [
+    let machines = [
         ("2x1", 2),
         ("2x1", 4),
         ("2x2", 4),
         ("2x2", 8),
         ("opteron-8380", 8),
         ("opteron-8380", 16),
-    ] {
-        {
-            for policy in [
-                PolicyKind::Cats {
-                    cmpi_threshold: None,
-                },
-                PolicyKind::Cab(locus::CabInputs::Auto),
-                cab_given,
-            ] {
-                let pool = iterate(policy, machine, threads);
-                let inter: u64 = pool
-                    .policy_stats()
-                    .iter()
-                    .filter(|(n, _)| n.starts_with("inter_tasks_squad"))
-                    .map(|(_, v)| v)
-                    .sum();
-                assert!(
-                    inter > 0,
-                    "{policy} on {machine}: no inter-socket task ran:\n{}",
-                    pool.explain()
+    ];
+    for (machine, threads) in machines {
+        for policy in policies {
+            let pool = iterate(policy, machine, threads);
+            let explain = pool.explain();
+            let inter: u64 = pool
+                .policy_stats()
+                .iter()
+                .filter(|(n, _)| n.starts_with("inter_tasks_squad"))
+                .map(|(_, v)| v)
+                .sum();
+            assert!(
+                inter > 0,
+                "{policy} on {machine}: no inter-socket task ran:\n{explain}"
+            );
+            if policy == cats {
+                assert_eq!(
+                    policy_stat(&pool, "profile_iterations"),
+                    Some(1),
+                    "{explain}"
                 );
+                assert_eq!(policy_stat(&pool, "cpu_bound"), Some(0), "{explain}");
+                assert!(explain.contains("leaf inter-socket tasks:"), "{explain}");
+                assert!(explain.contains("counters: declared"), "{explain}");
             }
-            let cats = iterate(
-                PolicyKind::Cats {
-                    cmpi_threshold: None,
-                },
-                machine,
-                threads,
-            );
-            assert_eq!(
-                policy_stat(&cats, "profile_iterations"),
-                Some(1),
-                "{}",
-                cats.explain()
-            );
-            assert_eq!(
-                policy_stat(&cats, "cpu_bound"),
-                Some(0),
-                "{}",
-                cats.explain()
-            );
-            let explain = cats.explain();
-            assert!(explain.contains("leaf inter-socket tasks:"), "{explain}");
-            assert!(explain.contains("counters: declared"), "{explain}");
         }
     }
 }
