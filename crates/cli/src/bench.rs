@@ -164,7 +164,7 @@ pub(crate) fn kernels_help() -> String {
     for k in Kernel::ALL {
         let _ = writeln!(
             out,
-            "  {:<8} {}\n  {:<8} [default size: {}]",
+            "  {:<10} {}\n  {:<10} [default size: {}]",
             k.name(),
             k.size_syntax(),
             "",

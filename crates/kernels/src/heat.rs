@@ -8,10 +8,13 @@
 //! edges at 0.0, and a seeded uniform `[0, 1)` interior.
 //!
 //! Each sweep splits the interior rows `1..rows-1` in halves with `join` down to at
-//! most `leaf` rows, as the heat benchmark of the CATS and CAB papers does; the
-//! destination slice is split with `split_at_mut` along the way, so the kernel is safe
-//! code. The same recursion over the same rows happens in every iteration, so a task
-//! touches the same rows each time: the locality a cache-aware scheduler can exploit.
+//! most `leaf` rows, as the heat benchmark of the CATS and CAB papers does
+//! ([`Split::Balanced`]); `heat-ub` ([`crate::heat_ub`]) runs the same sweeps over the
+//! unbalanced tree of CATS's Algorithm 1 ([`Split::Unbalanced`]) through
+//! [`solve_split`]. The destination slice is split with `split_at_mut` along the way
+//! ([`crate::split`]), so the kernel is safe code. The same recursion over the same rows
+//! happens in every iteration, so a task touches the same rows each time: the locality
+//! a cache-aware scheduler can exploit.
 //!
 //! Footprint, declared once per leaf and sweep: a read of source rows
 //! `[lo - 1, hi + 1)` (never clamped in practice: interior rows always have both
@@ -27,14 +30,13 @@ use std::time::Instant;
 use locus::footprint::{read_slice, write_slice};
 
 use crate::exec::Executor;
-use crate::rng::SplitMix64;
+use crate::grid;
 use crate::size::{self, Opts};
+use crate::split::{self, Split};
 use crate::Outcome;
 
 /// Diffusion coefficient (stable for `K <= 0.25`).
 const K: f64 = 0.2;
-/// Temperature of the hot (top) edge.
-const HOT: f64 = 100.0;
 /// Default seed of the interior.
 const SEED: u64 = 0x4845_4154; // "HEAT"
 
@@ -86,30 +88,15 @@ pub(crate) const SYNTAX: &str = "ROWSxCOLS[,leaf=L][,iters=I][,seed=S] with ROWS
 /// Parses `ROWSxCOLS[,leaf=L][,iters=I][,seed=S]`; the error is the reason.
 pub(crate) fn parse(s: &str) -> Result<HeatParams, String> {
     let (main, opts) = size::split(s)?;
-    let Some((r, c)) = main.split_once(['x', 'X']) else {
-        return Err(format!("grid {main:?} is not of the form ROWSxCOLS"));
-    };
+    let (rows, cols) = grid::parse_shape(main)?;
     let mut p = HeatParams {
-        rows: size::number("ROWS", r)?,
-        cols: size::number("COLS", c)?,
+        rows,
+        cols,
         ..HeatParams::default()
     };
-    if p.rows < 3 || p.cols < 3 {
-        return Err(format!(
-            "grid {}x{} is too small: rows and columns must be at least 3",
-            p.rows, p.cols
-        ));
-    }
-    match p.rows.checked_mul(p.cols) {
-        Some(cells) if cells <= isize::MAX as usize / std::mem::size_of::<f64>() => {}
-        _ => return Err(format!("grid {}x{} is too large", p.rows, p.cols)),
-    }
     let mut opts = Opts::new(opts, &["leaf", "iters", "seed"])?;
     if let Some(v) = opts.take("leaf") {
-        p.leaf = size::number("leaf", v)?;
-        if p.leaf == 0 {
-            return Err("leaf must be at least 1 row".to_owned());
-        }
+        p.leaf = grid::parse_leaf(v)?;
     }
     if let Some(v) = opts.take("iters") {
         p.iters = size::number("iters", v)?;
@@ -127,38 +114,39 @@ pub(crate) fn parse(s: &str) -> Result<HeatParams, String> {
 ///
 /// Panics if `rows` or `cols` is below 3.
 pub fn initial(p: &HeatParams) -> Vec<f64> {
-    check_shape(p.rows, p.cols);
-    let mut rng = SplitMix64::new(p.seed);
-    let mut grid = vec![0.0; p.rows * p.cols];
-    for (r, row) in grid.chunks_exact_mut(p.cols).enumerate() {
-        if r == 0 {
-            row.fill(HOT);
-        } else if r + 1 < p.rows {
-            let n = row.len();
-            for x in &mut row[1..n - 1] {
-                *x = rng.next_f64();
-            }
-        }
-    }
-    grid
+    grid::initial(p.rows, p.cols, p.seed)
 }
 
 fn check_shape(rows: usize, cols: usize) {
-    assert!(
-        rows >= 3 && cols >= 3,
-        "heat: grid {rows}x{cols} is smaller than 3x3"
-    );
+    grid::check_shape("heat", rows, cols);
 }
 
 /// Runs `p.iters` parallel sweeps starting from `a` (which must hold the initial state)
 /// and returns the grid holding the final state: `a` if `iters` is even, else `b`.
-/// `b` must hold the same boundary as `a`; its interior is overwritten.
+/// `b` must hold the same boundary as `a`; its interior is overwritten. Rows are split
+/// in halves ([`Split::Balanced`]).
 ///
 /// # Panics
 ///
 /// Panics if the grids are not both `rows * cols` long, or `leaf` is 0.
 pub fn solve<'g, E: Executor>(
     ex: &E,
+    p: &HeatParams,
+    a: &'g mut [f64],
+    b: &'g mut [f64],
+) -> &'g [f64] {
+    solve_split(ex, Split::Balanced, p, a, b)
+}
+
+/// [`solve`] with the rows of every sweep cut along the `split` tree: the same leaves'
+/// arithmetic, hence the same result bit for bit, whatever the tree.
+///
+/// # Panics
+///
+/// Panics if the grids are not both `rows * cols` long, or `leaf` is 0.
+pub fn solve_split<'g, E: Executor>(
+    ex: &E,
+    split: Split,
     p: &HeatParams,
     a: &'g mut [f64],
     b: &'g mut [f64],
@@ -171,8 +159,18 @@ pub fn solve<'g, E: Executor>(
     );
     let (mut src, mut dst) = (a, b);
     let interior = p.cols..(p.rows - 1) * p.cols;
+    let cols = p.cols;
     for _ in 0..p.iters {
-        sweep(ex, src, &mut dst[interior.clone()], 1, p.cols, p.leaf);
+        let from: &[f64] = src;
+        split::rows(
+            ex,
+            split,
+            &mut dst[interior.clone()],
+            1,
+            cols,
+            p.leaf,
+            &|rows: &mut [f64], lo| leaf(from, rows, lo, cols),
+        );
         std::mem::swap(&mut src, &mut dst);
     }
     src
@@ -190,29 +188,6 @@ pub fn reference(p: &HeatParams, initial: &[f64]) -> Vec<f64> {
         std::mem::swap(&mut src, &mut dst);
     }
     src
-}
-
-/// One sweep over destination rows `lo..lo + dst.len() / cols`, split in halves with
-/// `join` down to `leaf` rows.
-fn sweep<E: Executor>(
-    ex: &E,
-    src: &[f64],
-    dst: &mut [f64],
-    lo: usize,
-    cols: usize,
-    leaf_rows: usize,
-) {
-    let n = dst.len() / cols;
-    if n <= leaf_rows {
-        leaf(src, dst, lo, cols);
-        return;
-    }
-    let half = n / 2;
-    let (top, bottom) = dst.split_at_mut(half * cols);
-    ex.join(
-        || sweep(ex, src, top, lo, cols, leaf_rows),
-        || sweep(ex, src, bottom, lo + half, cols, leaf_rows),
-    );
 }
 
 /// Computes destination rows `lo..hi` (`dst` holds exactly those rows) from source rows
@@ -255,54 +230,35 @@ fn row(up: &[f64], mid: &[f64], down: &[f64], out: &mut [f64]) {
     }
 }
 
-/// Compares a final grid with the reference bit for bit.
-pub(crate) fn compare(p: &HeatParams, expected: &[f64], got: &[f64]) -> Outcome {
-    if expected.len() != got.len() {
-        return Outcome::fail(format!(
-            "heat {}x{}: result has {} cells, reference {}",
-            p.rows,
-            p.cols,
-            got.len(),
-            expected.len()
-        ));
-    }
-    let mut differ = 0usize;
-    let mut first = None;
-    for (i, (x, y)) in got.iter().zip(expected).enumerate() {
-        if x.to_bits() != y.to_bits() {
-            differ += 1;
-            first.get_or_insert((i, *x, *y));
-        }
-    }
-    match first {
-        None => {
-            let sum: f64 = got.iter().sum();
-            Outcome::pass(format!(
-                "heat {}x{} after {} sweeps: bitwise equal to the serial reference (sum {sum:.6})",
-                p.rows, p.cols, p.iters
-            ))
-        }
-        Some((i, x, y)) => Outcome::fail(format!(
-            "heat {}x{} after {} sweeps: {differ} cells differ from the serial reference; \
-             first at row {}, column {}: got {x:e}, expected {y:e}",
-            p.rows,
-            p.cols,
-            p.iters,
-            i / p.cols,
-            i % p.cols
-        )),
-    }
+/// Compares a final grid with the reference bit for bit; `name` is the kernel's
+/// ("heat" or "heat-ub").
+pub(crate) fn compare(name: &str, p: &HeatParams, expected: &[f64], got: &[f64]) -> Outcome {
+    let what = format!("{name} {}x{} after {} sweeps", p.rows, p.cols, p.iters);
+    grid::compare(&what, p.cols, expected, got)
 }
 
 /// Runs the kernel on `ex` (inside its pool) and checks it bitwise against the serial
 /// reference.
 pub fn verify<E: Executor>(ex: &E, p: &HeatParams) -> Outcome {
+    verify_split(ex, Split::Balanced, p)
+}
+
+/// [`verify`] for the `split` tree (heat or heat-ub).
+pub(crate) fn verify_split<E: Executor>(ex: &E, split: Split, p: &HeatParams) -> Outcome {
     let init = initial(p);
     let expected = reference(p, &init);
     let mut a = init.clone();
     let mut b = init;
     let start = Instant::now();
-    let got = ex.install(|| solve(ex, p, &mut a, &mut b));
+    let got = ex.install(|| solve_split(ex, split, p, &mut a, &mut b));
     let elapsed = start.elapsed();
-    compare(p, &expected, got).timed(elapsed)
+    compare(split_name(split), p, &expected, got).timed(elapsed)
+}
+
+/// The kernel name of each tree.
+pub(crate) fn split_name(split: Split) -> &'static str {
+    match split {
+        Split::Balanced => "heat",
+        Split::Unbalanced => "heat-ub",
+    }
 }

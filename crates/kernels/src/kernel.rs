@@ -2,24 +2,23 @@
 //! [`Params`] (defaults or parsed from a `--size` string), [`Params::prepare`] the input
 //! once, then per repetition [`Prepared::run`] (or `reset`, a timed `execute`, `verify`).
 //!
-//! Timing protocol: [`Prepared::reset`] restores whatever input the kernel mutates (the
-//! heat grids, the sort array) so every repetition does identical work;
-//! [`Prepared::execute`] runs the parallel kernel once inside the executor's pool and is
-//! the only part meant to be timed; [`Prepared::verify`] compares the last result with
-//! the serial reference computed once in [`Params::prepare`]. [`Prepared::run`] does
-//! all three and times only `execute`.
+//! The timing protocol over a prepared input lives with [`Prepared`] (`prepared.rs`).
 //!
 //! Footprints are declared by the kernels themselves (see each kernel's module); this
 //! module declares none.
 
 use std::fmt;
 use std::str::FromStr;
-use std::time::{Duration, Instant};
 
-use crate::exec::Executor;
+use crate::fft::{self, Complex, FftParams};
 use crate::fib::{self, FibParams};
+use crate::ge::{self, GeParams};
 use crate::heat::{self, HeatParams};
+use crate::knapsack::{self, KnapsackParams};
+use crate::mandelbrot::{self, MandelbrotParams};
 use crate::nqueens::{self, NqueensParams};
+use crate::prepared::Prepared;
+use crate::sor::{self, SorParams};
 use crate::sort::{self, SortParams};
 
 /// A benchmark kernel.
@@ -31,13 +30,46 @@ pub enum Kernel {
     Nqueens,
     /// Five-point Jacobi heat diffusion: iterative, locality-sensitive ([`crate::heat`]).
     Heat,
-    /// Fork-join mergesort: memory-bound divide and conquer ([`crate::sort`]).
+    /// Fork-join mergesort with serial merges: memory-bound divide and conquer
+    /// ([`crate::sort`]).
     Sort,
+    /// Heat over CATS's unbalanced task tree ([`crate::heat_ub`]).
+    HeatUb,
+    /// Red-black successive over-relaxation ([`crate::sor`]).
+    Sor,
+    /// SOR over CATS's unbalanced task tree ([`crate::sor_ub`]).
+    SorUb,
+    /// Gaussian elimination without pivoting ([`crate::ge`]).
+    Ge,
+    /// Gaussian elimination over CATS's unbalanced task tree ([`crate::ge_ub`]).
+    GeUb,
+    /// CAB's mergesort, with parallel merges ([`crate::mergesort`]).
+    Mergesort,
+    /// Mandelbrot escape counts: CPU-bound, uneven rows ([`crate::mandelbrot`]).
+    Mandelbrot,
+    /// Recursive radix-2 complex FFT ([`crate::fft`]).
+    Fft,
+    /// 0-1 knapsack by parallel branch and bound ([`crate::knapsack`]).
+    Knapsack,
 }
 
 impl Kernel {
     /// Every kernel, in the order reports list them.
-    pub const ALL: [Kernel; 4] = [Kernel::Fib, Kernel::Nqueens, Kernel::Heat, Kernel::Sort];
+    pub const ALL: [Kernel; 13] = [
+        Kernel::Fib,
+        Kernel::Nqueens,
+        Kernel::Heat,
+        Kernel::Sort,
+        Kernel::HeatUb,
+        Kernel::Sor,
+        Kernel::SorUb,
+        Kernel::Ge,
+        Kernel::GeUb,
+        Kernel::Mergesort,
+        Kernel::Mandelbrot,
+        Kernel::Fft,
+        Kernel::Knapsack,
+    ];
 
     /// The kernel's name, as accepted by `FromStr` and written by `Display`.
     pub fn name(self) -> &'static str {
@@ -46,6 +78,35 @@ impl Kernel {
             Kernel::Nqueens => "nqueens",
             Kernel::Heat => "heat",
             Kernel::Sort => "sort",
+            Kernel::HeatUb => "heat-ub",
+            Kernel::Sor => "sor",
+            Kernel::SorUb => "sor-ub",
+            Kernel::Ge => "ge",
+            Kernel::GeUb => "ge-ub",
+            Kernel::Mergesort => "mergesort",
+            Kernel::Mandelbrot => "mandelbrot",
+            Kernel::Fft => "fft",
+            Kernel::Knapsack => "knapsack",
+        }
+    }
+
+    /// Whether the kernel is CPU-bound (its time goes to arithmetic on registers and a
+    /// small working set: fib, nqueens, mandelbrot, fft, knapsack, as CATS's Table 1
+    /// classes them) rather than memory-bound (heat, sort, sor, ge, mergesort and the
+    /// `-ub` variants). Drivers use it to pick kernel sets.
+    pub fn cpu_bound(self) -> bool {
+        match self {
+            Kernel::Fib | Kernel::Nqueens | Kernel::Mandelbrot | Kernel::Fft | Kernel::Knapsack => {
+                true
+            }
+            Kernel::Heat
+            | Kernel::Sort
+            | Kernel::HeatUb
+            | Kernel::Sor
+            | Kernel::SorUb
+            | Kernel::Ge
+            | Kernel::GeUb
+            | Kernel::Mergesort => false,
         }
     }
 
@@ -54,33 +115,60 @@ impl Kernel {
         match self {
             Kernel::Fib => fib::SYNTAX,
             Kernel::Nqueens => nqueens::SYNTAX,
-            Kernel::Heat => heat::SYNTAX,
-            Kernel::Sort => sort::SYNTAX,
+            Kernel::Heat | Kernel::HeatUb => heat::SYNTAX,
+            Kernel::Sort | Kernel::Mergesort => sort::SYNTAX,
+            Kernel::Sor | Kernel::SorUb => sor::SYNTAX,
+            Kernel::Ge | Kernel::GeUb => ge::SYNTAX,
+            Kernel::Mandelbrot => mandelbrot::SYNTAX,
+            Kernel::Fft => fft::SYNTAX,
+            Kernel::Knapsack => knapsack::SYNTAX,
         }
     }
 
-    /// The default parameters of this kernel.
+    /// The default parameters of this kernel. Each default run takes some milliseconds
+    /// on one core in release builds (the figures are in each params type's `Default`).
     pub fn default_params(self) -> Params {
         match self {
             Kernel::Fib => Params::Fib(FibParams::default()),
             Kernel::Nqueens => Params::Nqueens(NqueensParams::default()),
             Kernel::Heat => Params::Heat(HeatParams::default()),
             Kernel::Sort => Params::Sort(SortParams::default()),
+            Kernel::HeatUb => Params::HeatUb(HeatParams::default()),
+            Kernel::Sor => Params::Sor(SorParams::default()),
+            Kernel::SorUb => Params::SorUb(SorParams::default()),
+            Kernel::Ge => Params::Ge(GeParams::default()),
+            Kernel::GeUb => Params::GeUb(GeParams::default()),
+            Kernel::Mergesort => Params::Mergesort(SortParams::default()),
+            Kernel::Mandelbrot => Params::Mandelbrot(MandelbrotParams::default()),
+            Kernel::Fft => Params::Fft(FftParams::default()),
+            Kernel::Knapsack => Params::Knapsack(KnapsackParams::default()),
         }
     }
 
     /// Parses a `--size` string for this kernel; unspecified options keep their defaults.
     ///
-    /// fib `"30"` or `"30,cutoff=0"`; nqueens `"11"` or `"11,depth=3"`; heat
-    /// `"1024x512"` or `"1024x512,leaf=8,iters=10"`; sort `"1048576"` or
-    /// `"1048576,cutoff=4096"`. heat and sort also take `seed=S`. The error names the
-    /// input, what is wrong with it and the expected syntax.
+    /// fib `"30"` or `"30,cutoff=0"`; nqueens `"11"` or `"11,depth=3"`; heat and heat-ub
+    /// `"1024x512"` or `"1024x512,leaf=8,iters=10"`; sort and mergesort `"1048576"` or
+    /// `"1048576,cutoff=4096"`; sor and sor-ub `"1024x512,leaf=8,iters=10,omega=1.25"`;
+    /// ge and ge-ub `"512"` or `"512,leaf=8"`; mandelbrot `"256x256,maxiter=256,leaf=4"`;
+    /// fft `"262144"` or `"2^18,cutoff=2048"`; knapsack `"48"` or `"48,depth=12"`. Kernels
+    /// with seeded input also take `seed=S`. The error names the input, what is wrong
+    /// with it and the expected syntax.
     pub fn parse_size(self, s: &str) -> Result<Params, KernelError> {
         let parsed = match self {
             Kernel::Fib => fib::parse(s).map(Params::Fib),
             Kernel::Nqueens => nqueens::parse(s).map(Params::Nqueens),
             Kernel::Heat => heat::parse(s).map(Params::Heat),
             Kernel::Sort => sort::parse(s).map(Params::Sort),
+            Kernel::HeatUb => heat::parse(s).map(Params::HeatUb),
+            Kernel::Sor => sor::parse(s).map(Params::Sor),
+            Kernel::SorUb => sor::parse(s).map(Params::SorUb),
+            Kernel::Ge => ge::parse(s).map(Params::Ge),
+            Kernel::GeUb => ge::parse(s).map(Params::GeUb),
+            Kernel::Mergesort => sort::parse(s).map(Params::Mergesort),
+            Kernel::Mandelbrot => mandelbrot::parse(s).map(Params::Mandelbrot),
+            Kernel::Fft => fft::parse(s).map(Params::Fft),
+            Kernel::Knapsack => knapsack::parse(s).map(Params::Knapsack),
         };
         parsed.map_err(|reason| KernelError {
             kind: ErrorKind::BadSize {
@@ -101,9 +189,13 @@ impl fmt::Display for Kernel {
 impl FromStr for Kernel {
     type Err = KernelError;
 
-    /// Parses a kernel name, ignoring ASCII case and surrounding blanks.
+    /// Parses a kernel name, ignoring ASCII case and surrounding blanks. `queens` (CATS's
+    /// name) is accepted for `nqueens`.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let name = s.trim();
+        if name.eq_ignore_ascii_case("queens") {
+            return Ok(Kernel::Nqueens);
+        }
         Kernel::ALL
             .into_iter()
             .find(|k| k.name().eq_ignore_ascii_case(name))
@@ -126,6 +218,31 @@ pub enum Params {
     Heat(HeatParams),
     /// Parameters of [`Kernel::Sort`].
     Sort(SortParams),
+    /// Parameters of [`Kernel::HeatUb`] (heat's).
+    HeatUb(HeatParams),
+    /// Parameters of [`Kernel::Sor`].
+    Sor(SorParams),
+    /// Parameters of [`Kernel::SorUb`] (sor's).
+    SorUb(SorParams),
+    /// Parameters of [`Kernel::Ge`].
+    Ge(GeParams),
+    /// Parameters of [`Kernel::GeUb`] (ge's).
+    GeUb(GeParams),
+    /// Parameters of [`Kernel::Mergesort`] (sort's).
+    Mergesort(SortParams),
+    /// Parameters of [`Kernel::Mandelbrot`].
+    Mandelbrot(MandelbrotParams),
+    /// Parameters of [`Kernel::Fft`].
+    Fft(FftParams),
+    /// Parameters of [`Kernel::Knapsack`].
+    Knapsack(KnapsackParams),
+}
+
+/// `a * b * c` in `u64`, saturating (sizes come from parsed, checked input, but the
+/// fields are public).
+fn bytes(a: usize, b: usize, c: usize) -> u64 {
+    let [a, b, c] = [a, b, c].map(|x| u64::try_from(x).unwrap_or(u64::MAX));
+    a.saturating_mul(b).saturating_mul(c)
 }
 
 impl Params {
@@ -136,53 +253,72 @@ impl Params {
             Params::Nqueens(_) => Kernel::Nqueens,
             Params::Heat(_) => Kernel::Heat,
             Params::Sort(_) => Kernel::Sort,
+            Params::HeatUb(_) => Kernel::HeatUb,
+            Params::Sor(_) => Kernel::Sor,
+            Params::SorUb(_) => Kernel::SorUb,
+            Params::Ge(_) => Kernel::Ge,
+            Params::GeUb(_) => Kernel::GeUb,
+            Params::Mergesort(_) => Kernel::Mergesort,
+            Params::Mandelbrot(_) => Kernel::Mandelbrot,
+            Params::Fft(_) => Kernel::Fft,
+            Params::Knapsack(_) => Kernel::Knapsack,
+        }
+    }
+
+    /// The size in bytes of the data the kernel works on: `S_d` of CAB's Eq. 4 for the
+    /// root task. Counts every array the timed part reads or writes, scratch included:
+    /// heat `rows * cols * 8 * 2` (two grids); sort and mergesort `n * 8 * 2` (data and
+    /// buffer); sor `rows * ceil(cols / 2) * 8 * 2` (two colour planes, about one grid);
+    /// ge `n * n * 8` (in place); mandelbrot `rows * cols * 4` (the image); fft
+    /// `n * 16 * 2 + n / 2 * 16` (data, scratch, twiddles); knapsack `n * 16` (the
+    /// items); 0 for fib and nqueens (stack only).
+    pub fn data_bytes(&self) -> u64 {
+        const F64: usize = std::mem::size_of::<f64>();
+        match self {
+            Params::Fib(_) | Params::Nqueens(_) => 0,
+            Params::Heat(p) | Params::HeatUb(p) => bytes(p.rows, p.cols, 2 * F64),
+            Params::Sort(p) | Params::Mergesort(p) => bytes(p.n, 2, std::mem::size_of::<u64>()),
+            Params::Sor(p) | Params::SorUb(p) => bytes(p.rows, p.cols.div_ceil(2), 2 * F64),
+            Params::Ge(p) | Params::GeUb(p) => bytes(p.n, p.n, F64),
+            Params::Mandelbrot(p) => bytes(p.rows, p.cols, std::mem::size_of::<u32>()),
+            Params::Fft(p) => {
+                let c = std::mem::size_of::<Complex>();
+                bytes(p.n, 2, c).saturating_add(bytes(p.n / 2, 1, c))
+            }
+            Params::Knapsack(p) => bytes(p.n, 1, std::mem::size_of::<knapsack::Item>()),
+        }
+    }
+
+    /// The branching degree of the kernel's task tree: `B` of CAB's Eq. 4, the number of
+    /// children of an inner task.
+    ///
+    /// Every kernel here forks with binary `join`, so this is 2 for all of them. For the
+    /// `-ub` kernels (heat-ub, sor-ub, ge-ub) it is also 2, although their tree mixes
+    /// Cilk nodes of branching 2 and 4 (CATS's Algorithm 1): CAB's `B` is ambiguous for
+    /// such mixed trees (a level-based `BL` assumes one degree), and the 4-way nodes are
+    /// built from binary joins here anyway ([`crate::split`]).
+    pub fn branching(&self) -> u32 {
+        match self {
+            Params::Fib(_)
+            | Params::Nqueens(_)
+            | Params::Heat(_)
+            | Params::Sort(_)
+            | Params::HeatUb(_)
+            | Params::Sor(_)
+            | Params::SorUb(_)
+            | Params::Ge(_)
+            | Params::GeUb(_)
+            | Params::Mergesort(_)
+            | Params::Mandelbrot(_)
+            | Params::Fft(_)
+            | Params::Knapsack(_) => 2,
         }
     }
 
     /// Generates the input and computes the serial reference result, once, outside any
     /// timing. This can take as long as a serial run of the kernel.
     pub fn prepare(&self) -> Prepared {
-        let state = match *self {
-            Params::Fib(p) => State::Fib {
-                p,
-                expected: fib::reference(p.n),
-                got: None,
-            },
-            Params::Nqueens(p) => State::Nqueens {
-                p,
-                expected: nqueens::reference(p.n),
-                got: None,
-            },
-            Params::Heat(p) => {
-                let init = heat::initial(&p);
-                let expected = heat::reference(&p, &init);
-                State::Heat {
-                    p,
-                    a: init.clone(),
-                    b: init.clone(),
-                    init,
-                    expected,
-                    ran: false,
-                }
-            }
-            Params::Sort(p) => {
-                let input = sort::input(&p);
-                let expected = sort::reference(&input);
-                State::Sort {
-                    p,
-                    data: input.clone(),
-                    buf: vec![0; input.len()],
-                    input,
-                    expected,
-                    ran: false,
-                }
-            }
-        };
-        Prepared {
-            params: *self,
-            state,
-            fresh: true,
-        }
+        Prepared::new(*self)
     }
 }
 
@@ -192,224 +328,14 @@ impl fmt::Display for Params {
         match self {
             Params::Fib(p) => p.fmt(f),
             Params::Nqueens(p) => p.fmt(f),
-            Params::Heat(p) => p.fmt(f),
-            Params::Sort(p) => p.fmt(f),
+            Params::Heat(p) | Params::HeatUb(p) => p.fmt(f),
+            Params::Sort(p) | Params::Mergesort(p) => p.fmt(f),
+            Params::Sor(p) | Params::SorUb(p) => p.fmt(f),
+            Params::Ge(p) | Params::GeUb(p) => p.fmt(f),
+            Params::Mandelbrot(p) => p.fmt(f),
+            Params::Fft(p) => p.fmt(f),
+            Params::Knapsack(p) => p.fmt(f),
         }
-    }
-}
-
-/// A kernel with its input generated and its serial reference computed.
-///
-/// Use: `let mut pr = params.prepare();` then per repetition either
-/// `let out = pr.run(&ex);` (resets, times the kernel alone, verifies), or
-/// `pr.reset(); /* start clock */ pr.execute(&ex); /* stop clock */ let out = pr.verify();`.
-#[derive(Debug)]
-pub struct Prepared {
-    params: Params,
-    state: State,
-    /// Whether the mutable input is in its initial state (no `execute` since `reset`).
-    fresh: bool,
-}
-
-#[derive(Debug)]
-enum State {
-    Fib {
-        p: FibParams,
-        expected: u64,
-        got: Option<u64>,
-    },
-    Nqueens {
-        p: NqueensParams,
-        expected: u64,
-        got: Option<u64>,
-    },
-    Heat {
-        p: HeatParams,
-        init: Vec<f64>,
-        a: Vec<f64>,
-        b: Vec<f64>,
-        expected: Vec<f64>,
-        ran: bool,
-    },
-    Sort {
-        p: SortParams,
-        input: Vec<u64>,
-        data: Vec<u64>,
-        buf: Vec<u64>,
-        expected: Vec<u64>,
-        ran: bool,
-    },
-}
-
-impl Prepared {
-    /// The parameters this input was prepared for.
-    pub fn params(&self) -> &Params {
-        &self.params
-    }
-
-    /// The kernel this input was prepared for.
-    pub fn kernel(&self) -> Kernel {
-        self.params.kernel()
-    }
-
-    /// Restores the input the kernel mutates (heat grids, sort array) to its initial
-    /// state and forgets the last result. Not meant to be timed. Cheap no-op for fib and
-    /// nqueens; a copy of the input for heat and sort.
-    pub fn reset(&mut self) {
-        match &mut self.state {
-            State::Fib { got, .. } | State::Nqueens { got, .. } => *got = None,
-            State::Heat { init, a, ran, .. } => {
-                // `b` needs no reset: its boundary is never written and the first sweep
-                // overwrites its whole interior before anything reads it.
-                if !self.fresh {
-                    a.copy_from_slice(init);
-                }
-                *ran = false;
-            }
-            State::Sort {
-                input, data, ran, ..
-            } => {
-                if !self.fresh {
-                    data.copy_from_slice(input);
-                }
-                *ran = false;
-            }
-        }
-        self.fresh = true;
-    }
-
-    /// Runs the parallel kernel once inside `ex`'s pool and keeps its result for
-    /// [`Prepared::verify`]. This is the part to time. Call [`Prepared::reset`] first
-    /// for every repetition after the first: without it, heat continues from the last
-    /// state and sort sorts sorted data, and `verify` then reports a failure.
-    pub fn execute<E: Executor>(&mut self, ex: &E) {
-        self.fresh = false;
-        match &mut self.state {
-            State::Fib { p, got, .. } => {
-                let p = *p;
-                *got = Some(ex.install(|| fib::fib(ex, p.n, p.cutoff)));
-            }
-            State::Nqueens { p, got, .. } => {
-                let p = *p;
-                *got = Some(ex.install(|| nqueens::count(ex, p.n, p.depth)));
-            }
-            State::Heat { p, a, b, ran, .. } => {
-                let p = *p;
-                ex.install(|| {
-                    heat::solve(ex, &p, a, b);
-                });
-                *ran = true;
-            }
-            State::Sort {
-                p, data, buf, ran, ..
-            } => {
-                let cutoff = p.cutoff;
-                ex.install(|| sort::sort(ex, data, buf, cutoff));
-                *ran = true;
-            }
-        }
-    }
-
-    /// Compares the result of the last [`Prepared::execute`] with the serial reference.
-    /// Not verified if nothing ran since the last reset, or if a run followed another
-    /// without a reset in between.
-    pub fn verify(&self) -> Outcome {
-        let missing = || {
-            Outcome::fail(format!(
-                "{}: no result to verify (run first)",
-                self.kernel()
-            ))
-        };
-        match &self.state {
-            State::Fib { p, expected, got } => match got {
-                Some(got) => fib::compare(p, *expected, *got),
-                None => missing(),
-            },
-            State::Nqueens { p, expected, got } => match got {
-                Some(got) => nqueens::compare(p, *expected, *got),
-                None => missing(),
-            },
-            State::Heat {
-                p,
-                a,
-                b,
-                expected,
-                ran,
-                ..
-            } => {
-                if !ran {
-                    return missing();
-                }
-                // `heat::solve` leaves the final state in `a` after an even number of
-                // sweeps, in `b` after an odd number.
-                let got = if p.iters % 2 == 0 { a } else { b };
-                heat::compare(p, expected, got)
-            }
-            State::Sort {
-                p,
-                data,
-                expected,
-                ran,
-                ..
-            } => {
-                if !ran {
-                    return missing();
-                }
-                sort::compare(p, expected, data)
-            }
-        }
-    }
-
-    /// One repetition: [`Prepared::reset`] (untimed), [`Prepared::execute`] (timed: the
-    /// `elapsed` of the outcome, including entering the executor's pool), then
-    /// [`Prepared::verify`] (untimed).
-    pub fn run<E: Executor>(&mut self, ex: &E) -> Outcome {
-        self.reset();
-        let start = Instant::now();
-        self.execute(ex);
-        let elapsed = start.elapsed();
-        self.verify().timed(elapsed)
-    }
-}
-
-/// The result of one verified kernel run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outcome {
-    /// Whether the parallel result matched the serial reference.
-    pub verified: bool,
-    /// One line on what was compared, or on the first difference found.
-    pub detail: String,
-    /// Wall time of the parallel kernel alone (zero where the outcome was not timed,
-    /// as from [`Prepared::verify`]).
-    pub elapsed: Duration,
-}
-
-impl Outcome {
-    pub(crate) fn pass(detail: String) -> Outcome {
-        Outcome {
-            verified: true,
-            detail,
-            elapsed: Duration::ZERO,
-        }
-    }
-
-    pub(crate) fn fail(detail: String) -> Outcome {
-        Outcome {
-            verified: false,
-            detail,
-            elapsed: Duration::ZERO,
-        }
-    }
-
-    pub(crate) fn timed(self, elapsed: Duration) -> Outcome {
-        Outcome { elapsed, ..self }
-    }
-}
-
-impl fmt::Display for Outcome {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let verdict = if self.verified { "ok" } else { "FAILED" };
-        write!(f, "{verdict}: {}", self.detail)
     }
 }
 

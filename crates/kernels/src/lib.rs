@@ -3,9 +3,12 @@
 //! or a single thread.
 //!
 //! Kernels: [`fib`] (scheduler overhead), [`nqueens`] (irregular search), [`heat`]
-//! (iterative stencil with row locality), [`sort`] (memory-bound divide and conquer).
-//! Each module documents what it computes and the footprint its leaf tasks declare
-//! through [`locus::footprint`] (DESIGN.md, "The words").
+//! (iterative stencil with row locality), [`sort`] (memory-bound divide and conquer),
+//! then the benchmarks of the CATS and CAB papers: [`heat_ub`], [`sor`], [`sor_ub`],
+//! [`ge`], [`ge_ub`] (memory-bound, balanced and unbalanced task trees, see [`split`]),
+//! [`mergesort`] (with parallel merges), and the CPU-bound [`mandelbrot`], [`fft`] and
+//! [`knapsack`]. Each module documents what it computes and the footprint its leaf tasks
+//! declare through [`locus::footprint`] (DESIGN.md, "The words").
 //!
 //! Drivers use the uniform entry: [`Kernel`] → [`Params`] → [`Prepared`] → [`Outcome`].
 //!
@@ -22,13 +25,26 @@
 #![deny(missing_docs)]
 
 pub mod exec;
+pub mod fft;
 pub mod fib;
+pub mod ge;
+pub mod ge_ub;
+mod grid;
 pub mod heat;
+pub mod heat_ub;
 mod kernel;
+pub mod knapsack;
+pub mod mandelbrot;
+pub mod mergesort;
 pub mod nqueens;
+mod prepared;
 pub mod rng;
 mod size;
+pub mod sor;
+pub mod sor_ub;
 pub mod sort;
+pub mod split;
 
 pub use exec::{Executor, Locus, Rayon, Serial};
-pub use kernel::{Kernel, KernelError, Outcome, Params, Prepared};
+pub use kernel::{Kernel, KernelError, Params};
+pub use prepared::{Outcome, Prepared};

@@ -4,8 +4,8 @@
 //! Ranges of at most `cutoff` elements are sorted serially with `slice::sort_unstable`
 //! (fine for `u64`: equal keys are indistinguishable). The merge at each level is
 //! serial, so the top-level merge alone is `O(n)` on one worker and bounds the speedup;
-//! that is deliberate here (a memory-bound phase after a parallel one), a parallel merge
-//! is not attempted. A scratch buffer of the same length ping-pongs with the data: each
+//! that is deliberate here (a memory-bound phase after a parallel one). The same sort
+//! with a divide-and-conquer parallel merge is [`crate::mergesort`]. A scratch buffer of the same length ping-pongs with the data: each
 //! level merges from one into the other, so no level copies back.
 //!
 //! Footprint: a leaf declares its slice (written, and read; when the leaf's result must
@@ -112,13 +112,25 @@ pub fn sort<E: Executor>(ex: &E, data: &mut [u64], buf: &mut [u64], cutoff: usiz
         buf.len(),
         "sort: scratch buffer length mismatch"
     );
-    msort(ex, data, buf, false, cutoff.max(1));
+    msort(ex, data, buf, false, cutoff.max(1), &merge);
 }
 
 /// Sorts the contents of `a`, leaving the result in `b` if `into_b`, else in `a`; the
 /// other slice is scratch. Children put their results in the slice this level merges
-/// from, which is the one this level does not write.
-fn msort<E: Executor>(ex: &E, a: &mut [u64], b: &mut [u64], into_b: bool, cutoff: usize) {
+/// from, which is the one this level does not write. `merge(l, r, out)` merges two
+/// sorted halves (serially here, in parallel for [`crate::mergesort`]) and declares
+/// its own footprint.
+pub(crate) fn msort<E, M>(
+    ex: &E,
+    a: &mut [u64],
+    b: &mut [u64],
+    into_b: bool,
+    cutoff: usize,
+    merge: &M,
+) where
+    E: Executor,
+    M: Fn(&[u64], &[u64], &mut [u64]) + Sync,
+{
     let len = a.len();
     if len <= cutoff {
         if into_b {
@@ -137,8 +149,8 @@ fn msort<E: Executor>(ex: &E, a: &mut [u64], b: &mut [u64], into_b: bool, cutoff
         let (al, ar) = a.split_at_mut(mid);
         let (bl, br) = b.split_at_mut(mid);
         ex.join(
-            || msort(ex, al, bl, !into_b, cutoff),
-            || msort(ex, ar, br, !into_b, cutoff),
+            || msort(ex, al, bl, !into_b, cutoff, merge),
+            || msort(ex, ar, br, !into_b, cutoff, merge),
         );
     }
     if into_b {
@@ -150,8 +162,9 @@ fn msort<E: Executor>(ex: &E, a: &mut [u64], b: &mut [u64], into_b: bool, cutoff
     }
 }
 
-/// Merges sorted `l` and `r` into `out` (`l.len() + r.len()` long), stably.
-fn merge(l: &[u64], r: &[u64], out: &mut [u64]) {
+/// Merges sorted `l` and `r` into `out` (`l.len() + r.len()` long), stably. Declares
+/// reads of both and a write of `out`.
+pub(crate) fn merge(l: &[u64], r: &[u64], out: &mut [u64]) {
     read_slice(l);
     read_slice(r);
     write_slice(out);
@@ -180,10 +193,11 @@ fn merge(l: &[u64], r: &[u64], out: &mut [u64]) {
     rest.copy_from_slice(tail);
 }
 
-/// Compares a sorted result with the reference.
-pub(crate) fn compare(p: &SortParams, expected: &[u64], got: &[u64]) -> Outcome {
+/// Compares a sorted result with the reference; `name` is the kernel's ("sort" or
+/// "mergesort").
+pub(crate) fn compare(name: &str, p: &SortParams, expected: &[u64], got: &[u64]) -> Outcome {
     if got == expected {
-        return Outcome::pass(format!("sort of {} u64: equal to the sorted copy", p.n));
+        return Outcome::pass(format!("{name} of {} u64: equal to the sorted copy", p.n));
     }
     let first = got
         .iter()
@@ -192,7 +206,7 @@ pub(crate) fn compare(p: &SortParams, expected: &[u64], got: &[u64]) -> Outcome 
         .unwrap_or(got.len().min(expected.len()));
     let unsorted = got.windows(2).filter(|w| w[0] > w[1]).count();
     Outcome::fail(format!(
-        "sort of {} u64: differs from the sorted copy first at index {first} \
+        "{name} of {} u64: differs from the sorted copy first at index {first} \
          ({unsorted} descents in the result)",
         p.n
     ))
@@ -206,7 +220,7 @@ pub fn verify<E: Executor>(ex: &E, p: &SortParams) -> Outcome {
     let start = Instant::now();
     ex.install(|| sort(ex, &mut data, &mut buf, p.cutoff));
     let elapsed = start.elapsed();
-    compare(p, &expected, &data).timed(elapsed)
+    compare("sort", p, &expected, &data).timed(elapsed)
 }
 
 #[cfg(test)]

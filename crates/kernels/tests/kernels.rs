@@ -2,7 +2,10 @@
 //! pools of 1, 2 and 4 threads, at small sizes, through both the per-kernel `verify`
 //! and the uniform `Prepared` entry (several repetitions, so `reset` is exercised).
 
-use locus_kernels::{fib, heat, nqueens, sort, Executor, Kernel, Params, Rayon, Serial};
+use locus_kernels::{
+    fft, fib, ge, ge_ub, heat, heat_ub, knapsack, mandelbrot, mergesort, nqueens, sor, sor_ub,
+    sort, Executor, Kernel, Params, Rayon, Serial,
+};
 
 /// Small sizes per kernel, including awkward shapes (odd sizes, leaf/cutoff of 1,
 /// sizes not a multiple of the leaf, zero iterations).
@@ -28,6 +31,39 @@ fn small_params() -> Vec<Params> {
         (Kernel::Sort, "10007,cutoff=64"),
         (Kernel::Sort, "4096,cutoff=4096"),
         (Kernel::Sort, "5000,cutoff=7,seed=3"),
+        (Kernel::HeatUb, "3x3,leaf=1,iters=3"),
+        (Kernel::HeatUb, "37x29,leaf=1,iters=4"),
+        (Kernel::HeatUb, "70x9,leaf=3,iters=3"),
+        (Kernel::HeatUb, "20x20,iters=0"),
+        (Kernel::Sor, "3x3,leaf=1,iters=2"),
+        (Kernel::Sor, "37x29,leaf=1,iters=3"),
+        (Kernel::Sor, "40x40,leaf=4,iters=4,omega=1.9"),
+        (Kernel::Sor, "21x8,leaf=100,iters=2,omega=1"),
+        (Kernel::Sor, "20x20,iters=0"),
+        (Kernel::SorUb, "37x30,leaf=1,iters=3"),
+        (Kernel::SorUb, "66x13,leaf=3,iters=2,omega=0.5,seed=4"),
+        (Kernel::Ge, "1"),
+        (Kernel::Ge, "2,leaf=1"),
+        (Kernel::Ge, "33,leaf=1"),
+        (Kernel::Ge, "40,leaf=4,seed=9"),
+        (Kernel::GeUb, "37,leaf=1"),
+        (Kernel::GeUb, "50,leaf=3"),
+        (Kernel::Mergesort, "1"),
+        (Kernel::Mergesort, "2,cutoff=1"),
+        (Kernel::Mergesort, "1000,cutoff=1"),
+        (Kernel::Mergesort, "10007,cutoff=64"),
+        (Kernel::Mergesort, "5000,cutoff=7,seed=3"),
+        (Kernel::Mandelbrot, "1x1"),
+        (Kernel::Mandelbrot, "31x17,maxiter=50,leaf=1"),
+        (Kernel::Mandelbrot, "64x64,maxiter=100"),
+        (Kernel::Fft, "1"),
+        (Kernel::Fft, "2,cutoff=1"),
+        (Kernel::Fft, "2^10,cutoff=1"),
+        (Kernel::Fft, "4096,cutoff=64,seed=5"),
+        (Kernel::Knapsack, "1"),
+        (Kernel::Knapsack, "12,depth=0"),
+        (Kernel::Knapsack, "16,depth=64"),
+        (Kernel::Knapsack, "20,depth=4,seed=7"),
     ];
     sizes
         .iter()
@@ -43,7 +79,20 @@ fn check_all<E: Executor>(ex: &E) {
             Params::Nqueens(p) => nqueens::verify(ex, &p),
             Params::Heat(p) => heat::verify(ex, &p),
             Params::Sort(p) => sort::verify(ex, &p),
+            Params::HeatUb(p) => heat_ub::verify(ex, &p),
+            Params::Sor(p) => sor::verify(ex, &p),
+            Params::SorUb(p) => sor_ub::verify(ex, &p),
+            Params::Ge(p) => ge::verify(ex, &p),
+            Params::GeUb(p) => ge_ub::verify(ex, &p),
+            Params::Mergesort(p) => mergesort::verify(ex, &p),
+            Params::Mandelbrot(p) => mandelbrot::verify(ex, &p),
+            Params::Fft(p) => fft::verify(ex, &p),
+            Params::Knapsack(p) => knapsack::verify(ex, &p),
         };
+        assert!(
+            outcome.detail.starts_with(params.kernel().name()),
+            "{what}: detail names another kernel: {outcome}"
+        );
         assert!(outcome.verified, "{what}: {outcome}");
 
         let mut prepared = params.prepare();
@@ -90,6 +139,68 @@ fn default_params_verify_on_rayon() {
     for kernel in Kernel::ALL {
         let outcome = kernel.default_params().prepare().run(&ex);
         assert!(outcome.verified, "{kernel}: {outcome}");
+    }
+}
+
+#[test]
+fn execute_without_reset_is_detected_for_every_mutating_kernel() {
+    // Every kernel that transforms its input in place fails its check when run twice
+    // without a reset, and passes again after one.
+    for (kernel, size) in [
+        (Kernel::HeatUb, "10x10,iters=2"),
+        (Kernel::Sor, "10x10,iters=2"),
+        (Kernel::SorUb, "10x11,iters=1"),
+        (Kernel::Ge, "12"),
+        (Kernel::GeUb, "12,leaf=1"),
+        (Kernel::Fft, "64,cutoff=4"),
+    ] {
+        let mut prepared = kernel.parse_size(size).unwrap().prepare();
+        prepared.execute(&Serial);
+        assert!(prepared.verify().verified, "{kernel}");
+        prepared.execute(&Serial);
+        assert!(
+            !prepared.verify().verified,
+            "{kernel}: second run undetected"
+        );
+        prepared.reset();
+        prepared.execute(&Serial);
+        assert!(prepared.verify().verified, "{kernel} after reset");
+    }
+}
+
+#[test]
+fn classification_bytes_and_branching() {
+    let cpu: Vec<_> = Kernel::ALL.into_iter().filter(|k| k.cpu_bound()).collect();
+    assert_eq!(
+        cpu,
+        [
+            Kernel::Fib,
+            Kernel::Nqueens,
+            Kernel::Mandelbrot,
+            Kernel::Fft,
+            Kernel::Knapsack
+        ]
+    );
+    let bytes = |k: Kernel, s: &str| k.parse_size(s).unwrap().data_bytes();
+    assert_eq!(bytes(Kernel::Fib, "30"), 0);
+    assert_eq!(bytes(Kernel::Nqueens, "12"), 0);
+    assert_eq!(bytes(Kernel::Heat, "1024x512"), 1024 * 512 * 8 * 2);
+    assert_eq!(bytes(Kernel::HeatUb, "1024x512"), 1024 * 512 * 8 * 2);
+    assert_eq!(bytes(Kernel::Sort, "1048576"), 1 << 24);
+    assert_eq!(bytes(Kernel::Mergesort, "1048576"), 1 << 24);
+    assert_eq!(bytes(Kernel::Sor, "1024x512"), 1024 * 512 * 8);
+    assert_eq!(bytes(Kernel::SorUb, "10x5"), 10 * 3 * 8 * 2);
+    assert_eq!(bytes(Kernel::Ge, "512"), 512 * 512 * 8);
+    assert_eq!(bytes(Kernel::Mandelbrot, "256x256"), 256 * 256 * 4);
+    assert_eq!(bytes(Kernel::Fft, "1024"), 1024 * 16 * 2 + 512 * 16);
+    assert_eq!(bytes(Kernel::Knapsack, "32"), 32 * 16);
+    for k in Kernel::ALL {
+        let p = k.default_params();
+        assert_eq!(p.branching(), 2, "{k}");
+        assert_eq!(
+            p.data_bytes() == 0,
+            matches!(k, Kernel::Fib | Kernel::Nqueens)
+        );
     }
 }
 

@@ -1,7 +1,8 @@
 //! The matrix: every locus policy x every kernel x threads {1, 2, 4, 8} x
 //! machines {this one, `2x1`, `opteron-8380` laid over this machine's cores}, each run
 //! verified against the kernel's serial reference. Sizes are small but deep enough that
-//! every policy moves work between workers (heat and sort split below their leaves).
+//! every policy moves work between workers (every kernel splits below its leaves or
+//! cutoff).
 
 use locus::{PolicyKind, ThreadPoolBuilder, Topology};
 use locus_kernels::{Kernel, Locus};
@@ -16,11 +17,26 @@ fn sizes() -> Vec<(Kernel, &'static str)> {
         (Kernel::Nqueens, "7"),
         (Kernel::Heat, "66x40,leaf=4,iters=3"),
         (Kernel::Sort, "20000,cutoff=256"),
+        (Kernel::HeatUb, "66x40,leaf=4,iters=3"),
+        (Kernel::Sor, "66x41,leaf=4,iters=2"),
+        (Kernel::SorUb, "66x40,leaf=3,iters=2"),
+        (Kernel::Ge, "48,leaf=4"),
+        (Kernel::GeUb, "48,leaf=3"),
+        (Kernel::Mergesort, "20000,cutoff=256"),
+        (Kernel::Mandelbrot, "48x48,maxiter=64,leaf=2"),
+        (Kernel::Fft, "4096,cutoff=128"),
+        (Kernel::Knapsack, "24,depth=6"),
     ]
 }
 
 #[test]
 fn every_policy_kernel_thread_count_and_machine_verifies() {
+    for k in Kernel::ALL {
+        assert!(
+            sizes().iter().any(|(s, _)| *s == k),
+            "{k} is not in the matrix"
+        );
+    }
     let mut prepared: Vec<_> = sizes()
         .into_iter()
         .map(|(k, s)| k.parse_size(s).expect("valid size").prepare())

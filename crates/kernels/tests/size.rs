@@ -1,9 +1,14 @@
 //! Kernel names and `--size` strings: valid ones parse (and round-trip through
 //! `Display`), broken ones give an error naming the input and the expected syntax.
 
+use locus_kernels::fft::FftParams;
 use locus_kernels::fib::FibParams;
+use locus_kernels::ge::GeParams;
 use locus_kernels::heat::HeatParams;
+use locus_kernels::knapsack::KnapsackParams;
+use locus_kernels::mandelbrot::MandelbrotParams;
 use locus_kernels::nqueens::NqueensParams;
+use locus_kernels::sor::SorParams;
 use locus_kernels::sort::SortParams;
 use locus_kernels::{Kernel, Params};
 
@@ -14,6 +19,29 @@ fn kernel_names() {
         assert_eq!(k.default_params().kernel(), k);
     }
     assert_eq!(" Heat ".parse::<Kernel>().unwrap(), Kernel::Heat);
+    assert_eq!("HEAT-UB".parse::<Kernel>().unwrap(), Kernel::HeatUb);
+    assert_eq!("queens".parse::<Kernel>().unwrap(), Kernel::Nqueens);
+    assert_eq!(" Queens ".parse::<Kernel>().unwrap(), Kernel::Nqueens);
+    assert!("heat_ub".parse::<Kernel>().is_err());
+    let names: Vec<_> = Kernel::ALL.map(Kernel::name).into();
+    assert_eq!(
+        names,
+        [
+            "fib",
+            "nqueens",
+            "heat",
+            "sort",
+            "heat-ub",
+            "sor",
+            "sor-ub",
+            "ge",
+            "ge-ub",
+            "mergesort",
+            "mandelbrot",
+            "fft",
+            "knapsack"
+        ]
+    );
     let err = "fibonacci".parse::<Kernel>().unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("\"fibonacci\""), "{msg}");
@@ -81,6 +109,99 @@ fn valid_sizes() {
                 seed: 9,
             }),
         ),
+        (
+            Kernel::HeatUb,
+            "64x32,leaf=2",
+            Params::HeatUb(HeatParams {
+                rows: 64,
+                cols: 32,
+                leaf: 2,
+                ..HeatParams::default()
+            }),
+        ),
+        (Kernel::Sor, "1024x512", Params::Sor(SorParams::default())),
+        (
+            Kernel::Sor,
+            "1024x512,leaf=8,iters=10,omega=1.25",
+            Params::Sor(SorParams::default()),
+        ),
+        (
+            Kernel::SorUb,
+            "100x50,omega=1.9,iters=3,seed=2",
+            Params::SorUb(SorParams {
+                rows: 100,
+                cols: 50,
+                iters: 3,
+                omega: 1.9,
+                seed: 2,
+                ..SorParams::default()
+            }),
+        ),
+        (
+            Kernel::SorUb,
+            "100x50,omega=1",
+            Params::SorUb(SorParams {
+                rows: 100,
+                cols: 50,
+                omega: 1.0,
+                ..SorParams::default()
+            }),
+        ),
+        (Kernel::Ge, "512", Params::Ge(GeParams::default())),
+        (
+            Kernel::GeUb,
+            "300,leaf=4,seed=1",
+            Params::GeUb(GeParams {
+                n: 300,
+                leaf: 4,
+                seed: 1,
+            }),
+        ),
+        (
+            Kernel::Mergesort,
+            "1048576,cutoff=4096",
+            Params::Mergesort(SortParams::default()),
+        ),
+        (
+            Kernel::Mandelbrot,
+            "256x256",
+            Params::Mandelbrot(MandelbrotParams::default()),
+        ),
+        (
+            Kernel::Mandelbrot,
+            "100X200,leaf=1,maxiter=1000",
+            Params::Mandelbrot(MandelbrotParams {
+                rows: 100,
+                cols: 200,
+                maxiter: 1000,
+                leaf: 1,
+            }),
+        ),
+        (Kernel::Fft, "262144", Params::Fft(FftParams::default())),
+        (Kernel::Fft, "2^18", Params::Fft(FftParams::default())),
+        (
+            Kernel::Fft,
+            "2 ^ 0,cutoff=1",
+            Params::Fft(FftParams {
+                n: 1,
+                cutoff: 1,
+                ..FftParams::default()
+            }),
+        ),
+        (
+            Kernel::Knapsack,
+            "48",
+            Params::Knapsack(KnapsackParams::default()),
+        ),
+        (
+            Kernel::Knapsack,
+            "20,depth=0,seed=3",
+            Params::Knapsack(KnapsackParams {
+                n: 20,
+                depth: 0,
+                seed: 3,
+            }),
+        ),
     ];
     for (kernel, s, want) in cases {
         let got = kernel.parse_size(s).unwrap_or_else(|e| panic!("{e}"));
@@ -128,6 +249,46 @@ fn broken_sizes() {
         (Kernel::Sort, "1000,cutoff=0", "cutoff"),
         (Kernel::Sort, "1000,depth=3", "unknown option"),
         (Kernel::Sort, "1000;cutoff=3", "not a non-negative integer"),
+        (Kernel::HeatUb, "1024", "ROWSxCOLS"),
+        (Kernel::HeatUb, "2x512", "too small"),
+        (Kernel::HeatUb, "1024x512,leaf=0", "leaf"),
+        (Kernel::HeatUb, "1024x512,omega=1", "unknown option"),
+        (Kernel::Sor, "512", "ROWSxCOLS"),
+        (Kernel::Sor, "1024x512,omega=2", "outside (0, 2)"),
+        (Kernel::Sor, "1024x512,omega=0", "outside (0, 2)"),
+        (Kernel::Sor, "1024x512,omega=NaN", "outside (0, 2)"),
+        (Kernel::Sor, "1024x512,omega=fast", "not a number"),
+        (Kernel::Sor, "1024x512,leaf=0", "leaf"),
+        (Kernel::Sor, "1024x512,cutoff=4", "unknown option"),
+        (Kernel::SorUb, "3x2", "too small"),
+        (Kernel::SorUb, "1024x512,omega=-1", "outside (0, 2)"),
+        (Kernel::SorUb, "1024x512,iters=-1", "iters"),
+        (Kernel::Ge, "0", "at least 1"),
+        (Kernel::Ge, "512x512", "not a non-negative integer"),
+        (Kernel::Ge, "512,leaf=0", "leaf"),
+        (Kernel::Ge, "512,iters=2", "unknown option"),
+        (Kernel::Ge, "9999999999", "too large"),
+        (Kernel::GeUb, "", "empty"),
+        (Kernel::GeUb, "abc", "not a non-negative integer"),
+        (Kernel::GeUb, "64,leaf=x", "leaf"),
+        (Kernel::Mergesort, "0", "at least 1"),
+        (Kernel::Mergesort, "1e6", "not a non-negative integer"),
+        (Kernel::Mergesort, "1000,cutoff=0", "cutoff"),
+        (Kernel::Mandelbrot, "256", "ROWSxCOLS"),
+        (Kernel::Mandelbrot, "0x256", "at least 1"),
+        (Kernel::Mandelbrot, "256x256,maxiter=0", "maxiter"),
+        (Kernel::Mandelbrot, "256x256,leaf=0", "leaf"),
+        (Kernel::Mandelbrot, "256x256,iters=9", "unknown option"),
+        (Kernel::Fft, "1000", "not a power of two"),
+        (Kernel::Fft, "0", "not a power of two"),
+        (Kernel::Fft, "2^31", "too large"),
+        (Kernel::Fft, "4^9", "powers of 2"),
+        (Kernel::Fft, "2^x", "exponent"),
+        (Kernel::Fft, "1024,cutoff=0", "cutoff"),
+        (Kernel::Knapsack, "0", "outside"),
+        (Kernel::Knapsack, "65", "outside"),
+        (Kernel::Knapsack, "48,depth=-1", "depth"),
+        (Kernel::Knapsack, "48,cutoff=4", "unknown option"),
     ];
     for (kernel, s, reason) in cases {
         let err = kernel

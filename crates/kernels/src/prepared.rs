@@ -1,0 +1,558 @@
+//! [`Prepared`]: a kernel's input and serial reference, and the timing protocol over
+//! them (see [`crate::Kernel`]'s module for the whole entry).
+//!
+//! Timing protocol: [`Prepared::reset`] restores whatever input the kernel mutates (the
+//! grids, arrays and matrices) so every repetition does identical work;
+//! [`Prepared::execute`] runs the parallel kernel once inside the executor's pool and is
+//! the only part meant to be timed; [`Prepared::verify`] compares the last result with
+//! the serial reference computed once in [`Params::prepare`]. [`Prepared::run`] does
+//! all three and times only `execute`.
+//!
+//! Footprints are declared by the kernels themselves (see each kernel's module); this
+//! module declares none.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use crate::exec::Executor;
+use crate::fft::{self, Complex, FftParams};
+use crate::fib::{self, FibParams};
+use crate::ge::{self, GeParams};
+use crate::heat::{self, HeatParams};
+use crate::knapsack::{self, Instance, KnapsackParams};
+use crate::mandelbrot::{self, MandelbrotParams};
+use crate::mergesort;
+use crate::nqueens::{self, NqueensParams};
+use crate::sor::{self, SorParams};
+use crate::sort::{self, SortParams};
+use crate::split::Split;
+use crate::{Kernel, Params};
+
+/// A kernel with its input generated and its serial reference computed.
+///
+/// Use: `let mut pr = params.prepare();` then per repetition either
+/// `let out = pr.run(&ex);` (resets, times the kernel alone, verifies), or
+/// `pr.reset(); /* start clock */ pr.execute(&ex); /* stop clock */ let out = pr.verify();`.
+#[derive(Debug)]
+pub struct Prepared {
+    params: Params,
+    state: State,
+    /// Whether the mutable input is in its initial state (no `execute` since `reset`).
+    fresh: bool,
+}
+
+#[derive(Debug)]
+enum State {
+    Fib {
+        p: FibParams,
+        expected: u64,
+        got: Option<u64>,
+    },
+    Nqueens {
+        p: NqueensParams,
+        expected: u64,
+        got: Option<u64>,
+    },
+    /// heat and heat-ub.
+    Heat {
+        split: Split,
+        p: HeatParams,
+        init: Vec<f64>,
+        a: Vec<f64>,
+        b: Vec<f64>,
+        expected: Vec<f64>,
+        ran: bool,
+    },
+    /// sort (serial merges) and mergesort (parallel merges).
+    Sort {
+        parallel_merge: bool,
+        p: SortParams,
+        input: Vec<u64>,
+        data: Vec<u64>,
+        buf: Vec<u64>,
+        expected: Vec<u64>,
+        ran: bool,
+    },
+    /// sor and sor-ub: the colour planes, red then black.
+    Sor {
+        split: Split,
+        p: SorParams,
+        init: [Vec<f64>; 2],
+        planes: [Vec<f64>; 2],
+        /// The reference's final interleaved grid.
+        expected: Vec<f64>,
+        ran: bool,
+    },
+    /// ge and ge-ub.
+    Ge {
+        split: Split,
+        p: GeParams,
+        input: Vec<f64>,
+        a: Vec<f64>,
+        expected: Vec<f64>,
+        ran: bool,
+    },
+    Mandelbrot {
+        p: MandelbrotParams,
+        image: Vec<u32>,
+        expected: Vec<u32>,
+        ran: bool,
+    },
+    Fft {
+        p: FftParams,
+        input: Vec<Complex>,
+        tw: Vec<Complex>,
+        data: Vec<Complex>,
+        tmp: Vec<Complex>,
+        expected: Vec<Complex>,
+        ran: bool,
+    },
+    Knapsack {
+        p: KnapsackParams,
+        inst: Instance,
+        expected: u64,
+        got: Option<u64>,
+    },
+}
+
+impl State {
+    fn heat(split: Split, p: HeatParams) -> State {
+        let init = heat::initial(&p);
+        let expected = heat::reference(&p, &init);
+        State::Heat {
+            split,
+            p,
+            a: init.clone(),
+            b: init.clone(),
+            init,
+            expected,
+            ran: false,
+        }
+    }
+
+    fn sort(parallel_merge: bool, p: SortParams) -> State {
+        let input = sort::input(&p);
+        let expected = sort::reference(&input);
+        State::Sort {
+            parallel_merge,
+            p,
+            data: input.clone(),
+            buf: vec![0; input.len()],
+            input,
+            expected,
+            ran: false,
+        }
+    }
+
+    fn sor(split: Split, p: SorParams) -> State {
+        let grid = sor::initial(&p);
+        let expected = sor::reference(&p, &grid);
+        let init = sor::planes(&p, &grid);
+        State::Sor {
+            split,
+            p,
+            planes: init.clone(),
+            init,
+            expected,
+            ran: false,
+        }
+    }
+
+    fn ge(split: Split, p: GeParams) -> State {
+        let input = ge::input(&p);
+        let expected = ge::reference(&p, &input);
+        State::Ge {
+            split,
+            p,
+            a: input.clone(),
+            input,
+            expected,
+            ran: false,
+        }
+    }
+}
+
+impl Prepared {
+    /// Generates the input of `params` and computes its serial reference result.
+    pub(crate) fn new(params: Params) -> Prepared {
+        let state = match params {
+            Params::Fib(p) => State::Fib {
+                p,
+                expected: fib::reference(p.n),
+                got: None,
+            },
+            Params::Nqueens(p) => State::Nqueens {
+                p,
+                expected: nqueens::reference(p.n),
+                got: None,
+            },
+            Params::Heat(p) => State::heat(Split::Balanced, p),
+            Params::HeatUb(p) => State::heat(Split::Unbalanced, p),
+            Params::Sort(p) => State::sort(false, p),
+            Params::Mergesort(p) => State::sort(true, p),
+            Params::Sor(p) => State::sor(Split::Balanced, p),
+            Params::SorUb(p) => State::sor(Split::Unbalanced, p),
+            Params::Ge(p) => State::ge(Split::Balanced, p),
+            Params::GeUb(p) => State::ge(Split::Unbalanced, p),
+            Params::Mandelbrot(p) => State::Mandelbrot {
+                p,
+                image: vec![0; p.rows * p.cols],
+                expected: mandelbrot::reference(&p),
+                ran: false,
+            },
+            Params::Fft(p) => {
+                let input = fft::input(&p);
+                let tw = fft::twiddles(p.n);
+                let expected = fft::reference(&input, &tw);
+                State::Fft {
+                    p,
+                    data: input.clone(),
+                    tmp: vec![Complex::default(); p.n],
+                    input,
+                    tw,
+                    expected,
+                    ran: false,
+                }
+            }
+            Params::Knapsack(p) => {
+                let inst = knapsack::instance(&p);
+                State::Knapsack {
+                    p,
+                    expected: knapsack::reference(&inst),
+                    inst,
+                    got: None,
+                }
+            }
+        };
+        Prepared {
+            params,
+            state,
+            fresh: true,
+        }
+    }
+
+    /// The parameters this input was prepared for.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// The kernel this input was prepared for.
+    pub fn kernel(&self) -> Kernel {
+        self.params.kernel()
+    }
+
+    /// Restores the input the kernel mutates (heat grids, sort array, sor planes, ge
+    /// matrix, fft data) to its initial state and forgets the last result. Not meant to
+    /// be timed. Cheap for fib, nqueens and knapsack; a copy of the input for the others
+    /// (mandelbrot clears its image, so a run that wrote nothing cannot pass).
+    pub fn reset(&mut self) {
+        let dirty = !self.fresh;
+        match &mut self.state {
+            State::Fib { got, .. } | State::Nqueens { got, .. } | State::Knapsack { got, .. } => {
+                *got = None;
+            }
+            State::Heat { init, a, ran, .. } => {
+                // `b` needs no reset: its boundary is never written and the first sweep
+                // overwrites its whole interior before anything reads it.
+                if dirty {
+                    a.copy_from_slice(init);
+                }
+                *ran = false;
+            }
+            State::Sort {
+                input, data, ran, ..
+            } => {
+                if dirty {
+                    data.copy_from_slice(input);
+                }
+                *ran = false;
+            }
+            State::Sor {
+                init, planes, ran, ..
+            } => {
+                if dirty {
+                    for (plane, init) in planes.iter_mut().zip(init.iter()) {
+                        plane.copy_from_slice(init);
+                    }
+                }
+                *ran = false;
+            }
+            State::Ge { input, a, ran, .. } => {
+                if dirty {
+                    a.copy_from_slice(input);
+                }
+                *ran = false;
+            }
+            State::Mandelbrot { image, ran, .. } => {
+                if dirty {
+                    image.fill(0);
+                }
+                *ran = false;
+            }
+            State::Fft {
+                input, data, ran, ..
+            } => {
+                // `tmp` is scratch: every level writes before it reads.
+                if dirty {
+                    data.copy_from_slice(input);
+                }
+                *ran = false;
+            }
+        }
+        self.fresh = true;
+    }
+
+    /// Runs the parallel kernel once inside `ex`'s pool and keeps its result for
+    /// [`Prepared::verify`]. This is the part to time. Call [`Prepared::reset`] first
+    /// for every repetition after the first: without it, the grid kernels continue from
+    /// the last state, ge and fft transform their own output, sort sorts sorted data,
+    /// and `verify` then reports a failure (except for sorting, where only the time is
+    /// off).
+    pub fn execute<E: Executor>(&mut self, ex: &E) {
+        self.fresh = false;
+        match &mut self.state {
+            State::Fib { p, got, .. } => {
+                let p = *p;
+                *got = Some(ex.install(|| fib::fib(ex, p.n, p.cutoff)));
+            }
+            State::Nqueens { p, got, .. } => {
+                let p = *p;
+                *got = Some(ex.install(|| nqueens::count(ex, p.n, p.depth)));
+            }
+            State::Heat {
+                split,
+                p,
+                a,
+                b,
+                ran,
+                ..
+            } => {
+                let (split, p) = (*split, *p);
+                ex.install(|| {
+                    heat::solve_split(ex, split, &p, a, b);
+                });
+                *ran = true;
+            }
+            State::Sort {
+                parallel_merge,
+                p,
+                data,
+                buf,
+                ran,
+                ..
+            } => {
+                let cutoff = p.cutoff;
+                if *parallel_merge {
+                    ex.install(|| mergesort::sort(ex, data, buf, cutoff));
+                } else {
+                    ex.install(|| sort::sort(ex, data, buf, cutoff));
+                }
+                *ran = true;
+            }
+            State::Sor {
+                split,
+                p,
+                planes,
+                ran,
+                ..
+            } => {
+                let (split, p) = (*split, *p);
+                let [red, black] = planes;
+                ex.install(|| sor::solve_split(ex, split, &p, red, black));
+                *ran = true;
+            }
+            State::Ge {
+                split, p, a, ran, ..
+            } => {
+                let (split, p) = (*split, *p);
+                ex.install(|| ge::solve_split(ex, split, &p, a));
+                *ran = true;
+            }
+            State::Mandelbrot { p, image, ran, .. } => {
+                let p = *p;
+                ex.install(|| mandelbrot::render(ex, &p, image));
+                *ran = true;
+            }
+            State::Fft {
+                p,
+                tw,
+                data,
+                tmp,
+                ran,
+                ..
+            } => {
+                let cutoff = p.cutoff;
+                let tw: &[Complex] = tw;
+                ex.install(|| fft::fft(ex, data, tmp, tw, cutoff));
+                *ran = true;
+            }
+            State::Knapsack { p, inst, got, .. } => {
+                let depth = p.depth;
+                let inst: &Instance = inst;
+                *got = Some(ex.install(|| knapsack::best(ex, inst, depth)));
+            }
+        }
+    }
+
+    /// Compares the result of the last [`Prepared::execute`] with the serial reference.
+    /// Not verified if nothing ran since the last reset, or if a run followed another
+    /// without a reset in between.
+    pub fn verify(&self) -> Outcome {
+        let missing = || {
+            Outcome::fail(format!(
+                "{}: no result to verify (run first)",
+                self.kernel()
+            ))
+        };
+        match &self.state {
+            State::Fib { p, expected, got } => match got {
+                Some(got) => fib::compare(p, *expected, *got),
+                None => missing(),
+            },
+            State::Nqueens { p, expected, got } => match got {
+                Some(got) => nqueens::compare(p, *expected, *got),
+                None => missing(),
+            },
+            State::Knapsack {
+                p,
+                inst,
+                expected,
+                got,
+            } => match got {
+                Some(got) => knapsack::compare(p, inst, *expected, *got),
+                None => missing(),
+            },
+            State::Heat {
+                split,
+                p,
+                a,
+                b,
+                expected,
+                ran,
+                ..
+            } => {
+                if !ran {
+                    return missing();
+                }
+                // `heat::solve_split` leaves the final state in `a` after an even number
+                // of sweeps, in `b` after an odd number.
+                let got = if p.iters % 2 == 0 { a } else { b };
+                heat::compare(heat::split_name(*split), p, expected, got)
+            }
+            State::Sort {
+                p,
+                data,
+                expected,
+                ran,
+                ..
+            } => {
+                if !ran {
+                    return missing();
+                }
+                sort::compare(self.kernel().name(), p, expected, data)
+            }
+            State::Sor {
+                split,
+                p,
+                planes,
+                expected,
+                ran,
+                ..
+            } => {
+                if !ran {
+                    return missing();
+                }
+                let got = sor::interleave(p, &planes[0], &planes[1]);
+                sor::compare(sor::split_name(*split), p, expected, &got)
+            }
+            State::Ge {
+                split,
+                p,
+                input,
+                a,
+                expected,
+                ran,
+            } => {
+                if !ran {
+                    return missing();
+                }
+                ge::compare(ge::split_name(*split), p, input, expected, a)
+            }
+            State::Mandelbrot {
+                p,
+                image,
+                expected,
+                ran,
+            } => {
+                if !ran {
+                    return missing();
+                }
+                mandelbrot::compare(p, expected, image)
+            }
+            State::Fft {
+                p,
+                data,
+                expected,
+                ran,
+                ..
+            } => {
+                if !ran {
+                    return missing();
+                }
+                fft::compare(p, expected, data)
+            }
+        }
+    }
+
+    /// One repetition: [`Prepared::reset`] (untimed), [`Prepared::execute`] (timed: the
+    /// `elapsed` of the outcome, including entering the executor's pool), then
+    /// [`Prepared::verify`] (untimed).
+    pub fn run<E: Executor>(&mut self, ex: &E) -> Outcome {
+        self.reset();
+        let start = Instant::now();
+        self.execute(ex);
+        let elapsed = start.elapsed();
+        self.verify().timed(elapsed)
+    }
+}
+
+/// The result of one verified kernel run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// Whether the parallel result matched the serial reference.
+    pub verified: bool,
+    /// One line on what was compared, or on the first difference found.
+    pub detail: String,
+    /// Wall time of the parallel kernel alone (zero where the outcome was not timed,
+    /// as from [`Prepared::verify`]).
+    pub elapsed: Duration,
+}
+
+impl Outcome {
+    pub(crate) fn pass(detail: String) -> Outcome {
+        Outcome {
+            verified: true,
+            detail,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    pub(crate) fn fail(detail: String) -> Outcome {
+        Outcome {
+            verified: false,
+            detail,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    pub(crate) fn timed(self, elapsed: Duration) -> Outcome {
+        Outcome { elapsed, ..self }
+    }
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let verdict = if self.verified { "ok" } else { "FAILED" };
+        write!(f, "{verdict}: {}", self.detail)
+    }
+}
