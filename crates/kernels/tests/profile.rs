@@ -1,0 +1,75 @@
+//! CATS's profile of Heat, as the paper's Fig. 8 shows it: under the `declared` counter
+//! source, on the virtual four-socket Opteron 8380 (6 MiB shared L3 per socket), the
+//! leaf inter-socket tasks of `heat` 1024 x 512 are the subtrees whose data fits 6 MiB.
+//!
+//! Fig. 8 counts 16 MB for the whole sweep and marks the 4 MB subtrees. locus counts what
+//! the leaves declare: a sweep reads one 4 MiB grid and writes the other, so the whole
+//! involves about 9.4 MB (halo rows included) and does not fit, while each half of the
+//! rows involves about 4.7 MB and does. Expected: the two tasks at level 1.
+
+use locus::counters::CounterKind;
+use locus::{PolicyKind, ThreadPoolBuilder, Topology};
+use locus_kernels::{Kernel, Locus};
+
+fn stat(stats: &[(String, u64)], name: &str) -> Option<u64> {
+    stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+}
+
+#[test]
+fn cats_puts_heats_leaf_inter_socket_tasks_where_their_data_fits_the_l3() {
+    if cfg!(miri) {
+        return; // a 4 MiB stencil is beyond Miri's pace
+    }
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(16)
+        .policy(PolicyKind::Cats {
+            cmpi_threshold: None,
+        })
+        .topology(Topology::parse_spec("opteron-8380").unwrap())
+        .counters(CounterKind::Declared)
+        .build()
+        .unwrap();
+    let ex = Locus::new(pool);
+    let mut heat = Kernel::Heat
+        .parse_size("1024x512,leaf=8,iters=3")
+        .unwrap()
+        .prepare();
+    let outcome = heat.run(&ex);
+    assert!(outcome.verified, "{}", outcome.detail);
+    let stats = ex.pool.policy_stats();
+    let explain = ex.pool.explain();
+    assert_eq!(stat(&stats, "profile_iterations"), Some(1), "{explain}");
+    assert_eq!(
+        stat(&stats, "cpu_bound"),
+        Some(0),
+        "a stencil is memory-bound:\n{explain}"
+    );
+    assert_eq!(
+        stat(&stats, "leaf_inter_tasks_level1"),
+        Some(2),
+        "{explain}"
+    );
+    let leaves: Vec<&(String, u64)> = stats
+        .iter()
+        .filter(|(n, _)| n.starts_with("leaf_inter_tasks_level"))
+        .collect();
+    assert_eq!(
+        leaves.len(),
+        1,
+        "leaf inter-socket tasks at level 1 only: {leaves:?}\n{explain}"
+    );
+    // And the reason: the halves fit 6 MiB, their parent (the whole sweep) would not.
+    let largest: u64 = explain
+        .lines()
+        .find_map(|l| l.strip_prefix("leaf inter-socket tasks: 2 at level 1 (largest SOID "))
+        .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
+        .expect("the explanation names the leaf inter-socket tasks");
+    assert!(
+        (4 << 20..6 << 20).contains(&largest),
+        "half a sweep involves {largest} bytes"
+    );
+    assert!(2 * largest > 6 << 20, "the whole sweep must not fit 6 MiB");
+    // Later runs reuse the partition: no second profile.
+    assert!(heat.run(&ex).verified);
+    assert_eq!(stat(&ex.pool.policy_stats(), "profile_iterations"), Some(1));
+}
