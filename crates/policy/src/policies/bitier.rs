@@ -21,7 +21,7 @@
 //! tasks for the squad). The instrumentation counter (`running_leaves`) uses
 //! read-modify-writes, so a violation is counted even if the protocol had a hole.
 
-use crate::{Place, Probe, SquadId, Victims, WorkerId, WorkerMap};
+use crate::{Layout, Place, Probe, SquadId, Victims, WorkerId, WorkerMap};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
@@ -75,6 +75,17 @@ impl BiTier {
             violations: AtomicU64::new(0),
             inter_taken: (0..squads).map(|_| AtomicU64::new(0)).collect(),
             busy_refusals: (0..squads).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// The queues and calls a bi-tier policy needs: inter-socket pools, every spawn
+    /// placed by the policy, task events.
+    pub(crate) fn layout() -> Layout {
+        Layout {
+            always_local: false,
+            inter_pools: true,
+            task_events: true,
+            ..Layout::deques()
         }
     }
 

@@ -142,12 +142,7 @@ impl Policy for Cab {
         if self.leaf_level.load(Ordering::Acquire) == NO_TIER {
             return Layout::deques();
         }
-        Layout {
-            always_local: false,
-            inter_pools: true,
-            task_events: true,
-            ..Layout::deques()
-        }
+        BiTier::layout()
     }
 
     fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {

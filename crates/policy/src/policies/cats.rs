@@ -110,12 +110,7 @@ impl Policy for Cats {
         if self.state.load(Ordering::Acquire) == SINGLE_SQUAD {
             return Layout::deques();
         }
-        Layout {
-            always_local: false,
-            inter_pools: true,
-            task_events: true,
-            ..Layout::deques()
-        }
+        BiTier::layout()
     }
 
     fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
