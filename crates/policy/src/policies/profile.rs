@@ -83,22 +83,23 @@ impl Profile {
         self.table.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// `parent` spawned `task`.
+    /// `parent` spawned `task`. Idempotent: an engine may report one spawn twice (a
+    /// parent-first `join` asks about its first half, then places it).
     pub(crate) fn spawned(&self, parent: &TaskInfo, task: &TaskInfo) -> Spawned {
         let mut table = self.table();
-        if table.get(&task.id).is_some_and(|e| e.soid.is_some()) {
-            return Spawned::Repeat;
+        match table.get(&task.id) {
+            Some(e) if e.soid.is_some() => return Spawned::Repeat,
+            Some(e) if e.parent.is_some() => return Spawned::New,
+            _ => {}
         }
         let entry = table.entry(task.id).or_default();
         entry.parent = Some(parent.id);
         entry.level = task.level;
-        table
-            .entry(parent.id)
-            .or_insert_with(|| Entry {
-                level: parent.level,
-                ..Entry::default()
-            })
-            .children += 1;
+        let parent_entry = table.entry(parent.id).or_insert_with(|| Entry {
+            level: parent.level,
+            ..Entry::default()
+        });
+        parent_entry.children += 1;
         Spawned::New
     }
 
@@ -360,6 +361,11 @@ mod tests {
         let p = Profile::default();
         let (root, a, b) = (info(1, 0), info(2, 1), info(3, 1));
         assert_eq!(p.spawned(&root, &a), Spawned::New);
+        assert_eq!(
+            p.spawned(&root, &a),
+            Spawned::New,
+            "one spawn reported twice"
+        );
         assert_eq!(p.spawned(&root, &b), Spawned::New);
         let cost = |bytes| TaskCost {
             bytes,
