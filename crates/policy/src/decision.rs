@@ -20,6 +20,9 @@ pub enum Place {
     Central,
     /// The inter-socket pool of the given squad (bi-tier policies): inter-socket tasks
     /// wait there for the squad's head, or for the head of another squad to steal them.
+    /// Engines never take a task back from here at a `join`; such tasks start only
+    /// through [`Probe::InterPool`] and [`Probe::RemoteInterPools`], so the policy's
+    /// plans alone decide who may start them.
     InterPool(SquadId),
 }
 
