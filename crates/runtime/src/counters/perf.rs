@@ -456,6 +456,10 @@ mod tests {
     /// task clock in the cycles slot, page faults in the instructions slot, minor page
     /// faults in the misses slot.
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "perf_event_open is a system call Miri does not emulate"
+    )]
     fn a_software_group_reads_through_the_same_path() {
         use perf_event::events::Software;
         let mut leader = leader_builder();
