@@ -393,7 +393,7 @@ impl WorkerThread {
 
     /// Tells the policy `task` starts here; returns whether its cost is being measured
     /// (pass that to [`WorkerThread::task_end`]).
-    #[cold]
+    #[inline(never)]
     pub(crate) fn task_begin(&self, task: &TaskInfo, source: Source) -> bool {
         let policy = &self.registry.policy;
         policy.task_started(self.index, task, source);
@@ -407,7 +407,7 @@ impl WorkerThread {
     }
 
     /// Tells the policy `task` finished here, with its own cost if it was measured.
-    #[cold]
+    #[inline(never)]
     pub(crate) fn task_end(&self, task: &TaskInfo, costed: bool) {
         let cost = match &self.profiler {
             Some(profiler) if costed => Some(profiler.borrow_mut().end(self.registry.clock_ns())),

@@ -60,13 +60,13 @@ impl Sleep {
     }
 
     /// Puts `worker` to sleep unless `stay_awake` (evaluated after the announcement)
-    /// holds; `falling_asleep` runs just before it blocks. Returns whether it slept.
+    /// holds; `falling_asleep` runs just before it blocks.
     pub(crate) fn sleep(
         &self,
         worker: usize,
         stay_awake: impl Fn() -> bool,
         falling_asleep: impl FnOnce(),
-    ) -> bool {
+    ) {
         let slot = &self.slots[worker];
         let mut guard = lock(&slot.lock);
         slot.sleeping.store(true, SeqCst);
@@ -76,13 +76,12 @@ impl Sleep {
         if stay_awake() {
             slot.sleeping.store(false, SeqCst);
             self.sleepers.fetch_sub(1, SeqCst);
-            return false;
+            return;
         }
         falling_asleep();
         while slot.sleeping.load(SeqCst) {
             guard = slot.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
         }
-        true
     }
 
     /// Called by a worker after publishing work that it will also drain itself (its own
