@@ -3,8 +3,9 @@
 //! running, or a result that did not verify, exits 1.
 
 use crate::bench::{self, BenchPlan, KernelResult};
-use crate::cli::{BenchArgs, Cli, Command, TopoArgs};
+use crate::cli::{BenchArgs, Cli, Command, SimArgs, SimCommand, TopoArgs};
 use crate::report::{self, Report};
+use crate::sim;
 use crate::topo::{self, TopoPlan};
 use anyhow::{Context, Result};
 use clap::CommandFactory;
@@ -63,7 +64,30 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         }
         Some(Command::Topo(args)) => run_topo(&args),
         Some(Command::Bench(args)) => run_bench(&args),
+        Some(Command::Sim(args)) => run_sim(&args),
     }
+}
+
+fn run_sim(args: &SimArgs) -> Result<(), Failure> {
+    let text = match &args.sweep {
+        Some(SimCommand::Sweep(sweep)) => {
+            let plan = sim::SweepPlan::new(sweep).map_err(Failure::Input)?;
+            let bar = progress_bar(0);
+            let text = sim::sweep(&plan, &bar).map_err(Failure::Run)?;
+            bar.finish_and_clear();
+            text
+        }
+        None => {
+            let plan = sim::RunPlan::new(&args.run).map_err(Failure::Input)?;
+            let bar = progress_bar(0);
+            let text = sim::run(&plan, &bar)
+                .with_context(|| format!("{} {}", plan.params.kernel(), plan.params))
+                .map_err(Failure::Run)?;
+            bar.finish_and_clear();
+            text
+        }
+    };
+    print(&text).map_err(Failure::Run)
 }
 
 fn print(text: &str) -> Result<()> {

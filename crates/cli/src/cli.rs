@@ -60,6 +60,174 @@ pub(crate) enum Command {
     Topo(TopoArgs),
     /// Time the benchmark kernels under every policy against rayon, verifying each run.
     Bench(BenchArgs),
+    /// Run the policies on a simulated multi-socket machine over a kernel's recorded
+    /// task tree and measure its caches (`locus sim sweep --help` for sweeps).
+    Sim(Box<SimArgs>),
+}
+
+/// `locus sim`: one kernel input, several policies; or `locus sim sweep`.
+#[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = crate::bench::kernels_help()
+)]
+pub(crate) struct SimArgs {
+    /// `sweep`: the same simulation over a range of one parameter.
+    #[command(subcommand)]
+    pub(crate) sweep: Option<SimCommand>,
+    #[command(flatten)]
+    pub(crate) run: SimRunArgs,
+}
+
+/// The subcommands of `locus sim`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SimCommand {
+    /// Simulate over a range of one parameter (input rows, cab's boundary level BL, the
+    /// mts chunk) and plot the makespan.
+    Sweep(SweepArgs),
+}
+
+/// Flags shared by `locus sim` and `locus sim sweep`.
+#[derive(Debug, Args)]
+pub(crate) struct SimCommonArgs {
+    /// The simulated machine: a preset (`locus topo --list-presets`), an hwloc synthetic
+    /// string, SxC shorthand, or an hwloc XML file (`lstopo --of xml`).
+    #[arg(long, short = 'm', value_name = "M", default_value = crate::sim::DEFAULT_MACHINE)]
+    pub(crate) machine: Option<String>,
+
+    /// Simulated workers, one per PU at most. [default: one per PU of the machine]
+    #[arg(long, short = 't', value_name = "N", value_parser = threads)]
+    pub(crate) threads: Option<usize>,
+
+    /// The kernel's input (syntax below). [default: the kernel's default size, which for
+    /// heat is the CATS paper's 1024x512, 8-row leaves, 10 iterations]
+    #[arg(long, short = 's', value_name = "S")]
+    pub(crate) size: Option<String>,
+
+    /// Seed of the simulated workers' random victim choices and wake-up delays; the same
+    /// seed and inputs give bit-identical results.
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub(crate) seed: u64,
+
+    /// A JSON file overriding some of the machine's latencies (keys: clock_ghz, ipc,
+    /// l1_hit, l2_hit, l3_hit, near_cache, remote_cache, local_dram, remote_dram, spawn,
+    /// probe_local, probe_remote, steal_local, steal_remote; cycles).
+    /// [default: the preset's documented table, or generic values]
+    #[arg(long, value_name = "FILE")]
+    pub(crate) latencies: Option<PathBuf>,
+
+    /// Also write every result (per core and per socket counters included) as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<PathBuf>,
+}
+
+/// `locus sim KERNEL`.
+#[derive(Debug, Args)]
+pub(crate) struct SimRunArgs {
+    /// The kernel to record and simulate.
+    #[arg(value_name = "KERNEL")]
+    pub(crate) kernel: Option<String>,
+
+    #[command(flatten)]
+    pub(crate) common: SimCommonArgs,
+
+    /// Policies: a comma-separated list (ws, central, rr-fifo, rr-lifo, mts, mts:CHUNK,
+    /// cab, cab:B:SIZE, cab:bl=N, cats, cats:CMPI) or `all` (every policy except
+    /// ws-unpinned, which only differs from ws in pinning).
+    #[arg(long, short = 'p', value_name = "P", default_value = "all")]
+    pub(crate) policy: String,
+
+    /// Iterations of an iterative kernel (heat, heat-ub, sor, sor-ub), replacing the
+    /// size's. [default: the size's]
+    #[arg(long, value_name = "K")]
+    pub(crate) iters: Option<usize>,
+
+    /// Write a Chrome trace-event timeline (one track per simulated worker) that
+    /// Perfetto opens; needs a single --policy.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<PathBuf>,
+
+    /// Print what each policy decided and its statistics.
+    #[arg(long)]
+    pub(crate) explain: bool,
+
+    /// Also print L2 and L3 misses and DRAM accesses per socket.
+    #[arg(long)]
+    pub(crate) per_socket: bool,
+}
+
+/// The parameter a sweep varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SweepParam {
+    /// The input's first number: grid rows (heat, sor, ge, mandelbrot), n otherwise.
+    Rows,
+    /// cab's boundary level BL (runs cab:bl=N; ws once as the reference; the plot marks
+    /// Eq. 4's choice).
+    Bl,
+    /// The mts bulk-steal chunk (runs mts:N; ws once as the reference).
+    Chunk,
+}
+
+impl SweepParam {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SweepParam::Rows => "rows",
+            SweepParam::Bl => "bl",
+            SweepParam::Chunk => "chunk",
+        }
+    }
+
+    pub(crate) fn axis(self) -> &'static str {
+        match self {
+            SweepParam::Rows => "input rows (n)",
+            SweepParam::Bl => "boundary level BL",
+            SweepParam::Chunk => "mts chunk (tasks per bulk steal)",
+        }
+    }
+}
+
+/// `locus sim sweep KERNEL --param P --values V`.
+#[derive(Debug, Args)]
+#[command(after_help = crate::bench::kernels_help())]
+pub(crate) struct SweepArgs {
+    /// The kernel to record and simulate.
+    #[arg(value_name = "KERNEL")]
+    pub(crate) kernel: String,
+
+    /// The parameter to vary.
+    #[arg(long, value_enum)]
+    pub(crate) param: SweepParam,
+
+    /// Its values: a comma-separated list of whole numbers and ranges A-B, e.g. 0-6 or
+    /// 512,1024,2048.
+    #[arg(long, value_name = "LIST")]
+    pub(crate) values: String,
+
+    #[command(flatten)]
+    pub(crate) common: SimCommonArgs,
+
+    /// Policies for a rows sweep. [default: ws,mts,cab,cats]
+    #[arg(long, short = 'p', value_name = "P")]
+    pub(crate) policy: Option<String>,
+
+    /// Iterations of an iterative kernel, replacing the size's.
+    #[arg(long, value_name = "K")]
+    pub(crate) iters: Option<usize>,
+
+    /// For a bl sweep: the input size S_d that Eq. 4's marker uses, e.g. 48MiB (the CAB
+    /// paper counts one heat matrix). [default: the kernel's data size, every array]
+    #[arg(long, value_name = "SIZE", value_parser = size_bytes)]
+    pub(crate) data_bytes: Option<u64>,
+
+    /// Write an SVG plot of the makespan against the parameter.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) plot: Option<PathBuf>,
+}
+
+/// `--data-bytes`: a size with hwloc's units.
+fn size_bytes(s: &str) -> Result<u64, String> {
+    locus_topo::parse_size(s).map_err(|e| e.to_string())
 }
 
 /// `locus topo`.

@@ -1,14 +1,15 @@
 //! `locus`: the command-line front end of the locus runtime (DESIGN.md, "cli").
 //!
 //! `main` only sets up logging, parses the command line and turns the outcome into an
-//! exit code; the work lives in the modules: [`cli`] (the flags), [`topo`] and
-//! [`bench`](mod@bench) (the subcommands), [`report`] (tables and JSON), [`app`] (dispatch and
+//! exit code; the work lives in the modules: [`cli`] (the flags), [`topo`],
+//! [`bench`](mod@bench) and [`sim`] (the subcommands), [`report`] (tables and JSON), [`app`] (dispatch and
 //! exit codes: 0 success, 1 a failed run or unverified result, 2 bad input).
 
 mod app;
 mod bench;
 mod cli;
 mod report;
+mod sim;
 mod topo;
 
 use clap::Parser;

@@ -341,3 +341,141 @@ fn bench_explains_the_bi_tier_policies() {
         &["bogus", "--counters"],
     );
 }
+
+#[test]
+fn sim_prints_a_table_and_writes_json_and_a_timeline() {
+    let dir = scratch("sim");
+    let json = dir.join("sim.json");
+    let trace = dir.join("trace.json");
+    let out = locus(&[
+        "sim",
+        "heat",
+        "--size",
+        "66x64,leaf=8,iters=2",
+        "--machine",
+        "2x2",
+        "--policy",
+        "cats",
+        "--json",
+        json.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--explain",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("makespan") && stdout.contains("cats"),
+        "{stdout}"
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let result = &doc["results"][0];
+    assert_eq!(result["policy"], "cats");
+    assert_eq!(result["cores"].as_array().unwrap().len(), 4);
+    assert_eq!(result["sockets"].as_array().unwrap().len(), 2);
+    assert!(result["makespan"].as_u64().unwrap() > 0);
+    let timeline: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&trace).unwrap()).unwrap();
+    let events = timeline["traceEvents"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["ph"] == "X"), "task slices");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sim_sweeps_plot_an_svg() {
+    let dir = scratch("sweep");
+    let svg = dir.join("bl.svg");
+    let out = locus(&[
+        "sim",
+        "sweep",
+        "heat",
+        "--size",
+        "130x64,leaf=8,iters=2",
+        "--param",
+        "bl",
+        "--values",
+        "0-3",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("cab:bl=3") && stdout.contains("Eq. 4"),
+        "{stdout}"
+    );
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        plot.starts_with("<svg") || plot.starts_with("<?xml"),
+        "{plot:.80}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sim_refuses_bad_input_with_exit_code_2() {
+    let dir = scratch("sim-bad");
+    let bad_lat = dir.join("lat.json");
+    std::fs::write(&bad_lat, "{\"l3_hitt\": 40}").unwrap();
+    let lat = bad_lat.to_str().unwrap();
+    for (args, says) in [
+        (vec!["sim"], "needs a KERNEL"),
+        (vec!["sim", "heatt"], "heatt"),
+        (vec!["sim", "heat", "--policy", "ws-unpinned"], "pinning"),
+        (vec!["sim", "fib", "--iters", "3"], "no iterations"),
+        (vec!["sim", "heat", "--threads", "17"], "16 PUs"),
+        (vec!["sim", "heat", "--machine", "pack:0 pu:1"], "--machine"),
+        (vec!["sim", "heat", "--latencies", lat], "l3_hitt"),
+        (
+            vec![
+                "sim",
+                "heat",
+                "--trace",
+                "/tmp/x.json",
+                "--policy",
+                "ws,mts",
+            ],
+            "single --policy",
+        ),
+        (
+            vec!["sim", "sweep", "heat", "--param", "bl", "--values", "3-1"],
+            "backwards",
+        ),
+        (
+            vec![
+                "sim", "sweep", "heat", "--param", "bl", "--values", "1", "--policy", "ws",
+            ],
+            "leave --policy out",
+        ),
+        (
+            vec!["sim", "heat", "--json", "/no/such/dir/x.json"],
+            "does not exist",
+        ),
+    ] {
+        let out = locus(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sim_results_are_the_same_in_every_process() {
+    let args = [
+        "sim",
+        "heat",
+        "--size",
+        "130x64,leaf=8,iters=3",
+        "--policy",
+        "ws,mts,cats",
+    ];
+    let first = locus(&args);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert_eq!(text(&first.stdout), text(&locus(&args).stdout));
+}

@@ -20,7 +20,11 @@
 //! ranges; a de-interleaving chunk a read of its data range and writes of its two
 //! scratch ranges; a combining chunk reads of its two scratch ranges and writes of its
 //! two data ranges. Reads of the twiddle table (shared by all, strided) are not
-//! declared.
+//! declared. Work, declared with them: a serial leaf of `m` points its `m/2 log2 m`
+//! butterflies and as many de-interleaved pairs, [`BUTTERFLY_WORK`] + [`PAIR_WORK`]
+//! each, and its `2m - 1` calls at [`CALL_WORK`]; a de-interleaving chunk [`PAIR_WORK`]
+//! per pair; a combining chunk [`BUTTERFLY_WORK`] per butterfly. Inner tasks only split
+//! and join and declare nothing.
 //!
 //! The serial reference is the textbook recursion written independently (out of place,
 //! strided input, no de-interleaving copies). Both compute each output by the same
@@ -30,7 +34,7 @@
 use std::f64::consts::PI;
 use std::time::Instant;
 
-use locus::footprint::{read_slice, write_slice};
+use locus::footprint::{read_slice, work, write_slice};
 
 use crate::exec::Executor;
 use crate::rng::SplitMix64;
@@ -41,6 +45,19 @@ use crate::Outcome;
 const SEED: u64 = 0x0046_4654; // "FFT"
 /// Largest `log2 n` accepted.
 pub const MAX_LOG2: u32 = 30;
+/// Instructions per butterfly, an estimate: guess from the combining loop, which x86-64
+/// (SSE2) runs in 28 instructions (3 loads and a strided twiddle, a complex multiply
+/// in 2 multiplies, shuffles and an add/sub, an add and a sub, 2 stores, 6 of loop
+/// control).
+pub const BUTTERFLY_WORK: u64 = 28;
+/// Instructions per de-interleaved pair of points, an estimate: guess from the
+/// de-interleaving loop (unrolled twice: 12 instructions for two pairs, 2 loads and 2
+/// stores of 16 bytes each per pair).
+pub const PAIR_WORK: u64 = 6;
+/// Instructions per call of the serial transform besides its loops, an estimate: a fit
+/// of callgrind's counts for leaves of 256 to 16384 points (a call of 2 or more points
+/// sets up two slices, two loops and two calls, one of 1 point returns at once).
+pub const CALL_WORK: u64 = 48;
 
 /// A complex number.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -216,6 +233,7 @@ impl<E: Executor> Fft<'_, E> {
         if n <= self.cutoff {
             write_slice(x);
             write_slice(tmp);
+            work(serial_work(n));
             serial(x, tmp, self.tw, step);
             return;
         }
@@ -227,6 +245,7 @@ impl<E: Executor> Fft<'_, E> {
                 read_slice(&src[2 * k0..2 * (k0 + e.len())]);
                 write_slice(e);
                 write_slice(o);
+                work(e.len() as u64 * PAIR_WORK);
                 deinterleave(&src[2 * k0..], e, o);
             });
         }
@@ -247,6 +266,7 @@ impl<E: Executor> Fft<'_, E> {
             read_slice(&t_hi[k0..k1]);
             write_slice(lo);
             write_slice(hi);
+            work(lo.len() as u64 * BUTTERFLY_WORK);
             combine(&t_lo[k0..k1], &t_hi[k0..k1], lo, hi, tw, step, k0);
         });
     }
@@ -270,6 +290,14 @@ impl<E: Executor> Fft<'_, E> {
             || self.pairs(a_hi, b_hi, k0 + h, f),
         );
     }
+}
+
+/// The work of a serial transform of `n` points (a power of two): `n/2 log2 n`
+/// butterflies and pairs, `2n - 1` calls.
+fn serial_work(n: usize) -> u64 {
+    let n = n as u64;
+    let levels = u64::from(n.trailing_zeros());
+    n / 2 * levels * (BUTTERFLY_WORK + PAIR_WORK) + (2 * n - 1) * CALL_WORK
 }
 
 /// The serial transform of the parallel version, in place in `x` with scratch `tmp`.

@@ -16,7 +16,9 @@
 //!
 //! Footprint, declared once per leaf and pivot: a read of the pivot row from column `k`
 //! and a write (in place) of the leaf's whole rows (columns before `k` included,
-//! although they are not touched: an over-approximation by up to `n / (n - k)`).
+//! although they are not touched: an over-approximation by up to `n / (n - k)`). Work,
+//! declared with it: per row, [`ROW_WORK`] and [`UPDATE_WORK`] per updated entry
+//! (`n - k - 1` of them); inner tasks only split and join and declare nothing.
 //!
 //! The serial reference is an independent triple loop computing every entry by the
 //! same expression on the same operands in the same pivot order: results must be
@@ -25,7 +27,7 @@
 
 use std::time::Instant;
 
-use locus::footprint::{read_slice, write_slice};
+use locus::footprint::{is_listening, read_slice, work, write_slice};
 
 use crate::exec::Executor;
 use crate::rng::SplitMix64;
@@ -38,6 +40,14 @@ const SEED: u64 = 0x4745; // "GE"
 /// Largest relative residual `max |b - A x| / (max_i sum_j |a_ij| * max |x|)` accepted
 /// (guess: a few hundred ulps times n at the sizes tested).
 const RESIDUAL: f64 = 1e-10;
+/// Instructions per updated entry `a[i][j] -= f * a[k][j]`, an estimate: guess from the
+/// inner loop, which x86-64 (SSE2, unrolled twice) runs in 13 instructions per four
+/// entries (4 loads, 2 multiplies, 2 subtractions, 2 stores, 3 of loop control).
+pub const UPDATE_WORK: u64 = 3;
+/// Instructions per row and pivot besides the updates, an estimate: the multiplier's
+/// division and store, the loop's setup and its scalar remainder (0 to 3 entries); a
+/// fit of callgrind's counts at n = 256 and 512 gives 46 (and 3.25 per update).
+pub const ROW_WORK: u64 = 46;
 
 /// Parameters of the ge kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -154,11 +164,14 @@ pub fn solve_split<E: Executor>(ex: &E, split: Split, p: &GeParams, a: &mut [f64
 }
 
 /// Updates whole rows `rows` for pivot `k` (`pivot` is row `k`). Declares the leaf's
-/// footprint, then computes.
+/// footprint and work, then computes.
 fn leaf(pivot: &[f64], rows: &mut [f64], k: usize) {
     read_slice(&pivot[k..]);
     write_slice(rows);
     let n = pivot.len();
+    if is_listening() {
+        work((rows.len() / n) as u64 * (ROW_WORK + (n - k - 1) as u64 * UPDATE_WORK));
+    }
     let diag = pivot[k];
     for row in rows.chunks_exact_mut(n) {
         let f = row[k] / diag;

@@ -14,13 +14,19 @@
 //!
 //! Integer arithmetic throughout (weights and values are `u64`; the bound is rounded
 //! down, which is exact for integer values). Footprint: none; the items are a few
-//! hundred bytes read by every task, the search state lives on the stack.
+//! hundred bytes read by every task, the search state lives on the stack. Work:
+//! [`NODE_WORK`] per search node (a call, pruned or not). While a listener is installed
+//! the search counts nodes: each task counts those it visits itself (its joined
+//! branches count theirs) and declares them once, when its own search is done; with
+//! nobody listening the plain search runs, which counts nothing.
 //!
 //! The serial reference is a different algorithm, the `O(n * capacity)` dynamic
 //! program, so the check does not share the search's code.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
+
+use locus::footprint::{is_listening, work};
 
 use crate::exec::Executor;
 use crate::rng::SplitMix64;
@@ -36,6 +42,12 @@ const MAX_WEIGHT: u64 = 1000;
 /// Values are the weight plus a uniform `0..=SPREAD` (weakly correlated instances: hard
 /// enough for the bound to leave a real search).
 const SPREAD: u64 = 100;
+
+/// Instructions per search node, an estimate: guess from the search (the end and
+/// capacity tests, the bound's multiply and division, the shared best's load, the fit
+/// test, two calls and the max), which callgrind counts at 45.5 per node at the default
+/// size under `Serial`.
+pub const NODE_WORK: u64 = 45;
 
 /// One item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -139,7 +151,12 @@ pub fn instance(p: &KnapsackParams) -> Instance {
 /// levels.
 pub fn best<E: Executor>(ex: &E, inst: &Instance, depth: u32) -> u64 {
     let best = AtomicU64::new(0);
-    let found = search(ex, &inst.items, inst.capacity, 0, depth, &best);
+    let (items, cap) = (&inst.items[..], inst.capacity);
+    let found = if is_listening() {
+        counted(|nodes| search::<E, true>(ex, items, cap, 0, depth, &best, nodes))
+    } else {
+        search::<E, false>(ex, items, cap, 0, depth, &best, &mut 0)
+    };
     found.max(best.load(Ordering::Relaxed))
 }
 
@@ -152,16 +169,31 @@ fn offer(best: &AtomicU64, value: u64) {
     }
 }
 
+/// Runs the body `f` of a task that counts its own nodes in the counter it is given
+/// (its nested tasks count theirs), then declares their work.
+fn counted(f: impl FnOnce(&mut u64) -> u64) -> u64 {
+    let mut nodes = 0;
+    let found = f(&mut nodes);
+    work(nodes.saturating_mul(NODE_WORK));
+    found
+}
+
 /// The best value reachable from a node: `value` already packed, `cap` left, `items`
 /// still to decide. Returns at least `value` (taking nothing more is always possible).
-fn search<E: Executor>(
+/// If `COUNT`, adds the nodes this task visits (this one included) to `nodes`, and the
+/// joined branches run as [`counted`] tasks; otherwise `nodes` is unused.
+fn search<E: Executor, const COUNT: bool>(
     ex: &E,
     items: &[Item],
     cap: u64,
     value: u64,
     depth: u32,
     best: &AtomicU64,
+    nodes: &mut u64,
 ) -> u64 {
+    if COUNT {
+        *nodes += 1;
+    }
     let Some((first, rest)) = items.split_first() else {
         offer(best, value);
         return value;
@@ -175,26 +207,33 @@ fn search<E: Executor>(
         return value;
     }
     let fits = first.weight <= cap;
-    let with = || {
+    let with = |nodes: &mut u64| {
         if fits {
-            search(
+            search::<E, COUNT>(
                 ex,
                 rest,
                 cap - first.weight,
                 value + first.value,
                 depth.saturating_sub(1),
                 best,
+                nodes,
             )
         } else {
             value
         }
     };
-    let without = || search(ex, rest, cap, value, depth.saturating_sub(1), best);
+    let without = |nodes: &mut u64| {
+        search::<E, COUNT>(ex, rest, cap, value, depth.saturating_sub(1), best, nodes)
+    };
     let (a, b) = if depth > 0 && fits {
-        ex.join(with, without)
+        if COUNT {
+            ex.join(|| counted(with), || counted(without))
+        } else {
+            ex.join(|| with(&mut 0), || without(&mut 0))
+        }
     } else {
-        let a = with();
-        (a, without())
+        let a = with(nodes);
+        (a, without(nodes))
     };
     a.max(b)
 }

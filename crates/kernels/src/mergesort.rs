@@ -17,15 +17,25 @@
 //! Footprint: as `sort`'s, declared by the same leaves: a sort leaf declares its slice
 //! (or a read of the data slice and a write of the buffer slice), a serial merge leaf
 //! declares reads of its two input pieces and a write of its output piece. The
-//! splitting steps only binary-search, and declare nothing.
+//! splitting steps only binary-search, and declare no footprint. Work: as `sort`'s for
+//! the sort leaves, the inner sort tasks and the serial merge leaves; a merge's
+//! splitting step declares its binary search, [`SEARCH_WORK`] per halving (`bits(len)`
+//! of them for a search over `len` elements), and nothing for its split and join.
 //!
 //! The reference is a sorted copy of the input (`sort_unstable`); results must be equal.
 
 use std::time::Instant;
 
+use locus::footprint::work;
+
 use crate::exec::Executor;
 use crate::sort::{self, SortParams};
 use crate::Outcome;
+
+/// Instructions per halving of a merge split's binary search, an estimate: guess from
+/// `partition_point`'s branch-free loop (a halving, a load, a compare, a conditional
+/// move, an add, loop control).
+pub const SEARCH_WORK: u64 = 7;
 
 /// Sorts `data` in place on `ex` with parallel merges, using `buf` (same length,
 /// contents ignored) as scratch. A `cutoff` of 0 is treated as 1 for the sort leaves and
@@ -67,10 +77,12 @@ pub fn merge<E: Executor>(ex: &E, l: &[u64], r: &[u64], out: &mut [u64], cutoff:
     let (i, j) = if l.len() >= r.len() {
         let m = l.len() / 2;
         let x = l[m];
+        work(search_work(r.len()));
         (m, r.partition_point(|&y| y < x))
     } else {
         let m = r.len() / 2;
         let y = r[m];
+        work(search_work(l.len()));
         (l.partition_point(|&x| x <= y), m)
     };
     let (l_lo, l_hi) = l.split_at(i);
@@ -80,6 +92,11 @@ pub fn merge<E: Executor>(ex: &E, l: &[u64], r: &[u64], out: &mut [u64], cutoff:
         || merge(ex, l_lo, r_lo, out_lo, cutoff),
         || merge(ex, l_hi, r_hi, out_hi, cutoff),
     );
+}
+
+/// The work of a binary search over `len` elements.
+fn search_work(len: usize) -> u64 {
+    u64::from(usize::BITS - len.leading_zeros()) * SEARCH_WORK
 }
 
 /// Runs the kernel on `ex` (inside its pool) and checks it against the sorted copy.

@@ -25,7 +25,9 @@
 //! Algorithm 1; the task count and the task ids are not. For CAB's branching degree B
 //! (Eq. 4) these kernels report 2 (see [`crate::Params::branching`]).
 //!
-//! No footprint is declared here: the leaves declare theirs.
+//! No footprint and no work is declared here: the leaves declare theirs, and an inner
+//! node only splits and joins (which the kernels declare as nothing, see the crate
+//! doc).
 
 use crate::exec::Executor;
 

@@ -1,15 +1,26 @@
 //! Declared footprints: heat and heat-ub leaves declare their source rows with one halo
 //! row on each side and their destination rows, covering each interior row once per
 //! sweep; sor leaves the same on the colour planes, per sweep; sort declares every leaf
-//! and merge. Own test binary, and one test, because the footprint sink is process-wide.
+//! and merge. Own test binary, and one footprint test, because it listens through the
+//! process-wide sink.
+//!
+//! Declared work: every kernel declares some, and more for a larger input; fib, heat,
+//! sor, ge (the `-ub` variants too), mandelbrot and nqueens declare exactly what their
+//! module docs say. These tests listen through a thread's own sink (`with_thread_sink`)
+//! and run under executors that stay on the calling thread, so they run beside each
+//! other and beside the footprint test.
 
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use locus::footprint::{self, Access, FootprintSink};
+use locus_kernels::ge::{self, GeParams};
 use locus_kernels::heat::{self, HeatParams};
+use locus_kernels::mandelbrot::{self, MandelbrotParams};
 use locus_kernels::sor::{self, SorParams};
 use locus_kernels::split::Split;
-use locus_kernels::{heat_ub, sor_ub, sort, Serial};
+use locus_kernels::{fib, ge_ub, heat_ub, nqueens, sor_ub, sort, Executor, Kernel, Serial};
 
 #[derive(Default)]
 struct Log(Mutex<Vec<(Access, usize, usize)>>);
@@ -187,4 +198,257 @@ fn declared_footprints() {
     assert_eq!(*last, (Access::Write, data.as_ptr() as usize, 100 * 8));
     let reads = sort_log.iter().filter(|e| e.0 == Access::Read).count();
     assert!(reads >= 30, "each merge reads two halves");
+}
+
+/// Sums the work declared to it; ignores footprints.
+#[derive(Default)]
+struct Work(AtomicU64);
+
+impl FootprintSink for Work {
+    fn record(&self, _access: Access, _addr: usize, _len: usize) {}
+
+    fn work(&self, instructions: u64) {
+        self.0.fetch_add(instructions, Ordering::Relaxed);
+    }
+}
+
+/// Runs `f` with a sink of this thread's own and returns its result and the work
+/// declared meanwhile.
+fn declared<R>(f: impl FnOnce() -> R) -> (R, u64) {
+    let sink = Arc::new(Work::default());
+    let r = footprint::with_thread_sink(sink.clone(), f);
+    (r, sink.0.load(Ordering::Relaxed))
+}
+
+/// [`Serial`], counting its joins.
+#[derive(Default)]
+struct Counting {
+    joins: AtomicU64,
+}
+
+impl Counting {
+    fn joins(&self) -> u64 {
+        self.joins.load(Ordering::Relaxed)
+    }
+}
+
+impl Executor for Counting {
+    fn name(&self) -> String {
+        "counting".to_owned()
+    }
+
+    fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce() -> RA + Send,
+        B: FnOnce() -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.joins.fetch_add(1, Ordering::Relaxed);
+        Serial.join(a, b)
+    }
+
+    fn for_range<F>(&self, range: Range<usize>, grain: usize, body: F)
+    where
+        F: Fn(Range<usize>) + Sync + Send,
+    {
+        Serial.for_range(range, grain, body);
+    }
+
+    fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        f()
+    }
+}
+
+/// A small size and a larger one (more rows, points, items or a larger board) of each
+/// kernel.
+fn small_sizes(kernel: Kernel) -> [&'static str; 2] {
+    match kernel {
+        Kernel::Fib => ["15,cutoff=8", "18,cutoff=8"],
+        Kernel::Nqueens => ["6,depth=2", "8,depth=2"],
+        Kernel::Heat | Kernel::HeatUb => ["20x16,leaf=3,iters=2", "40x16,leaf=3,iters=2"],
+        Kernel::Sort | Kernel::Mergesort => ["1000,cutoff=64", "2000,cutoff=64"],
+        Kernel::Sor | Kernel::SorUb => ["20x16,leaf=3,iters=2", "40x16,leaf=3,iters=2"],
+        Kernel::Ge | Kernel::GeUb => ["16,leaf=3", "32,leaf=3"],
+        Kernel::Mandelbrot => ["16x16,maxiter=32,leaf=2", "32x16,maxiter=32,leaf=2"],
+        Kernel::Fft => ["256,cutoff=16", "512,cutoff=16"],
+        Kernel::Knapsack => ["12,depth=3", "20,depth=3"],
+    }
+}
+
+#[test]
+fn every_kernel_declares_work_that_grows_with_its_input() {
+    for kernel in Kernel::ALL {
+        let [small, large] = small_sizes(kernel).map(|size| {
+            let mut prepared = kernel.parse_size(size).unwrap().prepare();
+            let (outcome, work) = declared(|| prepared.run(&Serial));
+            assert!(outcome.verified, "{kernel} {size}: {outcome}");
+            (size, work)
+        });
+        assert!(small.1 > 0, "{kernel} {}: no work declared", small.0);
+        assert!(
+            large.1 > small.1,
+            "{kernel}: {} declares {} instructions, {} only {}",
+            large.0,
+            large.1,
+            small.0,
+            small.1
+        );
+    }
+}
+
+/// What `fib(n)` with `cutoff` declares, from the module doc's rule: [`fib::CALL_WORK`]
+/// per call, a serial leaf's `2 fib(n + 1) - 1` calls at once, nothing for the inner
+/// calls that join.
+fn fib_work(n: u32, cutoff: u32) -> u64 {
+    if n < 2 || n < cutoff {
+        (2 * fib::reference(n + 1) - 1) * fib::CALL_WORK
+    } else {
+        fib_work(n - 1, cutoff) + fib_work(n - 2, cutoff)
+    }
+}
+
+#[test]
+fn fib_declares_its_calls_but_the_joining_ones() {
+    for (n, cutoff) in [
+        (0, 0),
+        (1, 0),
+        (2, 0),
+        (2, 3),
+        (15, 0),
+        (15, 2),
+        (15, 8),
+        (15, 16),
+        (20, 12),
+    ] {
+        let ex = Counting::default();
+        let (got, work) = declared(|| fib::fib(&ex, n, cutoff));
+        assert_eq!(got, fib::reference(n));
+        assert_eq!(work, fib_work(n, cutoff), "fib({n}), cutoff {cutoff}");
+        // The same, counted: every call but the joining ones.
+        let calls = 2 * fib::reference(n + 1) - 1;
+        assert_eq!(
+            work,
+            (calls - ex.joins()) * fib::CALL_WORK,
+            "fib({n}), cutoff {cutoff}"
+        );
+        if cutoff <= 2 {
+            // Every call with n >= 2 joins: the leaves are the fib(n + 1) calls with n < 2.
+            assert_eq!(work, fib::reference(n + 1) * fib::CALL_WORK);
+        }
+    }
+}
+
+#[test]
+fn heat_declares_its_cells_whatever_the_tree() {
+    for (rows, cols, leaf, iters) in [(12, 5, 3, 1), (36, 4, 2, 2), (66, 130, 8, 3), (3, 3, 1, 2)] {
+        let p = HeatParams {
+            rows,
+            cols,
+            leaf,
+            iters,
+            ..HeatParams::default()
+        };
+        let expected = (iters * (rows - 2) * (cols - 2)) as u64 * heat::CELL_WORK;
+        let init = heat::initial(&p);
+        let (mut a, mut b) = (init.clone(), init.clone());
+        let ((), work) = declared(|| {
+            heat::solve(&Serial, &p, &mut a, &mut b);
+        });
+        assert_eq!(
+            work, expected,
+            "heat {rows}x{cols} leaf {leaf} iters {iters}"
+        );
+        let (mut a, mut b) = (init.clone(), init);
+        let ((), work) = declared(|| {
+            heat_ub::solve(&Serial, &p, &mut a, &mut b);
+        });
+        assert_eq!(
+            work, expected,
+            "heat-ub {rows}x{cols} leaf {leaf} iters {iters}"
+        );
+    }
+}
+
+#[test]
+fn sor_ge_and_mandelbrot_declare_their_elements() {
+    // sor: both sweeps of an iteration update every interior cell once, whatever the
+    // parity of the columns.
+    for (rows, cols) in [(17, 9), (20, 16), (9, 3)] {
+        let p = SorParams {
+            rows,
+            cols,
+            leaf: 2,
+            iters: 2,
+            ..SorParams::default()
+        };
+        let expected = (p.iters * (rows - 2) * (cols - 2)) as u64 * sor::CELL_WORK;
+        for split in [Split::Balanced, Split::Unbalanced] {
+            let [mut red, mut black] = sor::planes(&p, &sor::initial(&p));
+            let ((), work) = declared(|| match split {
+                Split::Balanced => sor::solve(&Serial, &p, &mut red, &mut black),
+                Split::Unbalanced => sor_ub::solve(&Serial, &p, &mut red, &mut black),
+            });
+            assert_eq!(work, expected, "sor {rows}x{cols} {split:?}");
+        }
+    }
+
+    // ge: for pivot k, m = n - k - 1 rows of m updates each.
+    for n in [1, 2, 5, 24] {
+        let p = GeParams {
+            n,
+            leaf: 3,
+            ..GeParams::default()
+        };
+        let expected: u64 = (1..n as u64)
+            .map(|m| m * (ge::ROW_WORK + m * ge::UPDATE_WORK))
+            .sum();
+        for split in [Split::Balanced, Split::Unbalanced] {
+            let mut a = ge::input(&p);
+            let ((), work) = declared(|| match split {
+                Split::Balanced => ge::solve(&Serial, &p, &mut a),
+                Split::Unbalanced => ge_ub::solve(&Serial, &p, &mut a),
+            });
+            assert_eq!(work, expected, "ge {n} {split:?}");
+        }
+    }
+
+    // mandelbrot: the escape counts of the image, and its pixels.
+    let p = MandelbrotParams {
+        rows: 24,
+        cols: 20,
+        maxiter: 50,
+        leaf: 3,
+    };
+    let iterations: u64 = mandelbrot::reference(&p)
+        .iter()
+        .map(|&k| u64::from(k))
+        .sum();
+    let mut image = vec![0; p.rows * p.cols];
+    let ((), work) = declared(|| mandelbrot::render(&Serial, &p, &mut image));
+    assert_eq!(
+        work,
+        iterations * mandelbrot::ITER_WORK + (p.rows * p.cols) as u64 * mandelbrot::PIXEL_WORK
+    );
+}
+
+#[test]
+fn nqueens_declares_the_same_nodes_at_every_depth() {
+    for n in [1, 4, 6, 8] {
+        let (found, serial_work) = declared(|| nqueens::count(&Serial, n, 0));
+        assert_eq!(Some(found), nqueens::known(n));
+        assert_eq!(serial_work % nqueens::NODE_WORK, 0, "n = {n}");
+        assert!(
+            serial_work >= nqueens::NODE_WORK,
+            "n = {n}: the root at least"
+        );
+        for depth in [1, 2, n] {
+            let (found, work) = declared(|| nqueens::count(&Serial, n, depth));
+            assert_eq!(Some(found), nqueens::known(n));
+            assert_eq!(work, serial_work, "n = {n}, depth {depth}");
+        }
+    }
+    // 8 queens: 2057 nodes (counted by a separate search).
+    let (_, work) = declared(|| nqueens::count(&Serial, 8, 3));
+    assert_eq!(work, 2057 * nqueens::NODE_WORK);
 }

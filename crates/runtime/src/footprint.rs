@@ -5,11 +5,19 @@
 //! words"): the `declared` counter source where hardware counters are missing, the
 //! simulator's memory trace, and the affinity-graph profiler.
 //!
-//! Declaring is free unless something listens: every call first reads one global flag
-//! with `Relaxed` ordering and returns when it is clear. A listener is installed for the
-//! whole process with [`set_sink`] and removed with [`clear_sink`]; the sink is called
-//! on the thread that runs the declaring task, so it can attribute the access to that
-//! task through thread-local state of its own (for example [`crate::current_task`]).
+//! Besides memory, a task can declare its work ([`work`]): about how many instructions
+//! it executes. The simulator turns that into compute time and the `declared` counter
+//! source into instructions, so CPU-bound code is recognised as such without hardware
+//! counters.
+//!
+//! Declaring is free unless something listens: every call first reads one global
+//! counter with `Relaxed` ordering and returns when it is zero. A listener is installed
+//! for the whole process with [`set_sink`] and removed with [`clear_sink`], or for one
+//! thread while a closure runs with [`with_thread_sink`] (the simulator's recorder, so
+//! that several recordings and a process-wide listener can coexist without a lock). A
+//! thread's own listener takes its declarations alone; other threads go on reporting to
+//! the process-wide one. Sinks are called on the thread that runs the declaring task, so
+//! they can attribute the access to that task through thread-local state of their own.
 //!
 //! ```
 //! let rows = vec![0.0f64; 1024];
@@ -17,7 +25,8 @@
 //! locus::footprint::write_slice(&rows[512..]);
 //! ```
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 /// Whether an access reads or writes memory.
@@ -33,30 +42,65 @@ pub enum Access {
 pub trait FootprintSink: Send + Sync {
     /// Called on the declaring thread, once per declared range, in declaration order.
     fn record(&self, access: Access, addr: usize, len: usize);
+
+    /// Called on the declaring thread for each [`work`] declaration. Ignored by default.
+    fn work(&self, instructions: u64) {
+        let _ = instructions;
+    }
 }
 
-/// Set while a sink is installed; read on every declaration.
-static LISTENING: AtomicBool = AtomicBool::new(false);
+/// Listeners installed: 1 for the process-wide sink, plus one per thread that has a
+/// sink of its own. Read on every declaration.
+static LISTENERS: AtomicUsize = AtomicUsize::new(0);
 static SINK: RwLock<Option<Arc<dyn FootprintSink>>> = RwLock::new(None);
+
+thread_local! {
+    /// This thread's own listener, while [`with_thread_sink`] runs.
+    static THREAD_SINK: RefCell<Option<Arc<dyn FootprintSink>>> = const { RefCell::new(None) };
+}
 
 /// Installs `sink` as the process-wide listener, replacing any earlier one.
 pub fn set_sink(sink: Arc<dyn FootprintSink>) {
-    *SINK.write().unwrap_or_else(|e| e.into_inner()) = Some(sink);
-    // Release pairs with the Acquire load in `record_slow`: a declaration that sees the
-    // flag also sees the sink.
-    LISTENING.store(true, Ordering::Release);
+    let mut slot = SINK.write().unwrap_or_else(|e| e.into_inner());
+    if slot.replace(sink).is_none() {
+        // Release pairs with the Acquire load in `record_slow`: a declaration that sees
+        // the count also sees the sink.
+        LISTENERS.fetch_add(1, Ordering::Release);
+    }
 }
 
-/// Removes the process-wide listener; later declarations are no-ops again.
+/// Removes the process-wide listener; later declarations are no-ops again (except on
+/// threads with a listener of their own).
 pub fn clear_sink() {
-    LISTENING.store(false, Ordering::Release);
-    *SINK.write().unwrap_or_else(|e| e.into_inner()) = None;
+    let mut slot = SINK.write().unwrap_or_else(|e| e.into_inner());
+    if slot.take().is_some() {
+        LISTENERS.fetch_sub(1, Ordering::Release);
+    }
 }
 
-/// Whether a listener is installed.
+/// Runs `f` with `sink` listening to every declaration made on this thread (and only
+/// to those: the process-wide listener does not see them meanwhile). Nests: the inner
+/// sink wins until its closure returns, also when it unwinds.
+pub fn with_thread_sink<R>(sink: Arc<dyn FootprintSink>, f: impl FnOnce() -> R) -> R {
+    /// Puts the outer sink back when dropped.
+    struct Restore(Option<Arc<dyn FootprintSink>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let outer = self.0.take();
+            THREAD_SINK.with(|s| *s.borrow_mut() = outer);
+            LISTENERS.fetch_sub(1, Ordering::Release);
+        }
+    }
+    LISTENERS.fetch_add(1, Ordering::Release);
+    let outer = THREAD_SINK.with(|s| s.borrow_mut().replace(sink));
+    let _restore = Restore(outer);
+    f()
+}
+
+/// Whether a listener is installed (on any thread).
 #[inline]
 pub fn is_listening() -> bool {
-    LISTENING.load(Ordering::Relaxed)
+    LISTENERS.load(Ordering::Relaxed) != 0
 }
 
 /// Declares that the running task reads `len` bytes starting at `addr`.
@@ -75,6 +119,16 @@ pub fn write(addr: usize, len: usize) {
     }
 }
 
+/// Declares that the running task executes about `instructions` instructions of its
+/// own (its nested tasks declare theirs). Kernels declare it in their leaves, where the
+/// work is; a task that declares none is taken to do no work besides its accesses.
+#[inline]
+pub fn work(instructions: u64) {
+    if is_listening() {
+        work_slow(instructions);
+    }
+}
+
 /// Declares that the running task reads all of `data`.
 #[inline]
 pub fn read_slice<T>(data: &[T]) {
@@ -90,12 +144,35 @@ pub fn write_slice<T>(data: &[T]) {
 #[cold]
 #[inline(never)]
 fn record_slow(access: Access, addr: usize, len: usize) {
-    if len == 0 || !LISTENING.load(Ordering::Acquire) {
+    if len != 0 {
+        with_listener(|sink| sink.record(access, addr, len));
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn work_slow(instructions: u64) {
+    if instructions != 0 {
+        with_listener(|sink| sink.work(instructions));
+    }
+}
+
+/// Calls `f` with this thread's listener, or else the process-wide one, if any.
+fn with_listener(f: impl FnOnce(&dyn FootprintSink)) {
+    if LISTENERS.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    // `try_with`: declarations from thread-local destructors at thread exit fall
+    // through to the process-wide listener. The thread's sink is cloned out of the cell
+    // so that a sink may itself declare (it would see its own cell free).
+    let local = THREAD_SINK.try_with(|s| s.borrow().clone()).ok().flatten();
+    if let Some(sink) = local {
+        f(&*sink);
         return;
     }
     let sink = SINK.read().unwrap_or_else(|e| e.into_inner()).clone();
     if let Some(sink) = sink {
-        sink.record(access, addr, len);
+        f(&*sink);
     }
 }
 
@@ -128,5 +205,51 @@ mod tests {
             got,
             vec![(Access::Read, base, 8), (Access::Write, base + 16, 16)]
         );
+    }
+
+    struct Counted(Mutex<(u64, u64)>);
+    impl FootprintSink for Counted {
+        fn record(&self, _access: Access, _addr: usize, len: usize) {
+            self.0.lock().unwrap().0 += len as u64;
+        }
+        fn work(&self, instructions: u64) {
+            self.0.lock().unwrap().1 += instructions;
+        }
+    }
+
+    #[test]
+    fn a_thread_sink_hears_its_thread_alone_and_nests() {
+        let outer = Arc::new(Counted(Mutex::new((0, 0))));
+        let inner = Arc::new(Counted(Mutex::new((0, 0))));
+        let other_thread = Arc::new(Counted(Mutex::new((0, 0))));
+        with_thread_sink(outer.clone(), || {
+            read(0x10, 4);
+            work(7);
+            with_thread_sink(inner.clone(), || {
+                write(0x20, 8);
+                work(3);
+                let other = other_thread.clone();
+                // Another thread with a sink of its own is not heard here.
+                std::thread::spawn(move || with_thread_sink(other, || work(100)))
+                    .join()
+                    .unwrap();
+            });
+            work(0); // nothing declared
+            read(0x30, 2);
+        });
+        assert_eq!(*outer.0.lock().unwrap(), (6, 7));
+        assert_eq!(*inner.0.lock().unwrap(), (8, 3));
+        assert_eq!(*other_thread.0.lock().unwrap(), (0, 100));
+        // A panic inside restores the outer sink.
+        let again = Arc::new(Counted(Mutex::new((0, 0))));
+        with_thread_sink(outer.clone(), || {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                with_thread_sink(again.clone(), || panic!("inside"))
+            }));
+            assert!(r.is_err());
+            work(1);
+        });
+        assert_eq!(*outer.0.lock().unwrap(), (6, 8));
+        assert_eq!(*again.0.lock().unwrap(), (0, 0));
     }
 }

@@ -51,6 +51,9 @@ pub enum CabInputs {
     },
     /// Learned from the first iteration.
     Auto,
+    /// The boundary level itself, in CAB's numbering (0: no inter-socket tier), for
+    /// sweeps over every level as CAB's Fig. 5 does.
+    Level(u32),
 }
 
 /// Not yet partitioned (auto mode's first iteration).
@@ -82,6 +85,8 @@ impl Cab {
                 branching,
                 data_bytes,
             } => boundary_level(core.num_squads(), shared_cache, branching, data_bytes) - 1,
+            CabInputs::Level(0) => NO_TIER,
+            CabInputs::Level(bl) => (bl - 1).min(NO_TIER - 1),
             CabInputs::Auto => LEVEL_UNKNOWN,
         };
         Cab {
@@ -188,7 +193,11 @@ impl Policy for Cab {
         let m = self.core.num_squads();
         let sc = self.shared_cache;
         match (self.inputs, self.boundary(), self.learned.get()) {
-            (_, Some(0), _) => format!("cab: M = {m} squad: BL = 0, every task intra-socket (plain ws)\n"),
+            (_, Some(0), _) => format!("cab: M = {m} squad(s): BL = 0, every task intra-socket (plain ws)\n"),
+            (CabInputs::Level(_), Some(bl), _) => format!(
+                "cab: M = {m} squads, S_c = {sc} bytes: BL = {bl} (given), leaf inter-socket tasks at locus level {}\n",
+                bl - 1
+            ),
             (CabInputs::Given { branching, data_bytes }, Some(bl), _) => format!(
                 "cab: M = {m} squads, S_c = {sc} bytes, B = {branching}, S_d = {data_bytes} bytes (given): \
                  BL = {bl} (Eq. 4), leaf inter-socket tasks at locus level {}\n",
@@ -260,6 +269,22 @@ mod tests {
             "B = 4: 16 leaves >= 8 squads"
         );
         assert_eq!(boundary_level(2, 6 * MIB, 2, 6 * MIB), 2);
+    }
+
+    #[test]
+    fn a_given_level_is_taken_as_is() {
+        let map = WorkerMap::from_squad_sizes(&[2, 2]);
+        let cab = Cab::new(&map, CabInputs::Level(3));
+        assert_eq!(cab.boundary(), Some(3));
+        let t = |level: u32| TaskInfo {
+            id: crate::TaskId(level.into()),
+            level,
+        };
+        assert!(cab.parent_first(0, &t(1), &t(2)), "locus level 2 = BL 3");
+        assert!(!cab.parent_first(0, &t(2), &t(3)));
+        let flat = Cab::new(&map, CabInputs::Level(0));
+        assert_eq!(flat.boundary(), Some(0));
+        assert!(flat.layout().always_local);
     }
 
     #[test]

@@ -103,6 +103,7 @@ impl fmt::Display for PolicyKind {
             PolicyKind::Mts { chunk: None } => f.write_str("mts"),
             PolicyKind::Mts { chunk: Some(c) } => write!(f, "mts:{c}"),
             PolicyKind::Cab(CabInputs::Auto) => f.write_str("cab"),
+            PolicyKind::Cab(CabInputs::Level(bl)) => write!(f, "cab:bl={bl}"),
             PolicyKind::Cab(CabInputs::Given {
                 branching,
                 data_bytes,
@@ -133,10 +134,18 @@ impl FromStr for PolicyKind {
                 Err(_) => Err(err("the mts chunk after ':' must be a positive integer")),
             };
         }
+        if let Some(bl) = name.strip_prefix("cab:bl=") {
+            return match bl.parse::<u32>() {
+                Ok(bl) if bl <= 64 => Ok(PolicyKind::Cab(CabInputs::Level(bl))),
+                _ => Err(err(
+                    "the boundary level after 'cab:bl=' must be a whole number from 0 to 64",
+                )),
+            };
+        }
         if let Some(args) = name.strip_prefix("cab:") {
             let (b, size) = args
                 .split_once(':')
-                .ok_or_else(|| err("cab takes cab:B:SIZE, e.g. cab:2:48MiB (B the branching degree, SIZE the input)"))?;
+                .ok_or_else(|| err("cab takes cab:B:SIZE, e.g. cab:2:48MiB (B the branching degree, SIZE the input), or cab:bl=N (the boundary level itself)"))?;
             let branching =
                 match b.parse::<u32>() {
                     Ok(b) if b >= 2 => b,
@@ -201,6 +210,11 @@ mod tests {
             })
         );
         assert_eq!(
+            "cab:bl=4".parse::<PolicyKind>().unwrap(),
+            PolicyKind::Cab(CabInputs::Level(4))
+        );
+        assert_eq!(PolicyKind::Cab(CabInputs::Level(4)).to_string(), "cab:bl=4");
+        assert_eq!(
             "cats:0.01".parse::<PolicyKind>().unwrap(),
             PolicyKind::Cats {
                 cmpi_threshold: Some(0.01)
@@ -219,6 +233,10 @@ mod tests {
             "mts:x",
             "rr",
             "ws pinned",
+            "cab:bl=",
+            "cab:bl=x",
+            "cab:bl=-1",
+            "cab:bl=65",
         ] {
             let e = bad.parse::<PolicyKind>().unwrap_err().to_string();
             assert!(e.contains(&format!("'{bad}'")), "{e}");

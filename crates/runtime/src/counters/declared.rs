@@ -6,7 +6,8 @@
 //! own declarations and counting never contends. Lines are counted for each distinct
 //! line size that some source registered (at most [`LINE_SIZE_SLOTS`] per process); a
 //! declaration of `len` bytes at `addr` covers
-//! `(addr + len - 1) / line - addr / line + 1` lines.
+//! `(addr + len - 1) / line - addr / line + 1` lines. Declared work
+//! ([`footprint::work`]) counts as instructions.
 
 use super::{CounterError, CounterKind, CounterSource, ErrorKind, Sample, ThreadCounters};
 use crate::footprint::{self, Access, FootprintSink};
@@ -30,11 +31,13 @@ struct Totals {
     bytes: u64,
     /// Lines, per slot of [`LINE_SIZES`].
     lines: [u64; LINE_SIZE_SLOTS],
+    /// Declared instructions.
+    work: u64,
 }
 
 thread_local! {
     static TOTALS: Cell<Totals> = const {
-        Cell::new(Totals { bytes: 0, lines: [0; LINE_SIZE_SLOTS] })
+        Cell::new(Totals { bytes: 0, lines: [0; LINE_SIZE_SLOTS], work: 0 })
     };
 }
 
@@ -86,6 +89,15 @@ fn count(addr: usize, len: usize) {
     });
 }
 
+/// Adds declared work to the calling thread's totals.
+fn count_work(instructions: u64) {
+    let _ = TOTALS.try_with(|totals| {
+        let mut t = totals.get();
+        t.work = t.work.saturating_add(instructions);
+        totals.set(t);
+    });
+}
+
 fn totals() -> Totals {
     TOTALS.try_with(Cell::get).unwrap_or_default()
 }
@@ -97,6 +109,10 @@ struct DeclaredSink;
 impl FootprintSink for DeclaredSink {
     fn record(&self, _access: Access, addr: usize, len: usize) {
         count(addr, len);
+    }
+
+    fn work(&self, instructions: u64) {
+        count_work(instructions);
     }
 }
 
@@ -177,7 +193,7 @@ struct DeclaredThread {
 fn sample_since(now: &Totals, base: &Totals, slot: usize) -> Sample {
     Sample {
         private_llc_misses: now.lines[slot].saturating_sub(base.lines[slot]),
-        instructions: 0,
+        instructions: now.work.saturating_sub(base.work),
         cycles: 0,
         bytes: now.bytes.saturating_sub(base.bytes),
     }
@@ -219,12 +235,13 @@ mod tests {
         let base = totals();
         DeclaredSink.record(Access::Read, 60, 72);
         DeclaredSink.record(Access::Write, 128, 8);
+        DeclaredSink.work(40);
         let here = sample_since(&totals(), &base, slot);
         assert_eq!(
             here,
             Sample {
                 private_llc_misses: 4,
-                instructions: 0,
+                instructions: 40,
                 cycles: 0,
                 bytes: 80
             }
@@ -260,6 +277,7 @@ mod tests {
         let base = Totals {
             bytes: 10,
             lines: [5; LINE_SIZE_SLOTS],
+            work: 3,
         };
         assert_eq!(
             sample_since(&Totals::default(), &base, 0),

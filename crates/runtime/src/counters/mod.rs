@@ -18,7 +18,8 @@
 //!   [`crate::footprint`], counted on the declaring thread. It stands in where hardware
 //!   counters are absent (most virtual machines, CI) and says so in
 //!   [`CounterSource::describe`], which reports print: a SOID from declarations is what
-//!   the code claims to touch, not what missed in a cache. No instructions or cycles.
+//!   the code claims to touch, not what missed in a cache; instructions are the work the
+//!   tasks declare (`footprint::work`), and no cycles.
 //! - `off`: reads zeros.
 //!
 //! [`auto`] takes `perf` where it works and `declared` otherwise, keeping the reason;

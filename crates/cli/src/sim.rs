@@ -1,0 +1,736 @@
+//! `locus sim`: run the policies on a simulated machine over a kernel's recorded task
+//! tree, and `locus sim sweep`: the same over a range of one parameter, with a plot.
+//!
+//! Every argument is resolved before anything runs (bad input exits 2). Each kernel
+//! input is recorded once; the simulations of one command run in parallel on this
+//! machine's cores (each is deterministic, so the order does not matter).
+
+use crate::cli::{SimCommonArgs, SimRunArgs, SweepArgs, SweepParam};
+use crate::report::{count, sig3};
+use anyhow::{bail, ensure, Context, Result};
+use indicatif::ProgressBar;
+use locus_kernels::{Kernel, Params};
+use locus_policy::{boundary_level, CabInputs, PolicyKind, WorkerMap};
+use locus_sim::engine::{simulate, SimConfig, SimResult};
+use locus_sim::latency::Latencies;
+use locus_sim::plot::{Plot, Series};
+use locus_sim::record::{record, Workload};
+use locus_topo::Topology;
+use rayon::prelude::*;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The machine `locus sim` simulates when none is given: the CATS/CAB papers' Opteron.
+pub(crate) const DEFAULT_MACHINE: &str = "opteron-8380";
+
+/// Every policy the simulator runs under `--policy all`. `ws-unpinned` is left out: it
+/// differs from `ws` only in pinning, which the simulator does not model.
+const ALL: [PolicyKind; 7] = [
+    PolicyKind::Ws,
+    PolicyKind::Central,
+    PolicyKind::RrFifo,
+    PolicyKind::RrLifo,
+    PolicyKind::Mts { chunk: None },
+    PolicyKind::Cab(CabInputs::Auto),
+    PolicyKind::Cats {
+        cmpi_threshold: None,
+    },
+];
+
+/// What every simulation of one command shares.
+#[derive(Debug)]
+pub(crate) struct Setup {
+    pub(crate) topology: Topology,
+    pub(crate) config: SimConfig,
+    pub(crate) json: Option<PathBuf>,
+}
+
+impl Setup {
+    fn new(args: &SimCommonArgs) -> Result<Setup> {
+        let spec = args.machine.as_deref().unwrap_or(DEFAULT_MACHINE);
+        let topology =
+            Topology::parse_spec(spec).with_context(|| format!("bad --machine {spec:?}"))?;
+        let mut latencies = Latencies::defaults_for(topology.name());
+        if let Some(path) = &args.latencies {
+            latencies = latencies
+                .load_overrides(path)
+                .with_context(|| format!("bad --latencies {path:?}"))?;
+        }
+        if let Some(n) = args.threads {
+            ensure!(
+                n <= topology.num_pus(),
+                "--threads {n}: the simulated machine {:?} has {} PUs; the simulator runs at \
+                 most one worker per PU",
+                topology.name(),
+                topology.num_pus()
+            );
+        }
+        for path in [&args.json].into_iter().flatten() {
+            check_writable("--json", path)?;
+        }
+        let config = SimConfig {
+            threads: args.threads,
+            seed: args.seed,
+            latencies,
+            trace: false,
+        };
+        Ok(Setup {
+            topology,
+            config,
+            json: args.json.clone(),
+        })
+    }
+
+    fn workers(&self) -> usize {
+        self.config.threads.unwrap_or(self.topology.num_pus())
+    }
+}
+
+/// The validated input of `locus sim KERNEL`.
+#[derive(Debug)]
+pub(crate) struct RunPlan {
+    pub(crate) setup: Setup,
+    pub(crate) params: Params,
+    pub(crate) policies: Vec<PolicyKind>,
+    pub(crate) trace: Option<PathBuf>,
+    pub(crate) explain: bool,
+    pub(crate) per_socket: bool,
+}
+
+impl RunPlan {
+    pub(crate) fn new(args: &SimRunArgs) -> Result<RunPlan> {
+        let kernel = args.kernel.as_deref().with_context(|| {
+            format!(
+                "locus sim needs a KERNEL (one of: {}), or `locus sim sweep`",
+                Kernel::ALL.map(Kernel::name).join(", ")
+            )
+        })?;
+        let setup = Setup::new(&args.common)?;
+        let params = kernel_params(kernel, args.common.size.as_deref(), args.iters)?;
+        let policies = policies(&args.policy)?;
+        if let Some(path) = &args.trace {
+            check_writable("--trace", path)?;
+            ensure!(
+                policies.len() == 1,
+                "--trace {path:?} keeps the timeline of one run: give a single --policy \
+                 (not {:?})",
+                args.policy
+            );
+        }
+        Ok(RunPlan {
+            setup,
+            params,
+            policies,
+            trace: args.trace.clone(),
+            explain: args.explain,
+            per_socket: args.per_socket,
+        })
+    }
+}
+
+/// Runs `locus sim KERNEL`; returns the report to print.
+pub(crate) fn run(plan: &RunPlan, bar: &ProgressBar) -> Result<String> {
+    bar.set_length(plan.policies.len() as u64 + 1);
+    bar.set_message(format!(
+        "recording {} {}",
+        plan.params.kernel(),
+        plan.params
+    ));
+    let workload = record(&plan.params).context("cannot record the kernel")?;
+    bar.inc(1);
+    bar.set_message("simulating");
+    let mut config = plan.setup.config.clone();
+    config.trace = plan.trace.is_some();
+    let results = simulate_all(
+        &workload,
+        &plan.setup.topology,
+        &plan.policies,
+        &config,
+        bar,
+    )?;
+    if let Some(path) = &plan.trace {
+        let timeline = results[0]
+            .timeline
+            .as_ref()
+            .context("the simulation kept no timeline")?;
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot create --trace {path:?}"))?;
+        timeline
+            .write_chrome_trace(file)
+            .with_context(|| format!("cannot write --trace {path:?}"))?;
+    }
+    if let Some(path) = &plan.setup.json {
+        write_json(path, &workload, &results)?;
+    }
+    let mut out = header(&plan.setup, &workload);
+    out.push_str(&table(&results));
+    if plan.per_socket {
+        out.push_str(&sockets(&results));
+    }
+    if plan.explain {
+        out.push_str(&explanations(&results));
+    }
+    if let Some(path) = &plan.trace {
+        let _ = writeln!(
+            out,
+            "\ntimeline written to {} (open it in https://ui.perfetto.dev)",
+            path.display()
+        );
+    }
+    Ok(out)
+}
+
+/// The validated input of `locus sim sweep`.
+#[derive(Debug)]
+pub(crate) struct SweepPlan {
+    setup: Setup,
+    param: SweepParam,
+    /// One job per value: the value, its input, its policies.
+    jobs: Vec<(u64, Params, Vec<PolicyKind>)>,
+    /// Policies run once (not per value) as horizontal references.
+    references: Vec<PolicyKind>,
+    base: Params,
+    marker: Option<(f64, String)>,
+    plot: Option<PathBuf>,
+}
+
+impl SweepPlan {
+    pub(crate) fn new(args: &SweepArgs) -> Result<SweepPlan> {
+        let setup = Setup::new(&args.common)?;
+        let base = kernel_params(&args.kernel, args.common.size.as_deref(), args.iters)?;
+        let values = values(&args.values)?;
+        if let Some(path) = &args.plot {
+            check_writable("--plot", path)?;
+        }
+        let given = args.policy.as_deref().map(policies).transpose()?;
+        let mut jobs = Vec::with_capacity(values.len());
+        let mut references = Vec::new();
+        let mut marker = None;
+        match args.param {
+            SweepParam::Rows => {
+                let policies = given.unwrap_or_else(|| {
+                    vec![
+                        PolicyKind::Ws,
+                        PolicyKind::Mts { chunk: None },
+                        PolicyKind::Cab(CabInputs::Auto),
+                        PolicyKind::Cats {
+                            cmpi_threshold: None,
+                        },
+                    ]
+                });
+                for &v in &values {
+                    jobs.push((v, with_rows(&base, v)?, policies.clone()));
+                }
+            }
+            SweepParam::Bl => {
+                ensure!(
+                    given.is_none(),
+                    "--policy: a sweep over bl runs cab:bl=N for each value (and ws once as \
+                     the reference); leave --policy out"
+                );
+                for &v in &values {
+                    ensure!(v <= 64, "--values: boundary level {v} is above 64");
+                    jobs.push((v, base, vec![PolicyKind::Cab(CabInputs::Level(v as u32))]));
+                }
+                references.push(PolicyKind::Ws);
+                let map = WorkerMap::new(&setup.topology, setup.workers());
+                let shared = (0..map.num_squads())
+                    .filter_map(|s| map.llc_size(s))
+                    .min()
+                    .unwrap_or(8 << 20);
+                let data = args.data_bytes.unwrap_or_else(|| base.data_bytes());
+                let bl = boundary_level(map.num_squads(), shared, base.branching(), data);
+                marker = Some((
+                    f64::from(bl),
+                    format!("Eq. 4: BL = {bl} (S_d {})", locus_topo::format_size(data)),
+                ));
+            }
+            SweepParam::Chunk => {
+                ensure!(
+                    given.is_none(),
+                    "--policy: a sweep over chunk runs mts:N for each value (and ws once as \
+                     the reference); leave --policy out"
+                );
+                for &v in &values {
+                    ensure!(v >= 1, "--values: an mts chunk must be at least 1");
+                    jobs.push((
+                        v,
+                        base,
+                        vec![PolicyKind::Mts {
+                            chunk: Some(v as usize),
+                        }],
+                    ));
+                }
+                references.push(PolicyKind::Ws);
+            }
+        }
+        Ok(SweepPlan {
+            setup,
+            param: args.param,
+            jobs,
+            references,
+            base,
+            marker,
+            plot: args.plot.clone(),
+        })
+    }
+}
+
+/// Runs `locus sim sweep`; returns the report to print.
+pub(crate) fn sweep(plan: &SweepPlan, bar: &ProgressBar) -> Result<String> {
+    let runs: usize =
+        plan.jobs.iter().map(|(_, _, p)| p.len()).sum::<usize>() + plan.references.len();
+    bar.set_length(runs as u64);
+    let topology = &plan.setup.topology;
+    let config = &plan.setup.config;
+    // Inputs are recorded once each: one for bl and chunk sweeps, one per value for rows.
+    let mut workloads: Vec<(Params, Workload)> = Vec::new();
+    for (_, params, _) in &plan.jobs {
+        if !workloads.iter().any(|(p, _)| p == params) {
+            bar.set_message(format!("recording {} {params}", params.kernel()));
+            workloads.push((*params, record(params).context("cannot record the kernel")?));
+        }
+    }
+    let workload_of = |p: &Params| {
+        &workloads
+            .iter()
+            .find(|(q, _)| q == p)
+            .expect("recorded above")
+            .1
+    };
+    bar.set_message("simulating");
+    let tasks: Vec<(Option<u64>, Params, PolicyKind)> = plan
+        .jobs
+        .iter()
+        .flat_map(|(v, params, policies)| policies.iter().map(move |k| (Some(*v), *params, *k)))
+        .chain(plan.references.iter().map(|k| (None, plan.base, *k)))
+        .collect();
+    let results: Vec<(Option<u64>, SimResult)> = tasks
+        .par_iter()
+        .map(|(v, params, kind)| {
+            let r = simulate(workload_of(params), topology, *kind, config)
+                .with_context(|| format!("simulating {kind}"));
+            bar.inc(1);
+            r.map(|r| (*v, r))
+        })
+        .collect::<Result<_>>()?;
+
+    let name = plan.param.name();
+    let mut out = header(&plan.setup, workload_of(&plan.base));
+    let _ = writeln!(
+        out,
+        "\n{:>8}  {:<14} {:>14} {:>10} {:>12} {:>12}",
+        name, "policy", "makespan (Mc)", "ms", "L3 misses", "remote steals"
+    );
+    let best = results
+        .iter()
+        .filter(|(v, _)| v.is_some())
+        .map(|(_, r)| r.makespan)
+        .min()
+        .unwrap_or(0);
+    for (v, r) in &results {
+        let value = v.map_or("-".to_string(), |v| v.to_string());
+        let mark = if v.is_some() && r.makespan == best {
+            "  <- best"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "{:>8}  {:<14} {:>14} {:>10} {:>12} {:>12}{mark}",
+            value,
+            r.policy,
+            sig3(r.makespan as f64 / 1e6),
+            sig3(r.seconds * 1e3),
+            count(r.l3_misses() as f64),
+            count(r.sched.steals_remote as f64),
+        );
+    }
+    if let Some((x, label)) = &plan.marker {
+        let _ = writeln!(out, "{label}: x = {x}");
+    }
+    if let Some(path) = &plan.plot {
+        let plot = sweep_plot(plan, &results);
+        plot.write_svg(path)
+            .with_context(|| format!("cannot write --plot {path:?}"))?;
+        let _ = writeln!(out, "plot written to {}", path.display());
+    }
+    if let Some(path) = &plan.setup.json {
+        let all: Vec<&SimResult> = results.iter().map(|(_, r)| r).collect();
+        let doc = serde_json::json!({
+            "sweep": name,
+            "values": results.iter().map(|(v, _)| *v).collect::<Vec<_>>(),
+            "marker": plan.marker.as_ref().map(|(x, l)| serde_json::json!({"x": x, "label": l})),
+            "results": all,
+        });
+        write_atomically(path, &doc)?;
+    }
+    Ok(out)
+}
+
+/// Makespan (ms) against the swept value, one series per policy; references as flat
+/// lines across the swept range.
+fn sweep_plot(plan: &SweepPlan, results: &[(Option<u64>, SimResult)]) -> Plot {
+    let mut series: Vec<Series> = Vec::new();
+    let (lo, hi) = plan.jobs.iter().fold((u64::MAX, 0), |(lo, hi), (v, _, _)| {
+        (lo.min(*v), hi.max(*v))
+    });
+    for (v, r) in results {
+        let label = match plan.param {
+            SweepParam::Bl => "cab".to_string(),
+            SweepParam::Chunk => "mts".to_string(),
+            SweepParam::Rows => r.policy.clone(),
+        };
+        let label = if v.is_none() {
+            format!("{} (reference)", r.policy)
+        } else {
+            label
+        };
+        let ms = r.seconds * 1e3;
+        let points: Vec<(f64, f64)> = match v {
+            Some(v) => vec![(*v as f64, ms)],
+            None => vec![(lo as f64, ms), (hi as f64, ms)],
+        };
+        match series.iter_mut().find(|s| s.label == label) {
+            Some(s) => s.points.extend(points),
+            None => series.push(Series { label, points }),
+        }
+    }
+    for s in &mut series {
+        s.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    Plot {
+        title: format!(
+            "{} {} on {}: makespan by {}",
+            plan.base.kernel(),
+            plan.base,
+            plan.setup.topology.name(),
+            plan.param.name()
+        ),
+        x_label: plan.param.axis().to_string(),
+        y_label: "simulated makespan (ms)".to_string(),
+        series,
+        marker: plan.marker.clone(),
+    }
+}
+
+/// Simulates every policy over one workload, in parallel, in the order given.
+fn simulate_all(
+    workload: &Workload,
+    topology: &Topology,
+    policies: &[PolicyKind],
+    config: &SimConfig,
+    bar: &ProgressBar,
+) -> Result<Vec<SimResult>> {
+    policies
+        .par_iter()
+        .map(|kind| {
+            let r = simulate(workload, topology, *kind, config)
+                .with_context(|| format!("simulating {kind}"));
+            bar.inc(1);
+            r
+        })
+        .collect()
+}
+
+/// The kernel's parameters from KERNEL, `--size` and `--iters`.
+fn kernel_params(kernel: &str, size: Option<&str>, iters: Option<usize>) -> Result<Params> {
+    let kernel: Kernel = kernel.parse().context("bad KERNEL")?;
+    let mut params = match size {
+        Some(s) => kernel.parse_size(s).context("bad --size")?,
+        None => kernel.default_params(),
+    };
+    if let Some(k) = iters {
+        ensure!(k >= 1, "--iters 0: at least one iteration is needed");
+        match &mut params {
+            Params::Heat(p) | Params::HeatUb(p) => p.iters = k,
+            Params::Sor(p) | Params::SorUb(p) => p.iters = k,
+            other => bail!(
+                "--iters {k}: {} runs once, it has no iterations (heat, heat-ub, sor and \
+                 sor-ub have)",
+                other.kernel()
+            ),
+        }
+    }
+    Ok(params)
+}
+
+/// `base` with its first number (grid rows; n for the other kernels) set to `rows`.
+fn with_rows(base: &Params, rows: u64) -> Result<Params> {
+    let text = base.to_string();
+    let digits = text.chars().take_while(char::is_ascii_digit).count();
+    ensure!(
+        digits > 0,
+        "{} {text}: its size does not start with a number to sweep",
+        base.kernel()
+    );
+    let size = format!("{rows}{}", &text[digits..]);
+    base.kernel()
+        .parse_size(&size)
+        .with_context(|| format!("--values: {rows} does not make a valid input"))
+}
+
+/// `--values`: a comma-separated list of whole numbers, or ranges `A-B` (inclusive).
+fn values(list: &str) -> Result<Vec<u64>> {
+    let mut out = Vec::new();
+    for item in list.split(',').map(str::trim) {
+        let parse = |s: &str| -> Result<u64> {
+            s.trim()
+                .parse()
+                .with_context(|| format!("--values {list:?}: {s:?} is not a whole number"))
+        };
+        match item.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (parse(a)?, parse(b)?);
+                ensure!(a <= b, "--values {list:?}: the range {item} runs backwards");
+                ensure!(
+                    b - a < 1000,
+                    "--values {list:?}: the range {item} has more than 1000 values"
+                );
+                out.extend(a..=b);
+            }
+            None => out.push(parse(item)?),
+        }
+    }
+    let mut seen = out.clone();
+    seen.sort_unstable();
+    seen.dedup();
+    ensure!(
+        seen.len() == out.len(),
+        "--values {list:?}: a value is listed twice"
+    );
+    Ok(out)
+}
+
+/// The policies of `--policy`: a comma-separated list, or `all`.
+fn policies(list: &str) -> Result<Vec<PolicyKind>> {
+    if list.trim().eq_ignore_ascii_case("all") {
+        return Ok(ALL.to_vec());
+    }
+    let mut out: Vec<PolicyKind> = Vec::new();
+    for item in list.split(',') {
+        let kind: PolicyKind = item
+            .parse()
+            .with_context(|| format!("bad --policy {list:?}"))?;
+        ensure!(
+            kind != PolicyKind::WsUnpinned,
+            "bad --policy {list:?}: ws-unpinned differs from ws only in pinning, which the \
+             simulator does not model (every simulated worker stays on its PU); use ws"
+        );
+        ensure!(
+            !out.contains(&kind),
+            "bad --policy {list:?}: {kind} is listed twice"
+        );
+        out.push(kind);
+    }
+    Ok(out)
+}
+
+fn header(setup: &Setup, workload: &Workload) -> String {
+    let map = WorkerMap::new(&setup.topology, setup.workers());
+    format!(
+        "{workload}\nmachine {}: {} workers in {} squads; latencies: {}; seed {}\n",
+        setup.topology.name(),
+        map.num_workers(),
+        map.num_squads(),
+        setup.config.latencies.source,
+        setup.config.seed,
+    )
+}
+
+/// The results table; ratios against `ws` when it ran, else against the first policy.
+fn table(results: &[SimResult]) -> String {
+    let base = results
+        .iter()
+        .find(|r| r.policy == "ws")
+        .or(results.first());
+    let base_name = base.map_or("-", |b| b.policy.as_str());
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "\n{:<14} {:>13} {:>9} {:>7} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}",
+        "policy",
+        "makespan (Mc)",
+        "ms",
+        format!("/{base_name}"),
+        "L1 miss",
+        "L2 miss",
+        "L3 miss",
+        format!("/{base_name}"),
+        "DRAM loc",
+        "DRAM rem",
+        "cache rem",
+        "xsocket MB",
+        "st squad",
+        "st rem",
+        "st fail",
+        "bulk"
+    );
+    for r in results {
+        let ratio = |a: u64, b: Option<u64>| match b {
+            Some(b) if b > 0 => format!("{:.2}", a as f64 / b as f64),
+            _ => "-".to_string(),
+        };
+        let t = &r.total;
+        let _ = writeln!(
+            out,
+            "{:<14} {:>13} {:>9} {:>7} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}",
+            r.policy,
+            sig3(r.makespan as f64 / 1e6),
+            sig3(r.seconds * 1e3),
+            ratio(r.makespan, base.map(|b| b.makespan)),
+            count(t.misses[0] as f64),
+            count(t.misses[1] as f64),
+            count(t.misses[2] as f64),
+            ratio(t.misses[2], base.map(|b| b.total.misses[2])),
+            count(t.dram_local as f64),
+            count(t.dram_remote as f64),
+            count((t.remote_cache + t.near_cache) as f64),
+            sig3(t.interconnect_bytes as f64 / 1e6),
+            count(r.sched.steals_squad as f64),
+            count(r.sched.steals_remote as f64),
+            count(r.sched.failed_steals as f64),
+            count(r.sched.bulk_steals as f64),
+        );
+    }
+    out
+}
+
+/// L2 and L3 misses and DRAM accesses per socket, per policy.
+fn sockets(results: &[SimResult]) -> String {
+    let mut out = String::from("\nper socket: L2 miss / L3 miss / DRAM local / DRAM remote\n");
+    for r in results {
+        let _ = write!(out, "{:<14}", r.policy);
+        for (i, s) in r.sockets.iter().enumerate() {
+            let _ = write!(
+                out,
+                "  s{i}: {}/{}/{}/{}",
+                count(s.misses[1] as f64),
+                count(s.misses[2] as f64),
+                count(s.dram_local as f64),
+                count(s.dram_remote as f64)
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// What each policy decided, and its nonzero statistics.
+fn explanations(results: &[SimResult]) -> String {
+    let mut out = String::new();
+    for r in results {
+        let _ = write!(out, "\n{}: ", r.policy);
+        if r.explain.is_empty() {
+            out.push_str("(nothing to explain)\n");
+        } else {
+            out.push_str(&r.explain);
+        }
+        let stats: Vec<String> = r
+            .policy_stats
+            .iter()
+            .filter(|(_, v)| *v > 0)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        if !stats.is_empty() {
+            let _ = writeln!(out, "  stats: {}", stats.join(" "));
+        }
+    }
+    out
+}
+
+fn write_json(path: &Path, workload: &Workload, results: &[SimResult]) -> Result<()> {
+    let doc = serde_json::json!({
+        "workload": workload.name,
+        "tasks": workload.tasks().len(),
+        "iterations": workload.iterations(),
+        "line_accesses": workload.line_accesses(),
+        "instructions": workload.work(),
+        "results": results,
+    });
+    write_atomically(path, &doc)
+}
+
+/// Writes `doc` to `path` through a temporary file and a rename.
+fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<()> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    let written = (|| -> Result<()> {
+        let file = std::fs::File::create(&tmp).with_context(|| format!("cannot create {tmp:?}"))?;
+        serde_json::to_writer_pretty(std::io::BufWriter::new(file), doc)
+            .with_context(|| format!("cannot write {tmp:?}"))?;
+        std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {tmp:?} to {path:?}"))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.with_context(|| format!("cannot write --json {path:?}"))
+}
+
+/// Refuses an output path whose folder does not exist, before the simulations run.
+fn check_writable(flag: &str, path: &Path) -> Result<()> {
+    ensure!(
+        !path.as_os_str().is_empty(),
+        "{flag}: the file name is empty"
+    );
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    ensure!(
+        dir.is_dir(),
+        "{flag} {path:?}: folder {dir:?} does not exist"
+    );
+    ensure!(!path.is_dir(), "{flag} {path:?} is a folder, not a file");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_take_lists_and_ranges() {
+        assert_eq!(values("1,3,5").unwrap(), vec![1, 3, 5]);
+        assert_eq!(values("0-3").unwrap(), vec![0, 1, 2, 3]);
+        assert_eq!(values("1, 4-5").unwrap(), vec![1, 4, 5]);
+        for bad in ["", "x", "3-1", "1,1", "1-2,2", "0-5000", "-1"] {
+            let e = values(bad).unwrap_err().to_string();
+            assert!(e.contains("--values"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn rows_replace_the_first_number() {
+        let heat = Kernel::Heat.parse_size("1024x512,leaf=8,iters=3").unwrap();
+        assert_eq!(
+            with_rows(&heat, 2048).unwrap().to_string(),
+            "2048x512,leaf=8,iters=3"
+        );
+        assert!(with_rows(&heat, 1).is_err(), "too few rows for heat");
+        let fib = Kernel::Fib.parse_size("20").unwrap();
+        assert_eq!(with_rows(&fib, 25).unwrap().to_string(), "25,cutoff=0");
+    }
+
+    #[test]
+    fn iterations_only_where_a_kernel_has_them() {
+        let p = kernel_params("heat", Some("130x64"), Some(3)).unwrap();
+        assert_eq!(p.to_string(), "130x64,leaf=8,iters=3");
+        let e = kernel_params("fib", None, Some(3)).unwrap_err().to_string();
+        assert!(e.contains("no iterations"), "{e}");
+        assert!(kernel_params("heat", None, Some(0)).is_err());
+    }
+
+    #[test]
+    fn policies_of_the_simulator() {
+        assert_eq!(policies("all").unwrap().len(), 7);
+        assert!(policies("ws-unpinned").is_err());
+        assert!(policies("ws,ws").is_err());
+        assert_eq!(
+            policies("cab:bl=3,mts:2").unwrap(),
+            vec![
+                PolicyKind::Cab(CabInputs::Level(3)),
+                PolicyKind::Mts { chunk: Some(2) }
+            ]
+        );
+    }
+}

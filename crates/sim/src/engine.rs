@@ -1,0 +1,1003 @@
+//! The simulation engine: locus's scheduling policies carried out by simulated workers
+//! in simulated time, over a recorded [`Workload`], on a [`Machine`]'s caches.
+//!
+//! # One policy, two engines
+//! The engine builds the policy with the same `PolicyKind::build` the runtime uses and
+//! asks it the same questions at the same points (DESIGN.md): `place` for every spawn
+//! the runtime would place, `parent_first` at every join where the runtime asks, `search`
+//! for every search, `task_started` / `task_finished` with the task's own cost when the
+//! policy wants it. The queues are those the policy's [`Layout`] asks for. What the
+//! runtime does around those calls is mirrored step by step:
+//! - A worker runs a task's steps; at a `join` it pushes the second half where the
+//!   policy places it and runs the first inline (child-first), or places both and waits
+//!   (parent-first); then it takes the second half back if it is still where it was put
+//!   (popping newer tasks of its own deque and running them, as `take_back` does), or
+//!   else waits. A `for_range` pushes every chunk and waits at the sync.
+//! - A waiting worker searches for work with the policy's plan and runs what it finds
+//!   on top of the waiting task (the runtime runs it on the same stack), so the waiting
+//!   task resumes only when that work is done.
+//! - An idle worker that found nothing sleeps until something changes: a push, or a
+//!   task's end (which may free a latch or a squad's busy state). Then it searches again,
+//!   after a small pseudo-random delay so that woken workers do not always race in the
+//!   same order.
+//!
+//! # Time
+//! Each worker has its own clock. Events are processed in order of time (ties by a
+//! sequence number), each event one step of one worker: a slice of a task (at most
+//! [`SLICE_LINES`] line accesses, so that workers' accesses interleave finely), a fork,
+//! a take-back or a search. A step's effects happen at its start; its cost advances the
+//! worker's clock. Costs: accesses as the [`Machine`] serves them, declared work at the
+//! latency table's IPC, a spawn, and per probe of a queue (within the squad or remote)
+//! plus per successful steal. Queues are exact (no lost or repeated task, no failed
+//! race): each step is atomic.
+//!
+//! # Determinism
+//! No hashing of addresses, no wall clock, no thread: the same workload, machine,
+//! policy, latencies and seed give bit-identical results.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
+
+use locus_policy::{
+    Layout, Order, Place, Policy, PolicyKind, Probe, Source, TaskCost, TaskInfo, Victims, WorkerMap,
+};
+use locus_topo::Topology;
+use serde::Serialize;
+
+use crate::latency::{Latencies, LatencyTable};
+use crate::machine::{CoreCounts, Machine, MachineError};
+use crate::record::{Step, Workload};
+use crate::trace::{Flow, Slice, StealKind, Timeline, Track};
+
+/// Line accesses a worker makes in one step at most (guess: fine enough that two
+/// workers streaming through shared lines interleave, coarse enough to keep the event
+/// count low; results change by well under 1% between 64 and 1024 on heat).
+pub const SLICE_LINES: u64 = 256;
+
+/// What to simulate besides the workload, machine and policy.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// Workers; `None` for one per PU of the machine.
+    pub threads: Option<usize>,
+    /// Seed of the workers' victim choices and wake-up delays.
+    pub seed: u64,
+    /// The machine's costs.
+    pub latencies: LatencyTable,
+    /// Keep a timeline for [`SimResult::timeline`].
+    pub trace: bool,
+}
+
+impl SimConfig {
+    /// The defaults for `topology`: one worker per PU, seed 1, its latency table, no
+    /// timeline.
+    pub fn for_machine(topology: &Topology) -> SimConfig {
+        SimConfig {
+            threads: None,
+            seed: 1,
+            latencies: Latencies::defaults_for(topology.name()),
+            trace: false,
+        }
+    }
+}
+
+/// Why a simulation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// The machine cannot be modelled.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+    /// Bad thread count.
+    #[error(
+        "--threads {threads}: the simulated machine '{machine}' has {pus} PUs; simulate \
+         between 1 and {pus} workers (one per PU at most: the simulator does not time-slice)"
+    )]
+    Threads {
+        /// Asked for.
+        threads: usize,
+        /// The machine.
+        machine: String,
+        /// Its PUs.
+        pus: usize,
+    },
+    /// The workload has no root task.
+    #[error("the workload '{0}' has no task to run")]
+    Empty(String),
+    /// Every worker waits and no work is left: a bug in the engine or the policy.
+    #[error(
+        "simulation stalled at cycle {time} with {unfinished} tasks unfinished: every \
+         worker waits and no queue the policies' plans look at holds work (a bug)"
+    )]
+    Stalled {
+        /// When.
+        time: u64,
+        /// Tasks not finished.
+        unfinished: usize,
+    },
+}
+
+/// Counters of one simulated worker.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct WorkerCounts {
+    /// Tasks started.
+    pub tasks: u64,
+    /// Tasks stolen from a deque of the worker's own squad.
+    pub steals_squad: u64,
+    /// Steals from another squad (deques, inter-socket pools, bulk steals: one each).
+    pub steals_remote: u64,
+    /// Steal probes (a whole scan of the victims a probe names) that found nothing.
+    pub failed_steals: u64,
+    /// Bulk steals (MTS).
+    pub bulk_steals: u64,
+    /// Tasks moved by bulk steals.
+    pub bulk_tasks: u64,
+    /// Tasks taken back at a join from a shared queue.
+    pub taken_back: u64,
+    /// Roots taken from the injector.
+    pub injected: u64,
+    /// Cycles running tasks' steps.
+    pub busy_cycles: u64,
+    /// Cycles spent spawning, probing queues and stealing.
+    pub sched_cycles: u64,
+    /// Searches that found nothing.
+    pub empty_searches: u64,
+}
+
+impl WorkerCounts {
+    fn add(&mut self, o: &WorkerCounts) {
+        self.tasks += o.tasks;
+        self.steals_squad += o.steals_squad;
+        self.steals_remote += o.steals_remote;
+        self.failed_steals += o.failed_steals;
+        self.bulk_steals += o.bulk_steals;
+        self.bulk_tasks += o.bulk_tasks;
+        self.taken_back += o.taken_back;
+        self.injected += o.injected;
+        self.busy_cycles += o.busy_cycles;
+        self.sched_cycles += o.sched_cycles;
+        self.empty_searches += o.empty_searches;
+    }
+}
+
+/// What a simulation measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct SimResult {
+    /// The policy, as `--policy` spells it.
+    pub policy: String,
+    /// The machine's name.
+    pub machine: String,
+    /// The workload, as recorded.
+    pub workload: String,
+    /// Simulated workers.
+    pub workers: usize,
+    /// Their squads.
+    pub squads: usize,
+    /// The seed.
+    pub seed: u64,
+    /// Where the latencies came from.
+    pub latencies: String,
+    /// Clock of the simulated cores, GHz.
+    pub clock_ghz: f64,
+    /// Cycles from the first root's injection to the last task's end.
+    pub makespan: u64,
+    /// The makespan in seconds at the clock.
+    pub seconds: f64,
+    /// Memory counters of the whole machine.
+    pub total: CoreCounts,
+    /// Memory counters per package (socket).
+    pub sockets: Vec<CoreCounts>,
+    /// Memory counters per core.
+    pub cores: Vec<CoreCounts>,
+    /// Scheduling counters of the whole pool.
+    pub sched: WorkerCounts,
+    /// Scheduling counters per worker.
+    pub per_worker: Vec<WorkerCounts>,
+    /// The policy's own statistics, by name.
+    pub policy_stats: Vec<(String, u64)>,
+    /// What the policy decided and why (`--explain`).
+    pub explain: String,
+    /// The timeline, when [`SimConfig::trace`] asked for one.
+    #[serde(skip)]
+    pub timeline: Option<Timeline>,
+}
+
+impl SimResult {
+    /// L3 (shared last-level) misses of the whole machine.
+    pub fn l3_misses(&self) -> u64 {
+        self.total.misses[2]
+    }
+
+    /// A policy statistic by name, 0 if the policy has none of that name.
+    pub fn policy_stat(&self, name: &str) -> u64 {
+        self.policy_stats
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, v)| *v)
+    }
+}
+
+/// Runs `workload` on `topology` under `policy`.
+///
+/// # Errors
+/// If the machine cannot be modelled, the thread count does not fit it, or the
+/// workload is empty.
+pub fn simulate(
+    workload: &Workload,
+    topology: &Topology,
+    policy: PolicyKind,
+    config: &SimConfig,
+) -> Result<SimResult, SimError> {
+    let pus = topology.num_pus();
+    let threads = config.threads.unwrap_or(pus);
+    if threads == 0 || threads > pus {
+        return Err(SimError::Threads {
+            threads,
+            machine: topology.name().to_string(),
+            pus,
+        });
+    }
+    if workload.roots().is_empty() {
+        return Err(SimError::Empty(workload.name.clone()));
+    }
+    let machine = Machine::new(topology, config.latencies.latencies, workload.pages())?;
+    let map = WorkerMap::new(topology, threads);
+    let built = policy.build(&map);
+    let mut sim = Sim::new(workload, topology, &map, built, config, machine);
+    sim.run()?;
+    Ok(sim.result(policy, topology, config))
+}
+
+/// What a frame of a worker's stack is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Running the task's steps.
+    Run,
+    /// The first half of a join ran inline; take the second back if it still waits.
+    TakeBack { b: u32, place: Place },
+    /// Waiting for the task's outstanding children (searching for work meanwhile).
+    Wait,
+}
+
+/// A task on a worker's stack.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    task: u32,
+    /// The next step.
+    pc: u32,
+    /// Bytes of step `pc` already accessed.
+    offset: u64,
+    mode: Mode,
+    /// `task_started` was called: `task_finished` is owed.
+    events: bool,
+    costed: bool,
+    /// Came from a queue: its parent counts it outstanding.
+    queued: bool,
+    own: TaskCost,
+}
+
+#[derive(Debug)]
+struct Worker {
+    clock: u64,
+    frames: Vec<Frame>,
+    rng: u64,
+    core: usize,
+    squad: usize,
+    idle: bool,
+    idle_since: u64,
+    generation: u64,
+    counts: WorkerCounts,
+    idle_cycles: u64,
+}
+
+/// The queues a layout asks for.
+#[derive(Debug, Default)]
+struct Queues {
+    deques: Vec<VecDeque<u32>>,
+    inboxes: Vec<VecDeque<u32>>,
+    squad: Vec<VecDeque<u32>>,
+    central: VecDeque<u32>,
+    inter: Vec<VecDeque<u32>>,
+    injector: VecDeque<u32>,
+}
+
+struct Sim<'w> {
+    workload: &'w Workload,
+    map: &'w WorkerMap,
+    policy: Arc<dyn Policy>,
+    layout: Layout,
+    lat: Latencies,
+    machine: Machine,
+    workers: Vec<Worker>,
+    queues: Queues,
+    /// Children forked and not finished, per task.
+    outstanding: Vec<u32>,
+    /// Who pushed each task and when (for the timeline and steal flows).
+    pushed_by: Vec<u32>,
+    pushed_at: Vec<u64>,
+    events: BinaryHeap<Reverse<(u64, u64, usize, u64)>>,
+    seq: u64,
+    next_root: usize,
+    done: bool,
+    makespan: u64,
+    finished_tasks: usize,
+    plan: Vec<Probe>,
+    trace: Option<TraceBuf>,
+}
+
+/// The timeline being recorded.
+#[derive(Debug, Default)]
+struct TraceBuf {
+    slices: Vec<Slice>,
+    flows: Vec<Flow>,
+    /// Per worker, its last slice (to extend when the same task goes on).
+    last: Vec<Option<usize>>,
+}
+
+impl<'w> Sim<'w> {
+    fn new(
+        workload: &'w Workload,
+        topology: &Topology,
+        map: &'w WorkerMap,
+        policy: Arc<dyn Policy>,
+        config: &SimConfig,
+        machine: Machine,
+    ) -> Sim<'w> {
+        let n = map.num_workers();
+        let layout = policy.layout();
+        let squads = map.num_squads();
+        let workers = (0..n)
+            .map(|w| Worker {
+                clock: 0,
+                frames: Vec::new(),
+                rng: seed_rng(config.seed, w),
+                core: topology.pus()[map.pu_of(w)].core,
+                squad: map.squad_of(w),
+                idle: false,
+                idle_since: 0,
+                generation: 0,
+                counts: WorkerCounts::default(),
+                idle_cycles: 0,
+            })
+            .collect();
+        let queues = Queues {
+            deques: vec![VecDeque::new(); n],
+            inboxes: if layout.inbox.is_some() {
+                vec![VecDeque::new(); n]
+            } else {
+                Vec::new()
+            },
+            squad: if layout.squad_queues {
+                vec![VecDeque::new(); squads]
+            } else {
+                Vec::new()
+            },
+            central: VecDeque::new(),
+            inter: if layout.inter_pools {
+                vec![VecDeque::new(); squads]
+            } else {
+                Vec::new()
+            },
+            injector: VecDeque::new(),
+        };
+        let tasks = workload.tasks().len();
+        Sim {
+            workload,
+            map,
+            policy,
+            layout,
+            lat: config.latencies.latencies,
+            machine,
+            workers,
+            queues,
+            outstanding: vec![0; tasks],
+            pushed_by: vec![u32::MAX; tasks],
+            pushed_at: vec![0; tasks],
+            events: BinaryHeap::new(),
+            seq: 0,
+            next_root: 0,
+            done: false,
+            makespan: 0,
+            finished_tasks: 0,
+            plan: Vec::with_capacity(8),
+            trace: config.trace.then(|| TraceBuf {
+                last: vec![None; n],
+                ..TraceBuf::default()
+            }),
+        }
+    }
+
+    fn run(&mut self) -> Result<(), SimError> {
+        self.inject_next_root(0);
+        for w in 0..self.workers.len() {
+            self.schedule(w);
+        }
+        while let Some(Reverse((time, _, w, generation))) = self.events.pop() {
+            if self.done {
+                break;
+            }
+            if generation != self.workers[w].generation {
+                continue;
+            }
+            let worker = &mut self.workers[w];
+            worker.clock = worker.clock.max(time);
+            self.step(w);
+        }
+        if !self.done {
+            let time = self.workers.iter().map(|w| w.clock).max().unwrap_or(0);
+            return Err(SimError::Stalled {
+                time,
+                unfinished: self.workload.tasks().len() - self.finished_tasks,
+            });
+        }
+        Ok(())
+    }
+
+    /// Queues the worker's next step at its clock.
+    fn schedule(&mut self, w: usize) {
+        let worker = &mut self.workers[w];
+        worker.generation += 1;
+        self.seq += 1;
+        self.events
+            .push(Reverse((worker.clock, self.seq, w, worker.generation)));
+    }
+
+    /// Something changed at `time`: idle workers look again.
+    fn wake_idle(&mut self, time: u64) {
+        let spread = u64::from(self.lat.probe_local.max(1));
+        for w in 0..self.workers.len() {
+            let worker = &mut self.workers[w];
+            if !worker.idle {
+                continue;
+            }
+            worker.idle = false;
+            let jitter = next_random(&mut worker.rng) % spread;
+            let at = worker.clock.max(time) + jitter;
+            worker.idle_cycles += at - worker.idle_since;
+            worker.clock = at;
+            self.schedule(w);
+        }
+    }
+
+    fn go_idle(&mut self, w: usize) {
+        let worker = &mut self.workers[w];
+        worker.idle = true;
+        worker.idle_since = worker.clock;
+        worker.counts.empty_searches += 1;
+    }
+
+    fn inject_next_root(&mut self, time: u64) {
+        match self.workload.roots().get(self.next_root) {
+            Some(&root) => {
+                self.next_root += 1;
+                self.queues.injector.push_back(root);
+                self.pushed_at[root as usize] = time;
+                self.wake_idle(time);
+            }
+            None => {
+                self.done = true;
+                self.makespan = time;
+            }
+        }
+    }
+
+    fn info(&self, task: u32) -> TaskInfo {
+        self.workload.tasks()[task as usize].info
+    }
+
+    fn step(&mut self, w: usize) {
+        let Some(top) = self.workers[w].frames.last().copied() else {
+            self.search(w);
+            return;
+        };
+        match top.mode {
+            Mode::Run => self.run_steps(w),
+            Mode::TakeBack { b, place } => self.take_back(w, b, place),
+            Mode::Wait => {
+                if self.outstanding[top.task as usize] == 0 {
+                    self.top(w).mode = Mode::Run;
+                    self.schedule(w);
+                } else {
+                    self.search(w);
+                }
+            }
+        }
+    }
+
+    fn top(&mut self, w: usize) -> &mut Frame {
+        self.workers[w]
+            .frames
+            .last_mut()
+            .expect("the worker runs a task")
+    }
+
+    /// Runs the top task's steps until a fork, a wait, its end, or a slice's worth of
+    /// accesses.
+    fn run_steps(&mut self, w: usize) {
+        let worker = &self.workers[w];
+        let core = worker.core;
+        let start = worker.clock;
+        let mut frame = *worker.frames.last().expect("a task to run");
+        let steps = self.workload.steps(frame.task);
+        let mut clock = start;
+        let mut budget = SLICE_LINES;
+        let line = self.machine.line_bytes();
+        let ipc = self.lat.ipc;
+        let mut fork = None;
+        while (frame.pc as usize) < steps.len() {
+            match steps[frame.pc as usize] {
+                Step::Read { addr, len } | Step::Write { addr, len } => {
+                    let write = matches!(steps[frame.pc as usize], Step::Write { .. });
+                    let at = addr + frame.offset;
+                    let left = len - frame.offset;
+                    // Lines from `at` to the end of the range, at most the budget.
+                    let first_line = at / line;
+                    let last_line = (addr + len - 1) / line;
+                    let lines = (last_line - first_line + 1).min(budget);
+                    let end = ((first_line + lines) * line).min(at + left);
+                    let (cycles, misses) = self.machine.access_range(core, at, end - at, write);
+                    clock += cycles;
+                    frame.own.misses += misses;
+                    budget -= lines;
+                    if end == addr + len {
+                        frame.pc += 1;
+                        frame.offset = 0;
+                    } else {
+                        frame.offset = end - addr;
+                    }
+                    if budget == 0 {
+                        break;
+                    }
+                }
+                Step::Work(n) => {
+                    clock += ((n as f64) / ipc).ceil() as u64;
+                    frame.own.instructions += n;
+                    frame.pc += 1;
+                }
+                Step::Join(..) | Step::Spawn(_) | Step::Sync => {
+                    fork = Some(steps[frame.pc as usize]);
+                    frame.pc += 1;
+                    break;
+                }
+            }
+        }
+        let ran = clock - start;
+        frame.own.nanos += ran;
+        let worker = &mut self.workers[w];
+        worker.counts.busy_cycles += ran;
+        worker.clock = clock;
+        *worker.frames.last_mut().expect("still there") = frame;
+        self.trace_slice(w, frame.task, start, clock);
+        match fork {
+            Some(Step::Join(a, b)) => self.join(w, a, b),
+            Some(Step::Spawn(c)) => {
+                self.spend(w, self.lat.spawn);
+                self.outstanding[frame.task as usize] += 1;
+                self.push(w, c);
+                self.schedule(w);
+            }
+            Some(Step::Sync) => {
+                if self.outstanding[frame.task as usize] > 0 {
+                    self.top(w).mode = Mode::Wait;
+                }
+                self.schedule(w);
+            }
+            _ if (frame.pc as usize) < steps.len() => self.schedule(w),
+            _ => self.finish(w),
+        }
+    }
+
+    /// Scheduler work of `cycles` on worker `w`.
+    fn spend(&mut self, w: usize, cycles: u32) {
+        let worker = &mut self.workers[w];
+        worker.clock += u64::from(cycles);
+        worker.counts.sched_cycles += u64::from(cycles);
+    }
+
+    /// The top task of `w` joins `a` and `b`.
+    fn join(&mut self, w: usize, a: u32, b: u32) {
+        let parent = self.top(w).task;
+        let parent_info = self.info(parent);
+        self.spend(w, self.lat.spawn);
+        if self.layout.task_events && self.policy.parent_first(w, &parent_info, &self.info(a)) {
+            self.outstanding[parent as usize] += 2;
+            self.push(w, a);
+            self.push(w, b);
+            self.top(w).mode = Mode::Wait;
+            self.schedule(w);
+            return;
+        }
+        self.outstanding[parent as usize] += 1;
+        let place = self.push(w, b);
+        self.top(w).mode = Mode::TakeBack { b, place };
+        self.start(w, a, Source::Inline, false);
+        self.schedule(w);
+    }
+
+    /// Publishes `task`, spawned by `w`'s top task, where the policy places it.
+    fn push(&mut self, w: usize, task: u32) -> Place {
+        let place = if self.layout.always_local {
+            Place::Local
+        } else {
+            let parent_task = self.top(w).task;
+            let parent = self.info(parent_task);
+            self.policy.place(w, &parent, &self.info(task))
+        };
+        let q = &mut self.queues;
+        match place {
+            Place::Local => q.deques[w].push_back(task),
+            Place::Worker(t) => q.inboxes[t].push_back(task),
+            Place::Squad(s) => q.squad[s].push_back(task),
+            Place::Central => q.central.push_back(task),
+            Place::InterPool(s) => q.inter[s].push_back(task),
+        }
+        let now = self.workers[w].clock;
+        self.pushed_by[task as usize] = w as u32;
+        self.pushed_at[task as usize] = now;
+        self.wake_idle(now);
+        place
+    }
+
+    /// The first half of a join is done: take the second back if it still waits.
+    fn take_back(&mut self, w: usize, b: u32, place: Place) {
+        let parent = self.top(w).task;
+        let found = match place {
+            Place::Local => match self.queues.deques[w].pop_back() {
+                Some(x) if x == b => true,
+                Some(x) => {
+                    // A newer task of this worker's deque: run it first, as the runtime's
+                    // take-back loop does, then try again.
+                    self.start(w, x, Source::Local, true);
+                    self.schedule(w);
+                    return;
+                }
+                None => false,
+            },
+            Place::InterPool(_) => false,
+            Place::Worker(t) => remove(&mut self.queues.inboxes[t], b),
+            Place::Squad(s) => remove(&mut self.queues.squad[s], b),
+            Place::Central => remove(&mut self.queues.central, b),
+        };
+        if found {
+            if place != Place::Local {
+                self.workers[w].counts.taken_back += 1;
+            }
+            self.outstanding[parent as usize] -= 1;
+            self.top(w).mode = Mode::Run;
+            self.start(w, b, Source::Inline, false);
+        } else {
+            self.top(w).mode = Mode::Wait;
+        }
+        self.schedule(w);
+    }
+
+    /// Starts `task` on `w`, on top of whatever it runs.
+    fn start(&mut self, w: usize, task: u32, source: Source, queued: bool) {
+        let info = self.info(task);
+        let (events, costed) = if self.layout.task_events {
+            self.policy.task_started(w, &info, source);
+            (true, self.policy.wants_cost())
+        } else {
+            (false, false)
+        };
+        let worker = &mut self.workers[w];
+        worker.counts.tasks += 1;
+        worker.frames.push(Frame {
+            task,
+            pc: 0,
+            offset: 0,
+            mode: Mode::Run,
+            events,
+            costed,
+            queued,
+            own: TaskCost::default(),
+        });
+    }
+
+    /// The top task of `w` has run its last step.
+    fn finish(&mut self, w: usize) {
+        let frame = self.workers[w].frames.pop().expect("a task to finish");
+        let now = self.workers[w].clock;
+        let info = self.info(frame.task);
+        if frame.events {
+            let cost = frame.costed.then(|| TaskCost {
+                misses: frame.own.misses,
+                bytes: frame.own.misses * self.machine.line_bytes(),
+                instructions: frame.own.instructions,
+                nanos: (frame.own.nanos as f64 / self.lat.clock_ghz) as u64,
+            });
+            self.policy.task_finished(w, &info, cost.as_ref());
+        }
+        self.finished_tasks += 1;
+        match self.workload.tasks()[frame.task as usize].parent {
+            Some(parent) if frame.queued => self.outstanding[parent as usize] -= 1,
+            Some(_) => {}
+            None => {
+                self.makespan = now;
+                self.inject_next_root(now);
+            }
+        }
+        if let Some(t) = &mut self.trace {
+            t.last[w] = None;
+        }
+        self.wake_idle(now);
+        self.schedule(w);
+    }
+
+    /// One search: the policy's plan, then the injector. Starts what it finds, or idles.
+    fn search(&mut self, w: usize) {
+        let mut plan = std::mem::take(&mut self.plan);
+        plan.clear();
+        self.policy.search(w, &mut plan);
+        let mut found = None;
+        for &probe in &plan {
+            if let Some(hit) = self.probe(w, probe) {
+                found = Some(hit);
+                break;
+            }
+        }
+        self.plan = plan;
+        if found.is_none() {
+            if let Some(root) = self.queues.injector.pop_front() {
+                self.workers[w].counts.injected += 1;
+                found = Some((root, Source::Local, None));
+            }
+        }
+        match found {
+            Some((task, source, steal)) => {
+                if let (Some(kind), Some(t)) = (steal, self.trace.as_mut()) {
+                    let from = self.pushed_by[task as usize];
+                    if from != u32::MAX {
+                        t.flows.push(Flow {
+                            task: self.workload.tasks()[task as usize].info.id.0,
+                            from_worker: from as usize,
+                            to_worker: w,
+                            time: self.pushed_at[task as usize],
+                            start: self.workers[w].clock,
+                            kind,
+                        });
+                    }
+                }
+                self.start(w, task, source, true);
+                self.schedule(w);
+            }
+            None => self.go_idle(w),
+        }
+    }
+
+    fn probe_cost(&self, w: usize, squad: usize) -> u32 {
+        if squad == self.workers[w].squad {
+            self.lat.probe_local
+        } else {
+            self.lat.probe_remote
+        }
+    }
+
+    /// One probe of a plan: the task found, where from, and the kind of steal if any.
+    fn probe(&mut self, w: usize, probe: Probe) -> Option<(u32, Source, Option<StealKind>)> {
+        let own_squad = self.workers[w].squad;
+        let local = |t: Option<u32>| t.map(|t| (t, Source::Local, None));
+        match probe {
+            Probe::OwnDeque => local(self.queues.deques[w].pop_back()),
+            Probe::OwnInbox => match self.layout.inbox {
+                Some(Order::Fifo) => local(self.queues.inboxes[w].pop_front()),
+                Some(Order::Lifo) => local(self.queues.inboxes[w].pop_back()),
+                None => None,
+            },
+            Probe::Steal(victims) => self.steal(w, victims),
+            Probe::SquadQueue(s) => {
+                self.spend(w, self.probe_cost(w, s));
+                local(self.queues.squad[s].pop_back())
+            }
+            Probe::Central => {
+                let cost = if self.map.num_squads() > 1 {
+                    self.lat.probe_remote
+                } else {
+                    self.lat.probe_local
+                };
+                self.spend(w, cost);
+                local(self.queues.central.pop_back())
+            }
+            Probe::InterPool(s) => {
+                self.spend(w, self.probe_cost(w, s));
+                local(self.queues.inter[s].pop_back())
+            }
+            Probe::RemoteInterPools => {
+                let n = self.queues.inter.len();
+                let start = (next_random(&mut self.workers[w].rng) % n as u64) as usize;
+                for s in (start..n).chain(0..start).filter(|&s| s != own_squad) {
+                    self.spend(w, self.lat.probe_remote);
+                    if let Some(t) = self.queues.inter[s].pop_front() {
+                        self.spend(w, self.lat.steal_remote);
+                        self.workers[w].counts.steals_remote += 1;
+                        return Some((t, Source::Remote, Some(StealKind::Remote)));
+                    }
+                }
+                self.workers[w].counts.failed_steals += 1;
+                None
+            }
+            Probe::BulkSteal { chunk } => {
+                let n = self.queues.squad.len();
+                let start = (next_random(&mut self.workers[w].rng) % n as u64) as usize;
+                for s in (start..n).chain(0..start).filter(|&s| s != own_squad) {
+                    self.spend(w, self.lat.probe_remote);
+                    if self.queues.squad[s].is_empty() {
+                        continue;
+                    }
+                    let take = chunk.max(1).min(self.queues.squad[s].len());
+                    let mut stolen = self.queues.squad[s].drain(..take);
+                    let first = stolen.next().expect("the queue was not empty");
+                    let rest: Vec<u32> = stolen.collect();
+                    // Oldest first into the own queue, as the runtime does.
+                    self.queues.squad[own_squad].extend(rest);
+                    self.spend(w, self.lat.steal_remote);
+                    let c = &mut self.workers[w].counts;
+                    c.steals_remote += 1;
+                    c.bulk_steals += 1;
+                    c.bulk_tasks += take as u64;
+                    if take > 1 {
+                        let now = self.workers[w].clock;
+                        self.wake_idle(now);
+                    }
+                    return Some((first, Source::Remote, Some(StealKind::Bulk)));
+                }
+                self.workers[w].counts.failed_steals += 1;
+                None
+            }
+        }
+    }
+
+    /// Steals the oldest task of the first victim with one, from a random start.
+    fn steal(&mut self, w: usize, victims: Victims) -> Option<(u32, Source, Option<StealKind>)> {
+        let n = self.workers.len();
+        let own = self.workers[w].squad;
+        let start = (next_random(&mut self.workers[w].rng) % n as u64) as usize;
+        let mut probed = false;
+        for v in (start..n).chain(0..start) {
+            let squad = self.workers[v].squad;
+            let ok = v != w
+                && match victims {
+                    Victims::All => true,
+                    Victims::Squad => squad == own,
+                    Victims::Remote => squad != own,
+                };
+            if !ok {
+                continue;
+            }
+            probed = true;
+            self.spend(w, self.probe_cost(w, squad));
+            if let Some(t) = self.queues.deques[v].pop_front() {
+                let c = &mut self.workers[w].counts;
+                return Some(if squad == own {
+                    c.steals_squad += 1;
+                    self.spend(w, self.lat.steal_local);
+                    (t, Source::Local, Some(StealKind::Squad))
+                } else {
+                    c.steals_remote += 1;
+                    self.spend(w, self.lat.steal_remote);
+                    (t, Source::Remote, Some(StealKind::Remote))
+                });
+            }
+        }
+        if probed {
+            self.workers[w].counts.failed_steals += 1;
+        }
+        None
+    }
+
+    /// Records that `w` ran `task` from `start` to `end`.
+    fn trace_slice(&mut self, w: usize, task: u32, start: u64, end: u64) {
+        let Some(t) = self.trace.as_mut() else { return };
+        if let Some(i) = t.last[w] {
+            let s = &mut t.slices[i];
+            if s.task == self.workload.tasks()[task as usize].info.id.0 && s.end == start {
+                s.end = end;
+                return;
+            }
+        }
+        let spec = &self.workload.tasks()[task as usize];
+        let by = self.pushed_by[task as usize];
+        let group = if by == u32::MAX {
+            self.workers[w].squad
+        } else {
+            self.workers[by as usize].squad
+        };
+        t.last[w] = Some(t.slices.len());
+        t.slices.push(Slice {
+            worker: w,
+            start,
+            end,
+            task: spec.info.id.0,
+            level: spec.info.level,
+            group: Some(group),
+            iteration: spec.iteration,
+        });
+    }
+
+    fn result(mut self, policy: PolicyKind, topology: &Topology, config: &SimConfig) -> SimResult {
+        // Idle spells still open at the end count up to the makespan.
+        for w in &mut self.workers {
+            if w.idle && self.makespan > w.idle_since {
+                w.idle_cycles += self.makespan - w.idle_since;
+            }
+        }
+        let cores = self.machine.counts().to_vec();
+        let mut sockets = vec![CoreCounts::default(); topology.num_packages()];
+        let mut total = CoreCounts::default();
+        for (core, c) in cores.iter().enumerate() {
+            sockets[self.machine.package_of(core)].add(c);
+            total.add(c);
+        }
+        let per_worker: Vec<WorkerCounts> = self.workers.iter().map(|w| w.counts).collect();
+        let mut sched = WorkerCounts::default();
+        for c in &per_worker {
+            sched.add(c);
+        }
+        let lat = &config.latencies;
+        let timeline = self.trace.take().map(|t| Timeline {
+            title: format!(
+                "{} on {} under {}",
+                self.workload.name,
+                topology.name(),
+                policy
+            ),
+            clock_ghz: lat.latencies.clock_ghz,
+            tracks: (0..self.workers.len())
+                .map(|w| Track {
+                    worker: w,
+                    squad: self.map.squad_of(w),
+                    pu: self.map.pu_of(w),
+                })
+                .collect(),
+            slices: t.slices,
+            flows: t.flows,
+        });
+        SimResult {
+            policy: policy.to_string(),
+            machine: topology.name().to_string(),
+            workload: self.workload.name.clone(),
+            workers: self.workers.len(),
+            squads: self.map.num_squads(),
+            seed: config.seed,
+            latencies: lat.source.clone(),
+            clock_ghz: lat.latencies.clock_ghz,
+            makespan: self.makespan,
+            seconds: lat.latencies.cycles_to_seconds(self.makespan),
+            total,
+            sockets,
+            cores,
+            sched,
+            per_worker,
+            policy_stats: self.policy.stats(),
+            explain: self.policy.explain(),
+            timeline,
+        }
+    }
+}
+
+/// Removes `task` from `queue` if it is there.
+fn remove(queue: &mut VecDeque<u32>, task: u32) -> bool {
+    match queue.iter().rposition(|&t| t == task) {
+        Some(i) => {
+            queue.remove(i);
+            true
+        }
+        None => false,
+    }
+}
+
+fn seed_rng(seed: u64, worker: usize) -> u64 {
+    let mut z = seed ^ (worker as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    (z ^ (z >> 31)) | 1
+}
+
+/// xorshift64*, as the runtime's victim choice.
+fn next_random(state: &mut u64) -> u64 {
+    let mut x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+}

@@ -1,0 +1,638 @@
+//! The simulated machine's memory system: private caches per core, a shared last-level
+//! cache per cache domain, NUMA memory with first-touch placement, and the coherence
+//! that keeps them consistent.
+//!
+//! # The model
+//! - Each core has its private data caches (L1d, and L2 where the topology has one),
+//!   each set-associative LRU ([`crate::cache`]); the PUs of a core share them. Each
+//!   cache domain has its last-level cache. Cache shapes come from the topology;
+//!   a cache with no size there is left out, and one with no line size uses 64 bytes.
+//! - Inclusion: a private level holds a subset of the level below it, and the
+//!   last-level cache a superset of its domain's private caches (Intel's inclusive L3;
+//!   AMD's Opteron L3 is a victim cache, so on that preset the model holds 6 MiB where
+//!   the real chip holds 6 MiB plus 2 MiB of L2s). An eviction below removes the line
+//!   above.
+//! - Coherence by a directory per line: which cores' private caches and which domains'
+//!   last-level caches hold it, and which domain holds it modified. A write removes
+//!   every other copy; a read of a line modified elsewhere cleans it. A line a domain
+//!   misses is fetched from another domain's cache when one holds it (`near_cache`
+//!   within the package, `remote_cache` across packages), else from DRAM.
+//! - Memory: 4 KiB pages, placed on the NUMA node of the first core that touches them
+//!   (first touch, Linux's default policy). A DRAM access is local or remote by the
+//!   page's node. Every line that crosses a package boundary (a remote DRAM access or
+//!   a fetch from another package's cache) adds its size to the interconnect bytes.
+//! - Time: an access costs the latency of the level that serves it
+//!   ([`crate::latency::Latencies`]); a write that must remove copies elsewhere pays
+//!   one more round to the farthest of them. Accesses do not overlap (no
+//!   memory-level parallelism) and bandwidth is unlimited (no queueing): the model
+//!   counts where data comes from, which is what the schedulers change.
+//!
+//! Addresses are those of a [`crate::record::Workload`]: compact, so the directory
+//! and the page table are dense vectors indexed by line and page.
+
+use crate::cache::{Cache, Geometry, GeometryError, Lookup};
+use crate::latency::Latencies;
+use crate::record::PAGE_SIZE;
+use locus_topo::{CacheKind, Topology};
+
+/// No NUMA node yet: the page has not been touched.
+const UNTOUCHED: u16 = u16::MAX;
+/// No domain holds the line modified.
+const CLEAN: u16 = u16::MAX;
+/// Lines per directory bitmask word.
+const WORD: usize = 64;
+
+/// What went wrong building the model of a machine.
+#[derive(Debug, thiserror::Error)]
+pub enum MachineError {
+    /// A cache of the topology has a shape the cache model cannot take.
+    #[error("machine '{machine}': its {label} cannot be simulated: {source}")]
+    Cache {
+        /// The topology's name.
+        machine: String,
+        /// Which cache (`L2`, `L3`...).
+        label: String,
+        /// Why.
+        source: GeometryError,
+    },
+    /// Caches of different line sizes.
+    #[error(
+        "machine '{machine}': caches with {a} B and {b} B lines; the simulator needs one line size"
+    )]
+    LineSizes {
+        /// The topology's name.
+        machine: String,
+        /// One size.
+        a: u32,
+        /// Another.
+        b: u32,
+    },
+    /// More than 64 cache domains or 65,534 NUMA nodes.
+    #[error("machine '{machine}': {what}")]
+    TooLarge {
+        /// The topology's name.
+        machine: String,
+        /// What.
+        what: String,
+    },
+}
+
+/// Counters of one core's accesses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CoreCounts {
+    /// Line accesses.
+    pub accesses: u64,
+    /// Hits at L1, L2, L3 (indices 0..3: level - 1; levels above 3 count as 3).
+    pub hits: [u64; 3],
+    /// Misses at L1, L2, L3, as `hits`.
+    pub misses: [u64; 3],
+    /// Lines served by another cache domain of the same package.
+    pub near_cache: u64,
+    /// Lines served by a cache of another package.
+    pub remote_cache: u64,
+    /// Lines served by the DRAM of the core's own NUMA node.
+    pub dram_local: u64,
+    /// Lines served by another node's DRAM.
+    pub dram_remote: u64,
+    /// Copies removed from other caches by this core's writes.
+    pub invalidations: u64,
+    /// Bytes this core's accesses moved across package boundaries.
+    pub interconnect_bytes: u64,
+}
+
+impl CoreCounts {
+    /// Adds `other` into `self`.
+    pub fn add(&mut self, other: &CoreCounts) {
+        self.accesses += other.accesses;
+        for l in 0..3 {
+            self.hits[l] += other.hits[l];
+            self.misses[l] += other.misses[l];
+        }
+        self.near_cache += other.near_cache;
+        self.remote_cache += other.remote_cache;
+        self.dram_local += other.dram_local;
+        self.dram_remote += other.dram_remote;
+        self.invalidations += other.invalidations;
+        self.interconnect_bytes += other.interconnect_bytes;
+    }
+}
+
+/// The cost and the private last-level outcome of one access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Served {
+    /// Cycles.
+    pub cycles: u64,
+    /// Whether the access missed the core's last private cache (what the `perf`
+    /// counter source counts as a private last-level miss).
+    pub private_miss: bool,
+}
+
+/// One private or shared cache with its level's latency.
+#[derive(Debug, Clone)]
+struct Level {
+    cache: Cache,
+    level: u8,
+    latency: u64,
+}
+
+/// The memory system of a simulated machine.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    name: String,
+    line_shift: u32,
+    /// Private levels per core, nearest first.
+    private: Vec<Vec<Level>>,
+    /// The last-level cache per cache domain.
+    shared: Vec<Option<Level>>,
+    domain_of_core: Vec<usize>,
+    package_of_core: Vec<usize>,
+    node_of_core: Vec<u16>,
+    package_of_domain: Vec<usize>,
+    /// Cores of each domain, as directory bit positions (core indices).
+    cores_of_domain: Vec<Vec<usize>>,
+    lat: Latencies,
+    line_bytes: u64,
+    /// Directory: bitmask words per line of the cores holding the line privately.
+    words: usize,
+    holders: Vec<u64>,
+    /// Directory: domains whose last-level cache holds the line.
+    domains: Vec<u64>,
+    /// Directory: the domain holding the line modified, or [`CLEAN`].
+    dirty: Vec<u16>,
+    /// NUMA node of each page, or [`UNTOUCHED`].
+    page_node: Vec<u16>,
+    counts: Vec<CoreCounts>,
+}
+
+impl Machine {
+    /// The memory system of `topology` with `lat`'s latencies, for a workload whose
+    /// compact addresses span `pages` pages.
+    ///
+    /// # Errors
+    /// If a cache's shape cannot be simulated, line sizes differ, or the machine has
+    /// more than 64 cache domains.
+    pub fn new(topology: &Topology, lat: Latencies, pages: u64) -> Result<Machine, MachineError> {
+        let name = topology.name().to_string();
+        let domains_n = topology.cache_domains().len();
+        if domains_n > 64 {
+            return Err(MachineError::TooLarge {
+                machine: name,
+                what: format!("{domains_n} cache domains; the simulator takes at most 64"),
+            });
+        }
+        if topology.num_numa_nodes() >= usize::from(UNTOUCHED) {
+            return Err(MachineError::TooLarge {
+                machine: name,
+                what: format!("{} NUMA nodes", topology.num_numa_nodes()),
+            });
+        }
+        let mut line = None::<u32>;
+        let mut check_line = |size: u32| -> Result<(), MachineError> {
+            let size = if size == 0 { 64 } else { size };
+            match line {
+                Some(l) if l != size => Err(MachineError::LineSizes {
+                    machine: topology.name().to_string(),
+                    a: l,
+                    b: size,
+                }),
+                _ => {
+                    line = Some(size);
+                    Ok(())
+                }
+            }
+        };
+        let level_of = |c: &locus_topo::Cache| -> Result<Level, MachineError> {
+            let geometry = Geometry {
+                size: c.size,
+                line_size: if c.line_size == 0 { 64 } else { c.line_size },
+                ways: c.associativity,
+            };
+            let cache = Cache::new(geometry).map_err(|source| MachineError::Cache {
+                machine: topology.name().to_string(),
+                label: c.label(),
+                source,
+            })?;
+            Ok(Level {
+                cache,
+                level: c.level,
+                latency: u64::from(hit_latency(&lat, c.level)),
+            })
+        };
+
+        let cores = topology.cores();
+        let pus = topology.pus();
+        let mut private = Vec::with_capacity(cores.len());
+        let mut domain_of_core = Vec::with_capacity(cores.len());
+        let mut node_of_core = Vec::with_capacity(cores.len());
+        let mut package_of_core = Vec::with_capacity(cores.len());
+        for core in cores {
+            let first = &pus[core.pus[0]];
+            let domain = &topology.cache_domains()[first.cache_domain];
+            let llc_level = domain.llc.as_ref().map_or(u8::MAX, |c| c.level);
+            let mut levels: Vec<&locus_topo::Cache> = topology
+                .caches()
+                .iter()
+                .filter(|c| {
+                    c.kind != CacheKind::Instruction
+                        && c.size > 0
+                        && c.level < llc_level
+                        && c.pus.iter().all(|p| core.pus.contains(p))
+                        && c.pus.contains(&core.pus[0])
+                })
+                .collect();
+            levels.sort_by_key(|c| c.level);
+            let mut mine = Vec::with_capacity(levels.len());
+            for c in levels {
+                check_line(c.line_size)?;
+                mine.push(level_of(c)?);
+            }
+            private.push(mine);
+            domain_of_core.push(first.cache_domain);
+            node_of_core.push(first.numa as u16);
+            package_of_core.push(first.package);
+        }
+        let mut shared = Vec::with_capacity(domains_n);
+        let mut package_of_domain = Vec::with_capacity(domains_n);
+        let mut cores_of_domain = vec![Vec::new(); domains_n];
+        for domain in topology.cache_domains() {
+            shared.push(match &domain.llc {
+                Some(c) if c.size > 0 => {
+                    check_line(c.line_size)?;
+                    Some(level_of(c)?)
+                }
+                _ => None,
+            });
+            package_of_domain.push(domain.package);
+        }
+        for (core, &d) in domain_of_core.iter().enumerate() {
+            cores_of_domain[d].push(core);
+        }
+        let line_bytes = u64::from(line.unwrap_or(64));
+        let lines = pages * (PAGE_SIZE / line_bytes.min(PAGE_SIZE)).max(1);
+        let words = cores.len().div_ceil(WORD);
+        Ok(Machine {
+            name,
+            line_shift: line_bytes.trailing_zeros(),
+            private,
+            shared,
+            domain_of_core,
+            package_of_core,
+            node_of_core,
+            package_of_domain,
+            cores_of_domain,
+            lat,
+            line_bytes,
+            words,
+            holders: vec![0; lines as usize * words],
+            domains: vec![0; lines as usize],
+            dirty: vec![CLEAN; lines as usize],
+            page_node: vec![UNTOUCHED; pages as usize],
+            counts: vec![CoreCounts::default(); cores.len()],
+        })
+    }
+
+    /// The machine's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Bytes per cache line.
+    pub fn line_bytes(&self) -> u64 {
+        self.line_bytes
+    }
+
+    /// Counters per core.
+    pub fn counts(&self) -> &[CoreCounts] {
+        &self.counts
+    }
+
+    /// The cache domain of `core`.
+    pub fn domain_of(&self, core: usize) -> usize {
+        self.domain_of_core[core]
+    }
+
+    /// The package of `core`.
+    pub fn package_of(&self, core: usize) -> usize {
+        self.package_of_core[core]
+    }
+
+    /// The NUMA node a page was placed on, if it has been touched.
+    pub fn node_of_page(&self, page: u64) -> Option<usize> {
+        match self.page_node.get(page as usize) {
+            Some(&n) if n != UNTOUCHED => Some(usize::from(n)),
+            _ => None,
+        }
+    }
+
+    /// Walks `len` bytes at `addr`, read or written by `core`, line by line; returns
+    /// the cycles and the private last-level misses.
+    pub fn access_range(&mut self, core: usize, addr: u64, len: u64, write: bool) -> (u64, u64) {
+        if len == 0 {
+            return (0, 0);
+        }
+        let first = addr >> self.line_shift;
+        let last = (addr + len - 1) >> self.line_shift;
+        let (mut cycles, mut misses) = (0, 0);
+        for line in first..=last {
+            let served = self.access(core, line, write);
+            cycles += served.cycles;
+            misses += u64::from(served.private_miss);
+        }
+        (cycles, misses)
+    }
+
+    /// One access by `core` to line number `line`.
+    pub fn access(&mut self, core: usize, line: u64, write: bool) -> Served {
+        let l = line as usize;
+        let mut cycles = 0;
+        let mut counts = self.counts[core];
+        counts.accesses += 1;
+        let private_levels = self.private[core].len();
+        let mut hit_at = None;
+        for i in 0..private_levels {
+            let level = &mut self.private[core][i];
+            let idx = level_index(level.level);
+            match level.cache.access(line) {
+                Lookup::Hit => {
+                    counts.hits[idx] += 1;
+                    cycles = level.latency;
+                    hit_at = Some(i);
+                    break;
+                }
+                Lookup::Miss { evicted } => {
+                    counts.misses[idx] += 1;
+                    if let Some(victim) = evicted {
+                        self.evict_private(core, i, victim);
+                    }
+                }
+            }
+        }
+        let private_miss = hit_at.is_none();
+        if private_miss {
+            self.set_holder(core, l);
+            cycles = self.fetch_for_domain(core, line, &mut counts);
+        }
+        if write {
+            cycles += self.write_ownership(core, l, &mut counts);
+        }
+        self.counts[core] = counts;
+        Served {
+            cycles,
+            private_miss,
+        }
+    }
+
+    /// `core` missed its private caches on `line`: the domain's last-level cache, else
+    /// another domain's cache, else DRAM. Returns the cycles.
+    fn fetch_for_domain(&mut self, core: usize, line: u64, counts: &mut CoreCounts) -> u64 {
+        let l = line as usize;
+        let domain = self.domain_of_core[core];
+        let bit = 1u64 << domain;
+        if let Some(level) = self.shared[domain].as_mut() {
+            let idx = level_index(level.level);
+            let latency = level.latency;
+            match level.cache.access(line) {
+                Lookup::Hit => {
+                    counts.hits[idx] += 1;
+                    return latency;
+                }
+                Lookup::Miss { evicted } => {
+                    counts.misses[idx] += 1;
+                    if let Some(victim) = evicted {
+                        self.evict_shared(domain, victim);
+                    }
+                }
+            }
+        } else if self.domains[l] & bit != 0 {
+            // No shared cache: the domain "holds" the line while a core of it does.
+            return self.lat.l1_hit.into();
+        }
+        let others = self.domains[l] & !bit;
+        self.domains[l] |= bit;
+        let package = self.package_of_core[core];
+        if others != 0 {
+            // Another domain's cache supplies the line; a modified copy is cleaned.
+            if self.dirty[l] != CLEAN && self.dirty[l] as usize != domain {
+                self.dirty[l] = CLEAN;
+            }
+            let same_package = (0..64)
+                .filter(|d| others & (1u64 << d) != 0)
+                .any(|d| self.package_of_domain[d] == package);
+            if same_package {
+                counts.near_cache += 1;
+                u64::from(self.lat.near_cache)
+            } else {
+                counts.remote_cache += 1;
+                counts.interconnect_bytes += self.line_bytes;
+                u64::from(self.lat.remote_cache)
+            }
+        } else {
+            let page = (line << self.line_shift) / PAGE_SIZE;
+            let here = self.node_of_core[core];
+            let node = &mut self.page_node[page as usize];
+            if *node == UNTOUCHED {
+                *node = here;
+            }
+            if *node == here {
+                counts.dram_local += 1;
+                u64::from(self.lat.local_dram)
+            } else {
+                counts.dram_remote += 1;
+                counts.interconnect_bytes += self.line_bytes;
+                u64::from(self.lat.remote_dram)
+            }
+        }
+    }
+
+    /// `core` writes `line`, which it now holds: every other copy goes. Returns the
+    /// extra cycles of removing copies (one round to the farthest holder).
+    fn write_ownership(&mut self, core: usize, l: usize, counts: &mut CoreCounts) -> u64 {
+        let domain = self.domain_of_core[core];
+        let package = self.package_of_core[core];
+        let mut extra = 0;
+        let others = self.domains[l] & !(1u64 << domain);
+        for d in (0..64).filter(|d| others & (1u64 << d) != 0) {
+            if let Some(level) = self.shared[d].as_mut() {
+                level.cache.invalidate(l as u64);
+            }
+            for c in self.cores_of_domain[d].clone() {
+                if self.holds(c, l) {
+                    self.drop_private(c, l);
+                }
+            }
+            counts.invalidations += 1;
+            extra = extra.max(if self.package_of_domain[d] == package {
+                u64::from(self.lat.near_cache)
+            } else {
+                u64::from(self.lat.remote_cache)
+            });
+        }
+        self.domains[l] &= 1u64 << domain;
+        for c in self.cores_of_domain[domain].clone() {
+            if c != core && self.holds(c, l) {
+                self.drop_private(c, l);
+                counts.invalidations += 1;
+                extra = extra.max(u64::from(self.lat.l3_hit));
+            }
+        }
+        self.dirty[l] = domain as u16;
+        extra
+    }
+
+    /// Private level `i` of `core` evicted `victim`: the levels above lose it too
+    /// (inclusion), and if it was the last private level the core no longer holds it.
+    fn evict_private(&mut self, core: usize, i: usize, victim: u64) {
+        let levels = &mut self.private[core];
+        for above in &mut levels[..i] {
+            above.cache.invalidate(victim);
+        }
+        if i + 1 == levels.len() {
+            self.clear_holder(core, victim as usize);
+        }
+    }
+
+    /// The last-level cache of `domain` evicted `victim`: its cores lose it too.
+    fn evict_shared(&mut self, domain: usize, victim: u64) {
+        let v = victim as usize;
+        for c in self.cores_of_domain[domain].clone() {
+            if self.holds(c, v) {
+                self.drop_private(c, v);
+            }
+        }
+        self.domains[v] &= !(1u64 << domain);
+        if self.dirty[v] as usize == domain {
+            self.dirty[v] = CLEAN; // written back
+        }
+    }
+
+    /// Removes line `l` from every private cache of `core`.
+    fn drop_private(&mut self, core: usize, l: usize) {
+        for level in &mut self.private[core] {
+            level.cache.invalidate(l as u64);
+        }
+        self.clear_holder(core, l);
+    }
+
+    fn holds(&self, core: usize, l: usize) -> bool {
+        self.holders[l * self.words + core / WORD] & (1u64 << (core % WORD)) != 0
+    }
+
+    fn set_holder(&mut self, core: usize, l: usize) {
+        if !self.private[core].is_empty() {
+            self.holders[l * self.words + core / WORD] |= 1u64 << (core % WORD);
+        }
+    }
+
+    fn clear_holder(&mut self, core: usize, l: usize) {
+        self.holders[l * self.words + core / WORD] &= !(1u64 << (core % WORD));
+    }
+}
+
+/// The hit latency of a cache of `level` (levels past 3 take L3's).
+fn hit_latency(lat: &Latencies, level: u8) -> u32 {
+    match level {
+        0 | 1 => lat.l1_hit,
+        2 => lat.l2_hit,
+        _ => lat.l3_hit,
+    }
+}
+
+/// Index of a cache level in [`CoreCounts`]' arrays.
+fn level_index(level: u8) -> usize {
+    usize::from(level.clamp(1, 3)) - 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lat() -> Latencies {
+        Latencies::generic()
+    }
+
+    /// Two packages, each one cache domain of two cores: L1d 4 lines direct-mapped,
+    /// L2 8 lines 2-way, shared L3 16 lines 4-way (4 sets each), one NUMA node each.
+    fn tiny() -> Topology {
+        Topology::from_synthetic(
+            "pack:2 numa:1 l3:1(size=1KiB linesize=64 ways=4) l2:2(size=512 linesize=64 ways=2) \
+             l1d:1(size=256 linesize=64 ways=1) core:1 pu:1",
+        )
+        .expect("topology")
+    }
+
+    #[test]
+    fn first_touch_places_pages_on_the_toucher_s_node() {
+        let mut m = Machine::new(&tiny(), lat(), 4).unwrap();
+        assert_eq!(m.node_of_page(0), None);
+        let s = m.access(2, 0, false); // core 2: package 1, node 1
+        assert_eq!(m.node_of_page(0), Some(1));
+        assert_eq!(s.cycles, u64::from(lat().local_dram));
+        assert!(s.private_miss);
+        // Core 0 (node 0) reads another line of the same page: remote DRAM.
+        let s = m.access(0, 1, false);
+        assert_eq!(s.cycles, u64::from(lat().remote_dram));
+        assert_eq!(m.counts()[0].dram_remote, 1);
+        assert_eq!(m.counts()[0].interconnect_bytes, 64);
+        // Line 64 is on page 1: first touched by core 0, local to it.
+        m.access(0, 64, false);
+        assert_eq!(m.node_of_page(1), Some(0));
+        assert_eq!(m.counts()[0].dram_local, 1);
+    }
+
+    #[test]
+    fn hits_walk_down_the_levels() {
+        let mut m = Machine::new(&tiny(), lat(), 1).unwrap();
+        m.access(0, 0, false); // miss everywhere, DRAM
+        assert_eq!(m.access(0, 0, false).cycles, u64::from(lat().l1_hit));
+        // Line 4 maps to L1 set 0 too (4 sets): evicts line 0 from L1, not from L2.
+        m.access(0, 4, false);
+        let s = m.access(0, 0, false);
+        assert_eq!(s.cycles, u64::from(lat().l2_hit));
+        assert!(!s.private_miss);
+        // Core 1 (same domain) finds line 0 in the shared L3.
+        let s = m.access(1, 0, false);
+        assert_eq!(s.cycles, u64::from(lat().l3_hit));
+        assert!(s.private_miss);
+        let c = m.counts()[0];
+        assert_eq!(c.hits, [1, 1, 0]);
+        assert_eq!(c.misses, [3, 2, 2]);
+    }
+
+    #[test]
+    fn a_write_removes_every_other_copy() {
+        let mut m = Machine::new(&tiny(), lat(), 1).unwrap();
+        m.access(0, 7, false);
+        m.access(1, 7, false);
+        m.access(2, 7, false); // other package: fetched from package 0's cache
+        assert_eq!(m.counts()[2].remote_cache, 1);
+        assert_eq!(m.counts()[2].interconnect_bytes, 64);
+        // Core 3 writes: cores 0, 1 (other package) and 2 (own domain) lose the line.
+        let s = m.access(3, 7, true);
+        assert_eq!(
+            s.cycles,
+            u64::from(lat().l3_hit) + u64::from(lat().remote_cache)
+        );
+        assert_eq!(m.counts()[3].invalidations, 2, "one other domain, one peer");
+        // Core 0 misses everything now and gets the line from package 1's cache.
+        let s = m.access(0, 7, false);
+        assert!(s.private_miss);
+        assert_eq!(s.cycles, u64::from(lat().remote_cache));
+        assert_eq!(m.counts()[0].misses[2], 2, "its L3 lost the line too");
+    }
+
+    #[test]
+    fn last_level_evictions_remove_private_copies() {
+        let mut m = Machine::new(&tiny(), lat(), 1).unwrap();
+        m.access(0, 0, false);
+        assert_eq!(m.access(0, 0, false).cycles, u64::from(lat().l1_hit));
+        // L3: 16 lines, 4 ways, 4 sets. Core 1 fills set 0 with lines 4, 8, 12, 16,
+        // which pushes line 0 (the least recently used) out of the shared L3.
+        for line in [4, 8, 12, 16] {
+            m.access(1, line, false);
+        }
+        // So core 0's private copies went too.
+        let s = m.access(0, 0, false);
+        assert!(s.private_miss);
+        assert_eq!(s.cycles, u64::from(lat().local_dram));
+    }
+}

@@ -1,0 +1,239 @@
+//! The engine: every task runs once under every policy, timing is exact where it can be
+//! computed by hand, and the same inputs give bit-identical results.
+
+use locus_kernels::Kernel;
+use locus_policy::{CabInputs, PolicyKind, TaskId, TaskInfo};
+use locus_sim::engine::{simulate, SimConfig, SimResult};
+use locus_sim::latency::Latencies;
+use locus_sim::record::{record, Step, Workload};
+use locus_topo::Topology;
+
+const POLICIES: [PolicyKind; 9] = [
+    PolicyKind::Ws,
+    PolicyKind::WsUnpinned,
+    PolicyKind::Central,
+    PolicyKind::RrFifo,
+    PolicyKind::RrLifo,
+    PolicyKind::Mts { chunk: None },
+    PolicyKind::Cab(CabInputs::Auto),
+    PolicyKind::Cab(CabInputs::Level(2)),
+    PolicyKind::Cats {
+        cmpi_threshold: None,
+    },
+];
+
+fn run(workload: &Workload, machine: &Topology, kind: PolicyKind, threads: usize) -> SimResult {
+    let mut config = SimConfig::for_machine(machine);
+    config.threads = Some(threads);
+    simulate(workload, machine, kind, &config)
+        .unwrap_or_else(|e| panic!("{} under {kind}: {e}", workload.name))
+}
+
+#[test]
+fn every_task_runs_exactly_once_under_every_policy() {
+    let inputs = [
+        (Kernel::Fib, "16"),
+        (Kernel::Heat, "66x64,leaf=4,iters=3"),
+        (Kernel::HeatUb, "66x64,leaf=4,iters=2"),
+        (Kernel::Sort, "4000,cutoff=256"),
+        (Kernel::Mandelbrot, "32x32"),
+        (Kernel::Knapsack, "16"),
+    ];
+    let machines = [
+        ("opteron-8380", 16),
+        ("2x2", 3),
+        ("xeon-x7550", 8),
+        ("1x4", 4),
+    ];
+    for (kernel, size) in inputs {
+        let params = kernel.parse_size(size).unwrap();
+        let workload = record(&params).unwrap();
+        for (machine, threads) in machines {
+            let topo = Topology::parse_spec(machine).unwrap();
+            for kind in POLICIES {
+                let r = run(&workload, &topo, kind, threads);
+                let what = format!("{kernel} {size} on {machine} under {kind}");
+                assert_eq!(
+                    r.sched.tasks,
+                    workload.tasks().len() as u64,
+                    "{what}: tasks started"
+                );
+                assert!(r.makespan > 0, "{what}");
+                assert_eq!(r.policy_stat("leaf_subtree_overlaps"), 0, "{what}");
+                assert_eq!(
+                    r.total.accesses,
+                    workload.line_accesses(),
+                    "{what}: every declared line is walked once"
+                );
+            }
+        }
+    }
+}
+
+fn task(id: u64, level: u32) -> TaskInfo {
+    TaskInfo {
+        id: TaskId(id),
+        level,
+    }
+}
+
+#[test]
+fn one_worker_s_time_is_the_sum_of_its_costs() {
+    // One task: 1000 instructions, two lines read from DRAM, the same two lines again
+    // (L1 hits), one line written (a third line of the same page: DRAM, local).
+    let workload = Workload::from_parts(
+        "hand-made",
+        vec![(
+            task(1, 0),
+            None,
+            vec![
+                Step::Work(1000),
+                Step::Read { addr: 0, len: 128 },
+                Step::Read { addr: 0, len: 128 },
+                Step::Write { addr: 128, len: 8 },
+            ],
+        )],
+        vec![0],
+    )
+    .unwrap();
+    let machine = Topology::preset("opteron-8380").unwrap();
+    let lat = Latencies::defaults_for("opteron-8380").latencies;
+    let r = run(&workload, &machine, PolicyKind::Ws, 1);
+    let expected = 1000.0 / lat.ipc + f64::from(3 * lat.local_dram + 2 * lat.l1_hit);
+    assert_eq!(r.makespan, expected as u64);
+    assert_eq!(r.total.dram_local, 3);
+    assert_eq!(r.total.hits[0], 2);
+    assert_eq!(r.total.misses[2], 3);
+}
+
+#[test]
+fn a_join_runs_its_halves_in_parallel_on_two_workers() {
+    // A root joins two tasks of 100,000 instructions each.
+    let n = 100_000;
+    let workload = Workload::from_parts(
+        "join",
+        vec![
+            (task(1, 0), None, vec![Step::Join(1, 2)]),
+            (task(2, 1), Some(0), vec![Step::Work(n)]),
+            (task(3, 1), Some(0), vec![Step::Work(n)]),
+        ],
+        vec![0],
+    )
+    .unwrap();
+    let machine = Topology::parse_spec("1x2").unwrap();
+    let one = run(&workload, &machine, PolicyKind::Ws, 1);
+    let two = run(&workload, &machine, PolicyKind::Ws, 2);
+    assert!(one.makespan >= 2 * n, "{}", one.makespan);
+    assert!(
+        two.makespan < n + n / 10,
+        "the second half was stolen: {} cycles",
+        two.makespan
+    );
+    assert_eq!(two.sched.steals_squad, 1);
+}
+
+#[test]
+fn hand_made_trees_are_checked() {
+    let bad = |tasks, roots| Workload::from_parts("bad", tasks, roots).unwrap_err();
+    assert!(
+        bad(vec![(task(1, 0), None, vec![Step::Join(1, 5)])], vec![0]).contains("does not exist")
+    );
+    assert!(bad(
+        vec![(task(1, 0), None, vec![]), (task(2, 1), Some(0), vec![])],
+        vec![0]
+    )
+    .contains("never forked"));
+    assert!(bad(
+        vec![
+            (
+                task(1, 0),
+                None,
+                vec![Step::Spawn(1), Step::Spawn(1), Step::Sync]
+            ),
+            (task(2, 1), Some(0), vec![])
+        ],
+        vec![0]
+    )
+    .contains("twice"));
+    assert!(bad(vec![(task(1, 0), Some(0), vec![])], vec![0]).contains("has a parent"));
+}
+
+#[test]
+fn the_same_inputs_give_bit_identical_results() {
+    let params = Kernel::Heat.parse_size("130x128,leaf=8,iters=3").unwrap();
+    let a = record(&params).unwrap();
+    let b = record(&params).unwrap();
+    assert_eq!(a, b, "two recordings of one input are the same workload");
+    let machine = Topology::preset("opteron-8380").unwrap();
+    for kind in [
+        PolicyKind::Ws,
+        PolicyKind::Mts { chunk: None },
+        PolicyKind::Cats {
+            cmpi_threshold: None,
+        },
+    ] {
+        let x = serde_json::to_string(&run(&a, &machine, kind, 16)).unwrap();
+        let y = serde_json::to_string(&run(&b, &machine, kind, 16)).unwrap();
+        assert_eq!(x, y, "{kind}");
+    }
+    // Another seed steals from other victims: a different run, every task once all the same.
+    let mut config = SimConfig::for_machine(&machine);
+    config.seed = 2;
+    let other = simulate(&a, &machine, PolicyKind::Ws, &config).unwrap();
+    assert_eq!(other.sched.tasks, a.tasks().len() as u64);
+    assert_ne!(
+        serde_json::to_string(&other).unwrap(),
+        serde_json::to_string(&run(&a, &machine, PolicyKind::Ws, 16)).unwrap()
+    );
+}
+
+#[test]
+fn recorded_trees_carry_the_runtime_s_ids_and_iterations() {
+    let params = Kernel::Heat.parse_size("34x16,leaf=8,iters=2").unwrap();
+    let w = record(&params).unwrap();
+    let root = w.roots()[0];
+    let tasks = w.tasks();
+    assert_eq!(tasks[root as usize].info.level, 0);
+    // Each iteration joins the same two halves: same ids, iteration 0 then 1.
+    let tops: Vec<_> = tasks
+        .iter()
+        .filter(|t| t.parent == Some(root))
+        .map(|t| (t.info.id, t.iteration))
+        .collect();
+    let rid = tasks[root as usize].info.id;
+    assert_eq!(
+        tops,
+        vec![
+            (rid.child(0), 0),
+            (rid.child(1), 0),
+            (rid.child(0), 1),
+            (rid.child(1), 1)
+        ]
+    );
+    assert_eq!(w.iterations(), 2);
+    // 32 interior rows in leaves of 8: 4 leaves per sweep, each reading 10 rows and
+    // writing 8 of 16 doubles (128 bytes, 2 lines); a range may straddle one more line
+    // where the allocator did not align the grid to 64 bytes.
+    let aligned = 2 * 4 * (10 + 8) * 2;
+    let ranges = 2 * 4 * 2;
+    assert!(
+        (aligned..=aligned + ranges).contains(&w.line_accesses()),
+        "{}",
+        w.line_accesses()
+    );
+    assert!(w.work() > 0, "the leaves declare their work");
+}
+
+#[test]
+fn bad_thread_counts_are_refused() {
+    let w = record(&Kernel::Fib.parse_size("5").unwrap()).unwrap();
+    let machine = Topology::parse_spec("2x2").unwrap();
+    for threads in [0, 5] {
+        let mut config = SimConfig::for_machine(&machine);
+        config.threads = Some(threads);
+        let e = simulate(&w, &machine, PolicyKind::Ws, &config)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("4 PUs"), "{e}");
+    }
+}

@@ -1,0 +1,180 @@
+//! The papers' directions on the presets of their machines, as the simulator measures
+//! them. Each test names the figure or table it stands for. Where the simulator
+//! disagrees with a paper, the test checks the simulator's finding and the reason the
+//! README's results section gives for it, so that a change to the model or to a policy
+//! that moves the finding is noticed.
+
+use locus_kernels::{Kernel, Params};
+use locus_policy::{boundary_level, CabInputs, PolicyKind};
+use locus_sim::engine::{simulate, SimConfig, SimResult};
+use locus_sim::record::{record, Workload};
+use locus_topo::Topology;
+
+const CATS: PolicyKind = PolicyKind::Cats {
+    cmpi_threshold: None,
+};
+const CAB: PolicyKind = PolicyKind::Cab(CabInputs::Auto);
+const MTS: PolicyKind = PolicyKind::Mts { chunk: None };
+
+fn input(kernel: Kernel, size: &str) -> (Params, Workload) {
+    let params = kernel.parse_size(size).unwrap();
+    let workload = record(&params).unwrap();
+    (params, workload)
+}
+
+/// Runs the policies in parallel (each run is deterministic).
+fn sim(workload: &Workload, machine: &str, policies: &[PolicyKind]) -> Vec<SimResult> {
+    let topo = Topology::preset(machine).unwrap();
+    let config = SimConfig::for_machine(&topo);
+    std::thread::scope(|s| {
+        let runs: Vec<_> = policies
+            .iter()
+            .map(|&kind| {
+                let (topo, config) = (&topo, &config);
+                s.spawn(move || simulate(workload, topo, kind, config).unwrap())
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    })
+}
+
+fn busy_fraction(r: &SimResult) -> f64 {
+    let busy: u64 = r.per_worker.iter().map(|w| w.busy_cycles).sum();
+    busy as f64 / (r.makespan as f64 * r.workers as f64)
+}
+
+/// CATS Figs. 9 and 10 (Opteron 8380, 1024 x 512, 10 iterations): against pinned work
+/// stealing, CATS cuts Heat's L3 misses by 76% and its time by 40%, SOR's time by 56%.
+///
+/// The simulator disagrees. Both kernels' grids hold 8 MiB (two 4 MiB arrays; the
+/// paper counts 16 MB), so Fig. 6 makes the two halves of the rows the leaf
+/// inter-socket tasks: two subtrees for four squads, and two squads idle, so the time
+/// rises. Whether the L3 misses fall depends on whether a half lands on the squad that
+/// ran it in the previous iteration, which the heads' order of stealing decides (the
+/// README's results section has the numbers for several seeds).
+#[test]
+fn cats_fig9_fig10_two_subtrees_for_four_squads() {
+    for (kernel, size) in [
+        (Kernel::Heat, "1024x512,leaf=8,iters=10"),
+        (Kernel::Sor, "1024x512,leaf=8,iters=10"),
+    ] {
+        let (_, w) = input(kernel, size);
+        let [ws, cats] = sim(&w, "opteron-8380", &[PolicyKind::Ws, CATS])
+            .try_into()
+            .unwrap();
+        let l3 = cats.l3_misses() as f64 / ws.l3_misses() as f64;
+        let time = cats.makespan as f64 / ws.makespan as f64;
+        eprintln!("{kernel}: cats/ws L3 misses {l3:.2}, makespan {time:.2}");
+        assert_eq!(cats.policy_stat("leaf_inter_tasks_level1"), 2, "{kernel}");
+        assert!(
+            busy_fraction(&cats) < 0.6 && busy_fraction(&ws) > 0.8,
+            "{kernel}: half the machine idles under cats ({:.2}), not under ws ({:.2})",
+            busy_fraction(&cats),
+            busy_fraction(&ws)
+        );
+    }
+}
+
+/// CATS Fig. 10 again, with four subtrees (cab's Eq. 4 from the learned B and S_d gives
+/// BL = 3, the four quarters of the rows): the subtrees go to squads in the order their
+/// heads steal them, so a quarter's rows are in its squad's L3 from the last iteration
+/// only by chance, and cab's L3 misses fall by far less than the paper's 76%. The
+/// paper-faithful bi-tier policies do not keep a subtree on one squad; the README's
+/// results section has the numbers.
+#[test]
+fn cab_fig10_four_subtrees_without_placement_stability() {
+    let (_, w) = input(Kernel::Heat, "1024x512,leaf=8,iters=10");
+    let [ws, cab] = sim(&w, "opteron-8380", &[PolicyKind::Ws, CAB])
+        .try_into()
+        .unwrap();
+    let l3 = cab.l3_misses() as f64 / ws.l3_misses() as f64;
+    let time = cab.makespan as f64 / ws.makespan as f64;
+    eprintln!("heat: cab/ws L3 misses {l3:.2}, makespan {time:.2}");
+    assert!(cab.explain.contains("BL = 3"), "{}", cab.explain);
+    assert!(
+        l3 > 0.5 && l3 < 1.0,
+        "fewer misses, far from the paper's cut: {l3:.2}"
+    );
+}
+
+/// CAB Fig. 5 (Opteron 8380, Heat 3k x 2k doubles): over every boundary level, Eq. 4's
+/// choice (BL = 4 with S_d = 48 MB, one matrix, as the paper counts it) performs best.
+/// The tree has levels 0-6 in CAB's numbering: 32 leaves of 96 rows.
+#[test]
+fn cab_fig5_eq4_picks_the_best_boundary_level() {
+    let (_, w) = input(Kernel::Heat, "3072x2048,leaf=96,iters=3");
+    let eq4 = boundary_level(4, 6 << 20, 2, 3072 * 2048 * 8);
+    assert_eq!(eq4, 4);
+    let levels: Vec<PolicyKind> = (0..=6)
+        .map(|bl| PolicyKind::Cab(CabInputs::Level(bl)))
+        .collect();
+    let results = sim(&w, "opteron-8380", &levels);
+    let best = results.iter().map(|r| r.makespan).min().unwrap();
+    let chosen = results[eq4 as usize].makespan;
+    for r in &results {
+        eprintln!("{}: {}", r.policy, r.makespan);
+    }
+    assert!(
+        chosen as f64 <= best as f64 * 1.03,
+        "Eq. 4's BL = 4 takes {chosen} cycles, the best {best}"
+    );
+}
+
+/// MTS paper Table 4 (4 x 8 Xeon X7550): work stealing steals remotely about twice as
+/// often as MTS on Health and over twice as often on Sort. The simulator agrees in
+/// direction, summed over four seeds; the gap is smaller on Sort (MTS 0.65-0.9 of ws's
+/// remote steals depending on the seed, against the paper's < 0.5): MTS's workers pop
+/// the squad's shared queue newest first, so they take small tasks and a squad runs dry
+/// sooner than a worker owning a deque does.
+#[test]
+fn mts_table4_fewer_remote_steals() {
+    let topo = Topology::preset("xeon-x7550").unwrap();
+    for (kernel, size, most) in [
+        (Kernel::Heat, "1024x512,leaf=8,iters=10", 0.7),
+        (Kernel::Sort, "1000000,cutoff=2048", 0.95),
+    ] {
+        let (_, w) = input(kernel, size);
+        let (mut ws, mut mts) = (0, 0);
+        for seed in 1..=4 {
+            let mut config = SimConfig::for_machine(&topo);
+            config.seed = seed;
+            let a = simulate(&w, &topo, PolicyKind::Ws, &config).unwrap();
+            let b = simulate(&w, &topo, MTS, &config).unwrap();
+            assert_eq!(b.sched.bulk_steals, b.sched.steals_remote, "{kernel}");
+            ws += a.sched.steals_remote;
+            mts += b.sched.steals_remote;
+        }
+        let ratio = mts as f64 / ws as f64;
+        eprintln!("{kernel}: remote steals over 4 seeds ws {ws} mts {mts} ({ratio:.2})");
+        assert!(ratio <= most, "{kernel}: mts/ws remote steals {ratio:.2}");
+    }
+}
+
+/// CATS Section 3.5 and Fig. 12, CAB Section V: on CPU-bound programs the cache-aware
+/// policies behave as work stealing (CATS detects them by misses per instruction; CAB's
+/// tiers change nothing when no data is shared). Within 2% of ws's makespan, on inputs
+/// with enough tasks per worker that the order of steals averages out: with 64 uneven
+/// mandelbrot leaves for 16 workers (256 x 256) one schedule differs from another by
+/// 15%, whatever the policy (README, results).
+#[test]
+fn cpu_bound_kernels_run_as_work_stealing() {
+    for (kernel, size) in [
+        (Kernel::Fib, "30,cutoff=15"),
+        (Kernel::Nqueens, "12"),
+        (Kernel::Mandelbrot, "512x512"),
+    ] {
+        let (_, w) = input(kernel, size);
+        let [ws, cab, cats] = sim(&w, "opteron-8380", &[PolicyKind::Ws, CAB, CATS])
+            .try_into()
+            .unwrap();
+        for r in [&cab, &cats] {
+            let ratio = r.makespan as f64 / ws.makespan as f64;
+            eprintln!("{kernel}: {}/ws makespan {ratio:.3}", r.policy);
+            assert!(
+                (0.98..=1.02).contains(&ratio),
+                "{kernel}: {} takes {ratio:.3} of ws's time",
+                r.policy
+            );
+        }
+    }
+}
