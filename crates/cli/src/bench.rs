@@ -74,7 +74,7 @@ impl BenchPlan {
             "--reps 0: at least one timed repetition is needed"
         );
         if let Some(path) = &args.json {
-            check_writable(path)?;
+            crate::sim::check_writable("--json", path)?;
         }
         Ok(BenchPlan {
             jobs,
@@ -138,24 +138,6 @@ fn policies(list: &str) -> Result<Vec<PolicyKind>> {
         out.push(kind);
     }
     Ok(out)
-}
-
-/// Refuses a JSON path whose folder does not exist, before hours of benchmarking.
-fn check_writable(path: &std::path::Path) -> Result<()> {
-    ensure!(
-        !path.as_os_str().is_empty(),
-        "--json: the file name is empty"
-    );
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => std::path::Path::new("."),
-    };
-    ensure!(
-        dir.is_dir(),
-        "--json {path:?}: folder {dir:?} does not exist"
-    );
-    ensure!(!path.is_dir(), "--json {path:?} is a folder, not a file");
-    Ok(())
 }
 
 /// The `--help` text listing the kernels, their size syntax and default sizes.

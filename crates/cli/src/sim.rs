@@ -666,8 +666,9 @@ fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<()> {
     written.with_context(|| format!("cannot write --json {path:?}"))
 }
 
-/// Refuses an output path whose folder does not exist, before the simulations run.
-fn check_writable(flag: &str, path: &Path) -> Result<()> {
+/// Refuses an output path whose folder does not exist, before anything runs (a bench or
+/// a simulation can take long).
+pub(crate) fn check_writable(flag: &str, path: &Path) -> Result<()> {
     ensure!(
         !path.as_os_str().is_empty(),
         "{flag}: the file name is empty"
