@@ -123,8 +123,13 @@ fn jobs(kernel: &str, size: Option<&str>) -> Result<Vec<Params>> {
 
 /// The policies of `--policy`: a comma-separated list, or `all`.
 fn policies(list: &str) -> Result<Vec<PolicyKind>> {
+    parse_policies(list, &PolicyKind::ALL)
+}
+
+/// `--policy`: a comma-separated list of policy names without repeats, or `all`.
+pub(crate) fn parse_policies(list: &str, all: &[PolicyKind]) -> Result<Vec<PolicyKind>> {
     if list.trim().eq_ignore_ascii_case("all") {
-        return Ok(PolicyKind::ALL.to_vec());
+        return Ok(all.to_vec());
     }
     let mut out: Vec<PolicyKind> = Vec::new();
     for item in list.split(',') {

@@ -284,32 +284,36 @@ impl Report {
         }
     }
 
-    /// Writes the document to `path` atomically: a temporary file beside it, then a
-    /// rename, so readers never see half a document.
+    /// Writes the document to `path` atomically (see [`write_json`]).
     pub(crate) fn write(&self, path: &Path) -> Result<()> {
-        let name = path
-            .file_name()
-            .with_context(|| format!("{path:?} names no file"))?;
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(".{}.tmp", std::process::id()));
-        let tmp = path.with_file_name(tmp_name);
-        let written = (|| -> Result<()> {
-            let mut file =
-                std::fs::File::create(&tmp).with_context(|| format!("cannot create {tmp:?}"))?;
-            serde_json::to_writer_pretty(&mut file, self)
-                .context("cannot serialise the results")?;
-            file.write_all(b"\n")
-                .and_then(|()| file.sync_all())
-                .with_context(|| format!("cannot write {tmp:?}"))?;
-            std::fs::rename(&tmp, path)
-                .with_context(|| format!("cannot rename {tmp:?} to {path:?}"))
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        written
+        write_json(path, self)
     }
+}
+
+/// Writes `doc` as JSON to `path` atomically: a temporary file beside it, then a
+/// rename, so readers never see half a document.
+pub(crate) fn write_json(path: &Path, doc: &impl Serialize) -> Result<()> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("{path:?} names no file"))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let written = (|| -> Result<()> {
+        let mut file =
+            std::fs::File::create(&tmp).with_context(|| format!("cannot create {tmp:?}"))?;
+        serde_json::to_writer_pretty(std::io::BufWriter::new(&mut file), doc)
+            .context("cannot serialise the results")?;
+        file.write_all(b"\n")
+            .and_then(|()| file.sync_all())
+            .with_context(|| format!("cannot write {tmp:?}"))?;
+        std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {tmp:?} to {path:?}"))
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
 }
 
 #[cfg(test)]

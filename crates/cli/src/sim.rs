@@ -504,25 +504,12 @@ fn values(list: &str) -> Result<Vec<u64>> {
 
 /// The policies of `--policy`: a comma-separated list, or `all`.
 fn policies(list: &str) -> Result<Vec<PolicyKind>> {
-    if list.trim().eq_ignore_ascii_case("all") {
-        return Ok(ALL.to_vec());
-    }
-    let mut out: Vec<PolicyKind> = Vec::new();
-    for item in list.split(',') {
-        let kind: PolicyKind = item
-            .parse()
-            .with_context(|| format!("bad --policy {list:?}"))?;
-        ensure!(
-            kind != PolicyKind::WsUnpinned,
-            "bad --policy {list:?}: ws-unpinned differs from ws only in pinning, which the \
-             simulator does not model (every simulated worker stays on its PU); use ws"
-        );
-        ensure!(
-            !out.contains(&kind),
-            "bad --policy {list:?}: {kind} is listed twice"
-        );
-        out.push(kind);
-    }
+    let out = crate::bench::parse_policies(list, &ALL)?;
+    ensure!(
+        !out.contains(&PolicyKind::WsUnpinned),
+        "bad --policy {list:?}: ws-unpinned differs from ws only in pinning, which the \
+         simulator does not model (every simulated worker stays on its PU); use ws"
+    );
     Ok(out)
 }
 
@@ -651,19 +638,8 @@ fn write_json(path: &Path, workload: &Workload, results: &[SimResult]) -> Result
     write_atomically(path, &doc)
 }
 
-/// Writes `doc` to `path` through a temporary file and a rename.
 fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    let written = (|| -> Result<()> {
-        let file = std::fs::File::create(&tmp).with_context(|| format!("cannot create {tmp:?}"))?;
-        serde_json::to_writer_pretty(std::io::BufWriter::new(file), doc)
-            .with_context(|| format!("cannot write {tmp:?}"))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {tmp:?} to {path:?}"))
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.with_context(|| format!("cannot write --json {path:?}"))
+    crate::report::write_json(path, doc).with_context(|| format!("cannot write --json {path:?}"))
 }
 
 /// Refuses an output path whose folder does not exist, before anything runs (a bench or

@@ -283,10 +283,8 @@ struct Worker {
     core: usize,
     squad: usize,
     idle: bool,
-    idle_since: u64,
     generation: u64,
     counts: WorkerCounts,
-    idle_cycles: u64,
 }
 
 /// The queues a layout asks for.
@@ -353,10 +351,8 @@ impl<'w> Sim<'w> {
                 core: topology.pus()[map.pu_of(w)].core,
                 squad: map.squad_of(w),
                 idle: false,
-                idle_since: 0,
                 generation: 0,
                 counts: WorkerCounts::default(),
-                idle_cycles: 0,
             })
             .collect();
         let queues = Queues {
@@ -452,7 +448,6 @@ impl<'w> Sim<'w> {
             worker.idle = false;
             let jitter = next_random(&mut worker.rng) % spread;
             let at = worker.clock.max(time) + jitter;
-            worker.idle_cycles += at - worker.idle_since;
             worker.clock = at;
             self.schedule(w);
         }
@@ -461,7 +456,6 @@ impl<'w> Sim<'w> {
     fn go_idle(&mut self, w: usize) {
         let worker = &mut self.workers[w];
         worker.idle = true;
-        worker.idle_since = worker.clock;
         worker.counts.empty_searches += 1;
     }
 
@@ -914,12 +908,6 @@ impl<'w> Sim<'w> {
     }
 
     fn result(mut self, policy: PolicyKind, topology: &Topology, config: &SimConfig) -> SimResult {
-        // Idle spells still open at the end count up to the makespan.
-        for w in &mut self.workers {
-            if w.idle && self.makespan > w.idle_since {
-                w.idle_cycles += self.makespan - w.idle_since;
-            }
-        }
         let cores = self.machine.counts().to_vec();
         let mut sockets = vec![CoreCounts::default(); topology.num_packages()];
         let mut total = CoreCounts::default();

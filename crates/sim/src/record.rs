@@ -405,8 +405,6 @@ struct Builder {
     stack: Vec<u32>,
     /// Root fork blocks completed so far: the iteration new tasks belong to.
     iteration: u32,
-    /// Declarations made outside any task (dropped, counted).
-    outside: u64,
 }
 
 impl Builder {
@@ -470,9 +468,9 @@ impl Builder {
     }
 
     fn declare(&mut self, step: Step) {
-        match self.stack.last() {
-            Some(&t) => self.bodies[t as usize].push(step),
-            None => self.outside += 1,
+        // Declarations outside any task (the kernel's set-up) are not part of the program.
+        if let Some(&t) = self.stack.last() {
+            self.bodies[t as usize].push(step);
         }
     }
 
