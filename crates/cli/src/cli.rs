@@ -133,8 +133,9 @@ pub(crate) struct SimRunArgs {
     pub(crate) common: SimCommonArgs,
 
     /// Policies: a comma-separated list (ws, central, rr-fifo, rr-lifo, mts, mts:CHUNK,
-    /// cab, cab:B:SIZE, cab:bl=N, cats, cats:CMPI) or `all` (every policy except
-    /// ws-unpinned, which only differs from ws in pinning).
+    /// cab, cab:B:SIZE, cab:bl=N, cats, cats:CMPI, and the published forms of the last
+    /// two without iteration affinity: cab-paper[:...], cats-paper[:CMPI]) or `all`
+    /// (every policy except ws-unpinned, which only differs from ws in pinning).
     #[arg(long, short = 'p', value_name = "P", default_value = "all")]
     pub(crate) policy: String,
 

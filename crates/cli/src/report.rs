@@ -117,7 +117,7 @@ pub(crate) fn header(plan: &BenchPlan, kernel: &KernelResult) -> String {
 /// The table of one kernel: one row per executor, right-aligned columns (the verdict,
 /// free text, comes last and is left-aligned).
 pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
-    const HEAD: [&str; 11] = [
+    const HEAD: [&str; 12] = [
         "executor",
         "median ms",
         "vs rayon",
@@ -128,6 +128,7 @@ pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
         "bulk st/tasks",
         "taken back",
         "idle ms",
+        "stable",
         "verified",
     ];
     let rayon = kernel.rayon_median();
@@ -154,6 +155,10 @@ pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
             }
             None => row.extend(std::iter::repeat_n("-".to_owned(), 6)),
         }
+        row.push(
+            locus_policy::placement_stability(&r.policy_stats)
+                .map_or_else(|| "-".to_owned(), |s| format!("{s:.2}")),
+        );
         row.push(match &r.failure {
             None => "ok".to_owned(),
             Some(detail) if r.failed_runs > 1 => {
@@ -219,6 +224,9 @@ struct ResultReport {
     /// The policy's own statistics after the runs, by name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     policy_stats: Vec<(String, u64)>,
+    /// Placement stability of leaf inter-socket tasks over all runs, where the policy
+    /// has them (bi-tier policies on more than one squad).
+    placement_stability: Option<f64>,
 }
 
 /// Statistics per repetition as a JSON object, keys in [`WorkerStats::NAMES`] order.
@@ -260,6 +268,7 @@ impl Report {
                             .map(|s| StatsPerRep(per_rep(&s.total(), plan.reps))),
                         explain: r.explain.clone().filter(|_| plan.explain),
                         policy_stats: r.policy_stats.clone(),
+                        placement_stability: locus_policy::placement_stability(&r.policy_stats),
                         stats_per_worker: r.stats.as_ref().map(|s| {
                             s.workers
                                 .iter()

@@ -25,14 +25,18 @@ pub(crate) const DEFAULT_MACHINE: &str = "opteron-8380";
 
 /// Every policy the simulator runs under `--policy all`. `ws-unpinned` is left out: it
 /// differs from `ws` only in pinning, which the simulator does not model.
-const ALL: [PolicyKind; 7] = [
+const ALL: [PolicyKind; 9] = [
     PolicyKind::Ws,
     PolicyKind::Central,
     PolicyKind::RrFifo,
     PolicyKind::RrLifo,
     PolicyKind::Mts { chunk: None },
     PolicyKind::Cab(CabInputs::Auto),
+    PolicyKind::CabPaper(CabInputs::Auto),
     PolicyKind::Cats {
+        cmpi_threshold: None,
+    },
+    PolicyKind::CatsPaper {
         cmpi_threshold: None,
     },
 ];
@@ -535,7 +539,7 @@ fn table(results: &[SimResult]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "\n{:<14} {:>13} {:>9} {:>7} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}",
+        "\n{:<14} {:>13} {:>9} {:>7} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6} {:>6}",
         "policy",
         "makespan (Mc)",
         "ms",
@@ -551,7 +555,8 @@ fn table(results: &[SimResult]) -> String {
         "st squad",
         "st rem",
         "st fail",
-        "bulk"
+        "bulk",
+        "stable"
     );
     for r in results {
         let ratio = |a: u64, b: Option<u64>| match b {
@@ -561,7 +566,7 @@ fn table(results: &[SimResult]) -> String {
         let t = &r.total;
         let _ = writeln!(
             out,
-            "{:<14} {:>13} {:>9} {:>7} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6}",
+            "{:<14} {:>13} {:>9} {:>7} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6} {:>6}",
             r.policy,
             sig3(r.makespan as f64 / 1e6),
             sig3(r.seconds * 1e3),
@@ -578,6 +583,8 @@ fn table(results: &[SimResult]) -> String {
             count(r.sched.steals_remote as f64),
             count(r.sched.failed_steals as f64),
             count(r.sched.bulk_steals as f64),
+            r.placement_stability
+                .map_or("-".to_string(), |s| format!("{s:.2}")),
         );
     }
     out
@@ -607,7 +614,7 @@ fn sockets(results: &[SimResult]) -> String {
 fn explanations(results: &[SimResult]) -> String {
     let mut out = String::new();
     for r in results {
-        let _ = write!(out, "\n{}: ", r.policy);
+        let _ = writeln!(out, "\n[{}]", r.policy);
         if r.explain.is_empty() {
             out.push_str("(nothing to explain)\n");
         } else {
@@ -699,7 +706,7 @@ mod tests {
 
     #[test]
     fn policies_of_the_simulator() {
-        assert_eq!(policies("all").unwrap().len(), 7);
+        assert_eq!(policies("all").unwrap().len(), 9);
         assert!(policies("ws-unpinned").is_err());
         assert!(policies("ws,ws").is_err());
         assert_eq!(

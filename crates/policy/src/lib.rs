@@ -24,6 +24,13 @@
 //! | `mts` | Qthreads MTS | own squad's shared LIFO | own squad's LIFO, then a bulk steal of a squad-sized chunk from a remote squad, one worker per squad at a time |
 //! | `cab` | CAB (Chen et al.) | inter-socket tasks (levels up to Eq. 4's boundary): the squad's inter-socket pool, parent-first; others: own deque | own deque, squad peers; a squad's head, while its squad runs no leaf inter-socket subtree: its inter-socket pool, then other squads' |
 //! | `cats` | CATS (Chen et al.) | first iteration: own deque, parent-first (profiled); then by each task's SOID (Fig. 6), as `cab` | as `ws` while profiling, then as `cab` |
+//!
+//! `cab` and `cats` add iteration affinity: a leaf inter-socket task goes to the pool of
+//! the squad that ran it in the previous iteration (first: subtree `i` of `k` to squad
+//! `⌊i·m/k⌋`), and a head steals from other squads' pools only once its squad has
+//! started all its own; `cats` also splits Fig. 6's leaves until every squad has one.
+//! `cab-paper` and `cats-paper` are the published algorithms. Every bi-tier policy
+//! counts placement stability (`placement_same_squad` of `placement_compared`).
 
 #![deny(missing_docs)]
 
@@ -34,10 +41,11 @@ mod workers;
 
 pub use decision::{Layout, Order, Place, Probe, Source, Victims};
 pub use policies::{
-    boundary_level, classify, is_cpu_bound, soid, Cab, CabInputs, Cats, Central, Mts, PolicyError,
-    PolicyKind, RoundRobin, Tier, WorkStealing, DEFAULT_CMPI_THRESHOLD,
+    boundary_level, classify, contiguous_counts, contiguous_squad, is_cpu_bound, soid, Cab,
+    CabInputs, Cats, Central, Mts, PolicyError, PolicyKind, RoundRobin, Tier, WorkStealing,
+    DEFAULT_CMPI_THRESHOLD,
 };
-pub use task::{TaskCost, TaskId, TaskInfo};
+pub use task::{TaskCost, TaskId, TaskInfo, MAX_SPAWN_INDEX};
 pub use workers::{SquadId, WorkerId, WorkerMap};
 
 /// A scheduling policy: decisions only (see the crate documentation).
@@ -94,5 +102,16 @@ pub trait Policy: Send + Sync + std::fmt::Debug {
     /// The policy's own statistics, by name (for example busy refusals), cumulative.
     fn stats(&self) -> Vec<(String, u64)> {
         Vec::new()
+    }
+}
+
+/// Placement stability from a policy's statistics ([`Policy::stats`]): the fraction of
+/// starts of leaf inter-socket tasks that ran on the same squad as the time before, or
+/// `None` where nothing was compared (not a bi-tier policy, one squad, one iteration).
+pub fn placement_stability(stats: &[(String, u64)]) -> Option<f64> {
+    let get = |name: &str| stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    match (get("placement_same_squad"), get("placement_compared")) {
+        (Some(same), Some(compared)) if compared > 0 => Some(same as f64 / compared as f64),
+        _ => None,
     }
 }

@@ -44,7 +44,25 @@ impl TaskId {
                 .wrapping_add(u64::from(index) + 1),
         )
     }
+
+    /// The spawn index of this task within `parent` if it is one of `parent`'s first
+    /// [`MAX_SPAWN_INDEX`] + 1 children: the inverse of [`TaskId::child`]. A task of
+    /// another parent answers `None` unless its hash happens to land in that window
+    /// (one chance in 2^44); policies use the index for order, never for identity.
+    #[inline]
+    pub fn index_in(self, parent: TaskId) -> Option<u32> {
+        let index = self
+            .0
+            .wrapping_sub(parent.0.wrapping_mul(PATH_K))
+            .wrapping_sub(1);
+        u32::try_from(index)
+            .ok()
+            .filter(|&i| i <= MAX_SPAWN_INDEX)
+    }
 }
+
+/// The largest spawn index [`TaskId::index_in`] recognises.
+pub const MAX_SPAWN_INDEX: u32 = (1 << 20) - 1;
 
 impl fmt::Debug for TaskId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -142,6 +160,17 @@ mod tests {
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), total);
+    }
+
+    #[test]
+    fn the_spawn_index_is_recovered_from_the_parent() {
+        let root = TaskId::root(Location::caller());
+        for i in [0, 1, 2, 17, MAX_SPAWN_INDEX] {
+            assert_eq!(root.child(i).index_in(root), Some(i));
+        }
+        assert_eq!(root.child(MAX_SPAWN_INDEX + 1).index_in(root), None);
+        assert_eq!(root.child(0).child(1).index_in(root), None, "a grandchild");
+        assert_eq!(root.child(1).index_in(root.child(0)), None, "a sibling");
     }
 
     #[test]

@@ -199,6 +199,9 @@ pub struct SimResult {
     /// The timeline, when [`SimConfig::trace`] asked for one.
     #[serde(skip)]
     pub timeline: Option<Timeline>,
+    /// Placement stability of the leaf inter-socket tasks (see
+    /// [`locus_policy::placement_stability`]), where the policy has them.
+    pub placement_stability: Option<f64>,
 }
 
 impl SimResult {
@@ -939,7 +942,9 @@ impl<'w> Sim<'w> {
             slices: t.slices,
             flows: t.flows,
         });
+        let policy_stats = self.policy.stats();
         SimResult {
+            placement_stability: locus_policy::placement_stability(&policy_stats),
             policy: policy.to_string(),
             machine: topology.name().to_string(),
             workload: self.workload.name.clone(),
@@ -955,7 +960,7 @@ impl<'w> Sim<'w> {
             cores,
             sched,
             per_worker,
-            policy_stats: self.policy.stats(),
+            policy_stats,
             explain: self.policy.explain(),
             timeline,
         }

@@ -15,12 +15,23 @@
 //! `B` is the mean number of children of the tasks that spawned, `S_d` the bytes the
 //! iteration's top tasks declared (or missed, with hardware counters). Until then it runs
 //! as `ws`.
+//!
+//! # Iteration affinity (`cab`; `cab-paper` is the published algorithm)
+//! With affinity each leaf inter-socket task has a home squad (see `affinity.rs`): first
+//! subtree `i` of the `k` leaves in squad `⌊i·m/k⌋`, later the squad that last ran it.
+//! In auto mode the leaves and their order come from the profile; with given inputs,
+//! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`).
 
+use crate::policies::affinity::{contiguous_counts, contiguous_squad};
 use crate::policies::bitier::{BiTier, Tier};
-use crate::policies::profile::{Partition, Profile, Spawned};
-use crate::{Layout, Place, Policy, Probe, Source, TaskCost, TaskInfo, WorkerId, WorkerMap};
+use crate::policies::profile::{leaf_order, Partition, Profile, Spawned};
+use crate::{
+    Layout, Place, Policy, Probe, SquadId, Source, TaskCost, TaskId, TaskInfo, WorkerId,
+    WorkerMap,
+};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// CAB Eq. 4 in integers: the smallest `BL` with `B^(BL-1) >= M` and
 /// `B^(BL-1) * S_c >= S_d`, or 0 when there is one squad. `B` below 2 is taken as 2.
@@ -61,6 +72,49 @@ const LEVEL_UNKNOWN: u32 = u32::MAX;
 /// No inter-socket tier: plain work stealing (one squad).
 const NO_TIER: u32 = u32::MAX - 1;
 
+/// Positions of the inter-socket tasks in a complete `B`-ary tree, for first homes
+/// when no profile says where the leaves are: the root is at 0, and child `j` of the
+/// task at `p` is at `p·B + j` (`j` the half of a join, or the spawn's order in a scope).
+#[derive(Debug)]
+struct Positions {
+    branching: u64,
+    /// Positions of the tasks above the leaves.
+    of: Mutex<HashMap<TaskId, u64>>,
+}
+
+impl Positions {
+    fn new(branching: u32) -> Positions {
+        Positions {
+            branching: u64::from(branching.max(2)),
+            of: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The position of `task`, spawned by `parent`; kept if `keep` (it has children that
+    /// will ask).
+    fn of(&self, parent: &TaskInfo, task: &TaskInfo, keep: bool) -> u64 {
+        let mut of = self.of.lock().unwrap_or_else(|e| e.into_inner());
+        let base = of.get(&parent.id).copied().unwrap_or(0);
+        let j = match task.id.index_in(parent.id) {
+            Some(i) if i >= 2 => u64::from(i - 2),
+            Some(i) => u64::from(i),
+            None => 0,
+        };
+        let pos = base
+            .saturating_mul(self.branching)
+            .saturating_add(j.min(self.branching - 1));
+        if keep {
+            of.insert(task.id, pos);
+        }
+        pos
+    }
+
+    /// The number of leaves at `level`: `B^level`, saturated.
+    fn leaves(&self, level: u32) -> u64 {
+        self.branching.saturating_pow(level)
+    }
+}
+
 /// Cache Aware Bi-tier task stealing.
 #[derive(Debug)]
 pub struct Cab {
@@ -72,12 +126,15 @@ pub struct Cab {
     /// Auto mode: the first iteration's profile, and what was learned.
     profile: Profile,
     learned: OnceLock<(Partition, u32)>,
+    /// With affinity and given inputs: positions for the leaves' first homes.
+    positions: Option<Positions>,
 }
 
 impl Cab {
-    /// CAB over the squads of `map`.
-    pub fn new(map: &WorkerMap, inputs: CabInputs) -> Cab {
-        let core = BiTier::new(map);
+    /// CAB over the squads of `map`; `affinity: false` is the published algorithm
+    /// (`cab-paper`).
+    pub fn new(map: &WorkerMap, inputs: CabInputs, affinity: bool) -> Cab {
+        let core = BiTier::new(map, affinity);
         let shared_cache = core.shared_cache().unwrap_or(8 << 20);
         let leaf_level = match inputs {
             _ if core.num_squads() <= 1 => NO_TIER,
@@ -89,6 +146,20 @@ impl Cab {
             CabInputs::Level(bl) => (bl - 1).min(NO_TIER - 1),
             CabInputs::Auto => LEVEL_UNKNOWN,
         };
+        let positions = match inputs {
+            _ if !affinity || leaf_level >= NO_TIER => None,
+            CabInputs::Given { branching, .. } => Some(Positions::new(branching)),
+            CabInputs::Level(_) => Some(Positions::new(2)),
+            CabInputs::Auto => None,
+        };
+        if let Some(pos) = &positions {
+            // The first iteration's leaves are known in advance: a squad waits for its own.
+            let k = pos.leaves(leaf_level);
+            if k <= 1 << 16 {
+                core.affinity
+                    .expect(&contiguous_counts(k as usize, core.num_squads()));
+            }
+        }
         Cab {
             core,
             inputs,
@@ -96,6 +167,7 @@ impl Cab {
             leaf_level: AtomicU32::new(leaf_level),
             profile: Profile::default(),
             learned: OnceLock::new(),
+            positions,
         }
     }
 
@@ -123,24 +195,56 @@ impl Cab {
         }
         if self.profile.spawned(parent, task) == Spawned::Repeat {
             self.learned.get_or_init(|| {
-                let part = Partition::new(&self.profile.snapshot(), self.shared_cache, 0.0);
+                let entries = self.profile.snapshot();
+                let part = Partition::new(&entries, self.shared_cache, 0.0);
                 let b = part.branching.round().max(2.0) as u32;
-                let bl = boundary_level(
-                    self.core.num_squads(),
-                    self.shared_cache,
-                    b,
-                    part.data_bytes,
-                );
+                let m = self.core.num_squads();
+                let bl = boundary_level(m, self.shared_cache, b, part.data_bytes);
+                if self.core.affinity.enabled() {
+                    let leaves = leaf_order(&entries, |_, e| e.level == bl - 1);
+                    let k = leaves.len();
+                    self.core.affinity.preset(
+                        leaves
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, id)| (id, contiguous_squad(i, k, m))),
+                    );
+                }
                 self.leaf_level.store(bl - 1, Ordering::Release);
                 (part, bl)
             });
+        }
+    }
+
+    /// The first home of `task`, a leaf inter-socket task spawned by `parent` on
+    /// `spawner`: by its position where inputs were given, else the spawner's squad (a
+    /// leaf the profile did not see).
+    fn first_home(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> SquadId {
+        match &self.positions {
+            Some(pos) => {
+                let k = pos.leaves(task.level);
+                let i = pos.of(parent, task, false);
+                contiguous_squad(i as usize, k as usize, self.core.num_squads())
+            }
+            None => self.core.squad_of(spawner),
+        }
+    }
+
+    /// Keeps the position of an inter-socket task above the leaves.
+    fn note_position(&self, parent: &TaskInfo, task: &TaskInfo, tier: Option<Tier>) {
+        if let (Some(pos), Some(Tier::Inter)) = (&self.positions, tier) {
+            pos.of(parent, task, true);
         }
     }
 }
 
 impl Policy for Cab {
     fn name(&self) -> &'static str {
-        "cab"
+        if self.core.affinity.enabled() {
+            "cab"
+        } else {
+            "cab-paper"
+        }
     }
 
     fn layout(&self) -> Layout {
@@ -152,8 +256,12 @@ impl Policy for Cab {
 
     fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
         self.spawned(parent, task);
-        match self.tier(task.level) {
-            Some(tier) => self.core.place(spawner, tier),
+        let tier = self.tier(task.level);
+        self.note_position(parent, task, tier);
+        match tier {
+            Some(tier) => self.core.place(spawner, task, tier, || {
+                self.first_home(spawner, parent, task)
+            }),
             None => Place::Local,
         }
     }
@@ -161,7 +269,9 @@ impl Policy for Cab {
     fn parent_first(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> bool {
         let _ = spawner;
         self.spawned(parent, task);
-        self.tier(task.level).is_some_and(Tier::is_inter)
+        let tier = self.tier(task.level);
+        self.note_position(parent, task, tier);
+        tier.is_some_and(|t| self.core.parent_first(t))
     }
 
     fn search(&self, worker: WorkerId, plan: &mut Vec<Probe>) {
@@ -177,7 +287,7 @@ impl Policy for Cab {
 
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, _source: Source) {
         if let Some(tier) = self.tier(task.level) {
-            self.core.started(worker, tier);
+            self.core.started(worker, task, tier);
         }
     }
 
@@ -192,27 +302,32 @@ impl Policy for Cab {
     fn explain(&self) -> String {
         let m = self.core.num_squads();
         let sc = self.shared_cache;
-        match (self.inputs, self.boundary(), self.learned.get()) {
-            (_, Some(0), _) => format!("cab: M = {m} squad(s): BL = 0, every task intra-socket (plain ws)\n"),
+        let name = self.name();
+        let mut text = match (self.inputs, self.boundary(), self.learned.get()) {
+            (_, Some(0), _) => format!("{name}: M = {m} squad(s): BL = 0, every task intra-socket (plain ws)\n"),
             (CabInputs::Level(_), Some(bl), _) => format!(
-                "cab: M = {m} squads, S_c = {sc} bytes: BL = {bl} (given), leaf inter-socket tasks at locus level {}\n",
+                "{name}: M = {m} squads, S_c = {sc} bytes: BL = {bl} (given), leaf inter-socket tasks at locus level {}\n",
                 bl - 1
             ),
             (CabInputs::Given { branching, data_bytes }, Some(bl), _) => format!(
-                "cab: M = {m} squads, S_c = {sc} bytes, B = {branching}, S_d = {data_bytes} bytes (given): \
+                "{name}: M = {m} squads, S_c = {sc} bytes, B = {branching}, S_d = {data_bytes} bytes (given): \
                  BL = {bl} (Eq. 4), leaf inter-socket tasks at locus level {}\n",
                 bl - 1
             ),
             (CabInputs::Auto, Some(bl), Some((part, _))) => format!(
-                "cab: M = {m} squads, S_c = {sc} bytes, B = {:.2} and S_d = {} bytes learned from {} tasks of the \
+                "{name}: M = {m} squads, S_c = {sc} bytes, B = {:.2} and S_d = {} bytes learned from {} tasks of the \
                  first iteration: BL = {bl} (Eq. 4), leaf inter-socket tasks at locus level {}\n",
                 part.branching,
                 part.data_bytes,
                 part.tasks,
                 bl - 1
             ),
-            _ => format!("cab: M = {m} squads, S_c = {sc} bytes: B and S_d not learned yet (first iteration runs as ws)\n"),
+            _ => format!("{name}: M = {m} squads, S_c = {sc} bytes: B and S_d not learned yet (first iteration runs as ws)\n"),
+        };
+        if self.boundary().is_some_and(|bl| bl > 0) {
+            text.push_str(self.core.affinity_line());
         }
+        text
     }
 
     fn stats(&self) -> Vec<(String, u64)> {
@@ -246,6 +361,7 @@ mod tests {
                 branching: 2,
                 data_bytes: 48 * MIB,
             },
+            false,
         );
         assert_eq!(cab.boundary(), Some(0));
         assert!(cab.layout().always_local, "one squad: plain ws");
@@ -274,7 +390,7 @@ mod tests {
     #[test]
     fn a_given_level_is_taken_as_is() {
         let map = WorkerMap::from_squad_sizes(&[2, 2]);
-        let cab = Cab::new(&map, CabInputs::Level(3));
+        let cab = Cab::new(&map, CabInputs::Level(3), false);
         assert_eq!(cab.boundary(), Some(3));
         let t = |level: u32| TaskInfo {
             id: crate::TaskId(level.into()),
@@ -282,7 +398,7 @@ mod tests {
         };
         assert!(cab.parent_first(0, &t(1), &t(2)), "locus level 2 = BL 3");
         assert!(!cab.parent_first(0, &t(2), &t(3)));
-        let flat = Cab::new(&map, CabInputs::Level(0));
+        let flat = Cab::new(&map, CabInputs::Level(0), true);
         assert_eq!(flat.boundary(), Some(0));
         assert!(flat.layout().always_local);
     }
@@ -297,6 +413,7 @@ mod tests {
                 branching: 2,
                 data_bytes: 48 * MIB,
             },
+            false,
         );
         assert_eq!(cab.boundary(), Some(4));
         let t = |level: u32| TaskInfo {
@@ -311,5 +428,46 @@ mod tests {
         );
         assert_eq!(cab.place(2, &root, &t(4)), Place::Local);
         assert!(!cab.parent_first(2, &root, &t(4)));
+    }
+
+    #[test]
+    fn with_given_inputs_the_first_homes_follow_the_tree() {
+        // 4 squads, BL = 3: the 4 tasks of locus level 2 are the leaves, dealt in order.
+        let map = WorkerMap::from_squad_sizes(&[1, 1, 1, 1]);
+        let cab = Cab::new(&map, CabInputs::Level(3), true);
+        let root = TaskInfo {
+            id: TaskId(5),
+            level: 0,
+        };
+        let kids = |p: &TaskInfo| {
+            [0, 1].map(|i| TaskInfo {
+                id: p.id.child(i),
+                level: p.level + 1,
+            })
+        };
+        let [a, b] = kids(&root);
+        // Above the leaves: child-first, placed locally.
+        assert!(!cab.parent_first(3, &root, &a));
+        assert_eq!(cab.place(3, &root, &b), Place::Local);
+        let mut homes = Vec::new();
+        for half in [a, b] {
+            let [x, y] = kids(&half);
+            assert!(cab.parent_first(3, &half, &x), "leaves are parent-first");
+            for leaf in [x, y] {
+                match cab.place(3, &half, &leaf) {
+                    Place::InterPool(s) => homes.push(s),
+                    other => panic!("a leaf went to {other:?}"),
+                }
+            }
+        }
+        assert_eq!(homes, [0, 1, 2, 3], "subtree i of 4 to squad i");
+        let mut paper = Vec::new();
+        let faithful = Cab::new(&map, CabInputs::Level(3), false);
+        assert!(faithful.parent_first(3, &root, &a));
+        for leaf in kids(&a) {
+            paper.push(faithful.place(3, &a, &leaf));
+        }
+        assert_eq!(paper, [Place::InterPool(3); 2], "the spawner's squad");
+        assert_eq!(faithful.name(), "cab-paper");
     }
 }

@@ -16,9 +16,16 @@
 //! and instructions summed over the profiled tasks), because a binary tree has as many
 //! internal tasks, which touch almost no data, as leaves. Tasks the profile does not
 //! know (a new phase of the program) run child-first in the squad that spawns them.
+//!
+//! # Iteration affinity (`cats`; `cats-paper` is the published algorithm)
+//! With affinity the partition is made to feed every squad (Fig. 6's leaves are split,
+//! the largest first, until there are at least as many as squads), its leaves get first
+//! homes in depth-first order, subtree `i` of `k` in squad `⌊i·m/k⌋`, and from then on
+//! each leaf goes back to the squad that ran it last (see `affinity.rs`).
 
+use crate::policies::affinity::contiguous_squad;
 use crate::policies::bitier::{BiTier, Tier};
-use crate::policies::profile::{Partition, Profile, Spawned};
+use crate::policies::profile::{leaf_order, Partition, Profile, Spawned};
 use crate::{Layout, Place, Policy, Probe, Source, TaskCost, TaskInfo, WorkerId, WorkerMap};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
@@ -47,9 +54,10 @@ pub struct Cats {
 }
 
 impl Cats {
-    /// CATS over the squads of `map`, with a CMPI threshold.
-    pub fn new(map: &WorkerMap, threshold: f64) -> Cats {
-        let core = BiTier::new(map);
+    /// CATS over the squads of `map`, with a CMPI threshold; `affinity: false` is the
+    /// published algorithm (`cats-paper`).
+    pub fn new(map: &WorkerMap, threshold: f64, affinity: bool) -> Cats {
+        let core = BiTier::new(map, affinity);
         let state = if core.num_squads() <= 1 {
             SINGLE_SQUAD
         } else {
@@ -87,7 +95,22 @@ impl Cats {
         }
         if self.profile.spawned(parent, task) == Spawned::Repeat {
             let partition = self.partition.get_or_init(|| {
-                Partition::new(&self.profile.snapshot(), self.shared_cache, self.threshold)
+                let entries = self.profile.snapshot();
+                let mut part = Partition::new(&entries, self.shared_cache, self.threshold);
+                if self.core.affinity.enabled() && !part.cpu_bound {
+                    let m = self.core.num_squads();
+                    part.feed(&entries, m);
+                    let leaves =
+                        leaf_order(&entries, |id, _| part.tiers.get(id) == Some(&Tier::LeafInter));
+                    let k = leaves.len();
+                    self.core.affinity.preset(
+                        leaves
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, id)| (id, contiguous_squad(i, k, m))),
+                    );
+                }
+                part
             });
             let next = if partition.cpu_bound {
                 CPU_BOUND
@@ -103,7 +126,11 @@ impl Cats {
 
 impl Policy for Cats {
     fn name(&self) -> &'static str {
-        "cats"
+        if self.core.affinity.enabled() {
+            "cats"
+        } else {
+            "cats-paper"
+        }
     }
 
     fn layout(&self) -> Layout {
@@ -116,7 +143,9 @@ impl Policy for Cats {
     fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
         self.spawned(parent, task);
         match self.tier(task) {
-            Some(tier) => self.core.place(spawner, tier),
+            Some(tier) => self
+                .core
+                .place(spawner, task, tier, || self.core.squad_of(spawner)),
             None => Place::Local,
         }
     }
@@ -127,7 +156,7 @@ impl Policy for Cats {
         match self.state.load(Ordering::Acquire) {
             // "For the convenience of collecting SOID", the paper profiles parent-first.
             PROFILING => true,
-            _ => self.tier(task).is_some_and(Tier::is_inter),
+            _ => self.tier(task).is_some_and(|t| self.core.parent_first(t)),
         }
     }
 
@@ -145,7 +174,7 @@ impl Policy for Cats {
 
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, _source: Source) {
         if let Some(tier) = self.tier(task) {
-            self.core.started(worker, tier);
+            self.core.started(worker, task, tier);
         }
     }
 
@@ -159,14 +188,21 @@ impl Policy for Cats {
 
     fn explain(&self) -> String {
         match (self.state.load(Ordering::Acquire), self.partition.get()) {
-            (SINGLE_SQUAD, _) => {
-                "cats: one squad, nothing to partition: plain ws, no profiling\n".to_string()
-            }
-            (PROFILING, _) => {
-                "cats: still in the first (profiling) iteration: no task id has repeated\n"
-                    .to_string()
-            }
-            (_, Some(p)) => format!("cats: {}", p.report),
+            (SINGLE_SQUAD, _) => format!(
+                "{}: one squad, nothing to partition: plain ws, no profiling\n",
+                self.name()
+            ),
+            (PROFILING, _) => format!(
+                "{}: still in the first (profiling) iteration: no task id has repeated\n",
+                self.name()
+            ),
+            (CPU_BOUND, Some(p)) => format!("{}: {}", self.name(), p.report),
+            (_, Some(p)) => format!(
+                "{}: {}{}",
+                self.name(),
+                p.report,
+                self.core.affinity_line()
+            ),
             _ => String::new(),
         }
     }

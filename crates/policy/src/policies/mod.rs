@@ -1,6 +1,7 @@
 //! The policies of the Qthreads comparison set (Olivier et al., "Scheduling task
 //! parallelism on multi-socket multicore systems"), and how to name them.
 
+mod affinity;
 pub(crate) mod bitier;
 mod cab;
 mod cats;
@@ -10,6 +11,7 @@ pub(crate) mod profile;
 mod rr;
 mod ws;
 
+pub use affinity::{contiguous_counts, contiguous_squad};
 pub use bitier::Tier;
 pub use cab::{boundary_level, Cab, CabInputs};
 pub use cats::{Cats, DEFAULT_CMPI_THRESHOLD};
@@ -42,10 +44,20 @@ pub enum PolicyKind {
         /// Tasks moved by one bulk steal; `None` means the thief's squad size.
         chunk: Option<usize>,
     },
-    /// `cab`: cache-aware bi-tier stealing with the boundary level of Eq. 4 (CAB).
+    /// `cab`: cache-aware bi-tier stealing with the boundary level of Eq. 4 (CAB), with
+    /// iteration affinity.
     Cab(CabInputs),
-    /// `cats`: cache-aware stealing from the first iteration's profile (CATS).
+    /// `cab-paper`: CAB as published: leaf inter-socket tasks go to whichever head
+    /// takes them.
+    CabPaper(CabInputs),
+    /// `cats`: cache-aware stealing from the first iteration's profile (CATS), with
+    /// iteration affinity and a partition that feeds every squad.
     Cats {
+        /// CMPI below which the program is CPU-bound; `None` for the default.
+        cmpi_threshold: Option<f64>,
+    },
+    /// `cats-paper`: CATS as published (Fig. 6's partition, no affinity).
+    CatsPaper {
         /// CMPI below which the program is CPU-bound; `None` for the default.
         cmpi_threshold: Option<f64>,
     },
@@ -70,9 +82,20 @@ impl PolicyKind {
         PolicyKind::Mts { chunk: None },
     ];
 
-    /// The names [`FromStr`] accepts (`mts` also takes `mts:CHUNK`).
-    pub const NAMES: [&'static str; 6] =
-        ["ws", "ws-unpinned", "central", "rr-fifo", "rr-lifo", "mts"];
+    /// The names [`FromStr`] accepts (`mts` also takes `mts:CHUNK`, `cab` and `cab-paper`
+    /// take `:B:SIZE` or `:bl=N`, `cats` and `cats-paper` take `:CMPI`).
+    pub const NAMES: [&'static str; 10] = [
+        "ws",
+        "ws-unpinned",
+        "central",
+        "rr-fifo",
+        "rr-lifo",
+        "mts",
+        "cab",
+        "cab-paper",
+        "cats",
+        "cats-paper",
+    ];
 
     /// Builds the policy for the workers of `map`.
     pub fn build(self, map: &WorkerMap) -> Arc<dyn Policy> {
@@ -83,10 +106,17 @@ impl PolicyKind {
             PolicyKind::RrFifo => Arc::new(RoundRobin::new(map, Order::Fifo)),
             PolicyKind::RrLifo => Arc::new(RoundRobin::new(map, Order::Lifo)),
             PolicyKind::Mts { chunk } => Arc::new(Mts::new(map, chunk)),
-            PolicyKind::Cab(inputs) => Arc::new(Cab::new(map, inputs)),
+            PolicyKind::Cab(inputs) => Arc::new(Cab::new(map, inputs, true)),
+            PolicyKind::CabPaper(inputs) => Arc::new(Cab::new(map, inputs, false)),
             PolicyKind::Cats { cmpi_threshold } => Arc::new(Cats::new(
                 map,
                 cmpi_threshold.unwrap_or(DEFAULT_CMPI_THRESHOLD),
+                true,
+            )),
+            PolicyKind::CatsPaper { cmpi_threshold } => Arc::new(Cats::new(
+                map,
+                cmpi_threshold.unwrap_or(DEFAULT_CMPI_THRESHOLD),
+                false,
             )),
         }
     }
@@ -102,19 +132,31 @@ impl fmt::Display for PolicyKind {
             PolicyKind::RrLifo => f.write_str("rr-lifo"),
             PolicyKind::Mts { chunk: None } => f.write_str("mts"),
             PolicyKind::Mts { chunk: Some(c) } => write!(f, "mts:{c}"),
-            PolicyKind::Cab(CabInputs::Auto) => f.write_str("cab"),
-            PolicyKind::Cab(CabInputs::Level(bl)) => write!(f, "cab:bl={bl}"),
-            PolicyKind::Cab(CabInputs::Given {
-                branching,
-                data_bytes,
-            }) => write!(f, "cab:{branching}:{data_bytes}"),
-            PolicyKind::Cats {
-                cmpi_threshold: None,
-            } => f.write_str("cats"),
-            PolicyKind::Cats {
-                cmpi_threshold: Some(t),
-            } => write!(f, "cats:{t}"),
+            PolicyKind::Cab(inputs) => write_cab(f, "cab", inputs),
+            PolicyKind::CabPaper(inputs) => write_cab(f, "cab-paper", inputs),
+            PolicyKind::Cats { cmpi_threshold } => write_cats(f, "cats", cmpi_threshold),
+            PolicyKind::CatsPaper { cmpi_threshold } => {
+                write_cats(f, "cats-paper", cmpi_threshold)
+            }
         }
+    }
+}
+
+fn write_cab(f: &mut fmt::Formatter<'_>, name: &str, inputs: &CabInputs) -> fmt::Result {
+    match inputs {
+        CabInputs::Auto => f.write_str(name),
+        CabInputs::Level(bl) => write!(f, "{name}:bl={bl}"),
+        CabInputs::Given {
+            branching,
+            data_bytes,
+        } => write!(f, "{name}:{branching}:{data_bytes}"),
+    }
+}
+
+fn write_cats(f: &mut fmt::Formatter<'_>, name: &str, threshold: &Option<f64>) -> fmt::Result {
+    match threshold {
+        None => f.write_str(name),
+        Some(t) => write!(f, "{name}:{t}"),
     }
 }
 
@@ -134,41 +176,34 @@ impl FromStr for PolicyKind {
                 Err(_) => Err(err("the mts chunk after ':' must be a positive integer")),
             };
         }
-        if let Some(bl) = name.strip_prefix("cab:bl=") {
-            return match bl.parse::<u32>() {
-                Ok(bl) if bl <= 64 => Ok(PolicyKind::Cab(CabInputs::Level(bl))),
-                _ => Err(err(
-                    "the boundary level after 'cab:bl=' must be a whole number from 0 to 64",
-                )),
+        for (prefix, paper) in [("cab-paper:", true), ("cab:", false)] {
+            let Some(args) = name.strip_prefix(prefix) else {
+                continue;
             };
+            let inputs = parse_cab_inputs(prefix, args).map_err(|r| err(&r))?;
+            return Ok(if paper {
+                PolicyKind::CabPaper(inputs)
+            } else {
+                PolicyKind::Cab(inputs)
+            });
         }
-        if let Some(args) = name.strip_prefix("cab:") {
-            let (b, size) = args
-                .split_once(':')
-                .ok_or_else(|| err("cab takes cab:B:SIZE, e.g. cab:2:48MiB (B the branching degree, SIZE the input), or cab:bl=N (the boundary level itself)"))?;
-            let branching =
-                match b.parse::<u32>() {
-                    Ok(b) if b >= 2 => b,
-                    _ => return Err(err(
-                        "the branching degree B after 'cab:' must be a whole number of at least 2",
-                    )),
-                };
-            let data_bytes = locus_topo::parse_size(size)
-                .map_err(|e| err(&format!("the input size SIZE {e}")))?;
-            return Ok(PolicyKind::Cab(CabInputs::Given {
-                branching,
-                data_bytes,
-            }));
-        }
-        if let Some(t) = name.strip_prefix("cats:") {
-            return match t.parse::<f64>() {
-                Ok(t) if t.is_finite() && t >= 0.0 => Ok(PolicyKind::Cats {
-                    cmpi_threshold: Some(t),
-                }),
-                _ => Err(err(
-                    "the CMPI threshold after 'cats:' must be a non-negative number",
-                )),
+        for (prefix, paper) in [("cats-paper:", true), ("cats:", false)] {
+            let Some(t) = name.strip_prefix(prefix) else {
+                continue;
             };
+            let cmpi_threshold = match t.parse::<f64>() {
+                Ok(t) if t.is_finite() && t >= 0.0 => Some(t),
+                _ => {
+                    return Err(err(&format!(
+                        "the CMPI threshold after '{prefix}' must be a non-negative number"
+                    )))
+                }
+            };
+            return Ok(if paper {
+                PolicyKind::CatsPaper { cmpi_threshold }
+            } else {
+                PolicyKind::Cats { cmpi_threshold }
+            });
         }
         match name.to_ascii_lowercase().as_str() {
             "ws" | "cilk-a" => Ok(PolicyKind::Ws),
@@ -178,13 +213,50 @@ impl FromStr for PolicyKind {
             "rr-lifo" | "l" => Ok(PolicyKind::RrLifo),
             "mts" => Ok(PolicyKind::Mts { chunk: None }),
             "cab" => Ok(PolicyKind::Cab(CabInputs::Auto)),
+            "cab-paper" => Ok(PolicyKind::CabPaper(CabInputs::Auto)),
             "cats" => Ok(PolicyKind::Cats {
+                cmpi_threshold: None,
+            }),
+            "cats-paper" => Ok(PolicyKind::CatsPaper {
                 cmpi_threshold: None,
             }),
             "" => Err(err("the name is empty")),
             _ => Err(err("no policy has this name")),
         }
     }
+}
+
+/// What follows `cab:` or `cab-paper:` (`prefix`): `B:SIZE` or `bl=N`; the error is
+/// the reason.
+fn parse_cab_inputs(prefix: &str, args: &str) -> Result<CabInputs, String> {
+    if let Some(bl) = args.strip_prefix("bl=") {
+        return match bl.parse::<u32>() {
+            Ok(bl) if bl <= 64 => Ok(CabInputs::Level(bl)),
+            _ => Err(format!(
+                "the boundary level after '{prefix}bl=' must be a whole number from 0 to 64"
+            )),
+        };
+    }
+    let (b, size) = args.split_once(':').ok_or_else(|| {
+        format!(
+            "cab takes {prefix}B:SIZE, e.g. {prefix}2:48MiB (B the branching degree, SIZE the input), \
+             or {prefix}bl=N (the boundary level itself)"
+        )
+    })?;
+    let branching = match b.parse::<u32>() {
+        Ok(b) if b >= 2 => b,
+        _ => {
+            return Err(format!(
+                "the branching degree B after '{prefix}' must be a whole number of at least 2"
+            ))
+        }
+    };
+    let data_bytes =
+        locus_topo::parse_size(size).map_err(|e| format!("the input size SIZE {e}"))?;
+    Ok(CabInputs::Given {
+        branching,
+        data_bytes,
+    })
 }
 
 #[cfg(test)]
@@ -214,6 +286,23 @@ mod tests {
             PolicyKind::Cab(CabInputs::Level(4))
         );
         assert_eq!(PolicyKind::Cab(CabInputs::Level(4)).to_string(), "cab:bl=4");
+        for name in [
+            "cab",
+            "cab-paper",
+            "cab-paper:bl=3",
+            "cab-paper:2:1024",
+            "cats",
+            "cats-paper",
+            "cats-paper:0.5",
+        ] {
+            assert_eq!(name.parse::<PolicyKind>().unwrap().to_string(), name);
+        }
+        assert_eq!(
+            "cats-paper".parse::<PolicyKind>().unwrap(),
+            PolicyKind::CatsPaper {
+                cmpi_threshold: None
+            }
+        );
         assert_eq!(
             "cats:0.01".parse::<PolicyKind>().unwrap(),
             PolicyKind::Cats {
@@ -237,6 +326,11 @@ mod tests {
             "cab:bl=x",
             "cab:bl=-1",
             "cab:bl=65",
+            "cab-paper:",
+            "cab-paper:bl=x",
+            "cab-paper:1:1MiB",
+            "cats-paper:-1",
+            "cats-papers",
         ] {
             let e = bad.parse::<PolicyKind>().unwrap_err().to_string();
             assert!(e.contains(&format!("'{bad}'")), "{e}");

@@ -141,7 +141,92 @@ pub(crate) struct Partition {
     pub(crate) report: String,
 }
 
+/// The tasks of `entries` that `is_leaf` selects, in depth-first order with siblings in
+/// spawn order: the order of their data in a divide-and-conquer program. The walk starts
+/// from the tasks whose parent is unknown (the loop's own task) and does not descend
+/// below a selected task.
+pub(crate) fn leaf_order(
+    entries: &HashMap<TaskId, Entry>,
+    is_leaf: impl Fn(&TaskId, &Entry) -> bool,
+) -> Vec<TaskId> {
+    let mut children: HashMap<TaskId, Vec<TaskId>> = HashMap::new();
+    let mut tops = Vec::new();
+    for (id, e) in entries {
+        match e.parent {
+            Some(p) if entries.contains_key(&p) => children.entry(p).or_default().push(*id),
+            _ => tops.push(*id),
+        }
+    }
+    let order = |parent: Option<TaskId>, id: &TaskId| {
+        let index = parent.and_then(|p| id.index_in(p)).unwrap_or(u32::MAX);
+        (index, *id)
+    };
+    for (parent, list) in &mut children {
+        list.sort_by_key(|id| order(Some(*parent), id));
+    }
+    tops.sort_by_key(|id| (entries[id].level, *id));
+    let mut out = Vec::new();
+    let mut stack: Vec<TaskId> = tops.into_iter().rev().collect();
+    while let Some(id) = stack.pop() {
+        if is_leaf(&id, &entries[&id]) {
+            out.push(id);
+        } else if let Some(list) = children.get(&id) {
+            stack.extend(list.iter().rev());
+        }
+    }
+    out
+}
+
 impl Partition {
+    /// Splits leaf inter-socket tasks, the largest first, until there are at least
+    /// `squads` of them or none can be split: Fig. 6 alone gives a program whose data
+    /// is twice one squad's cache two subtrees, and leaves half of four squads idle.
+    /// Returns how many were split.
+    pub(crate) fn feed(&mut self, entries: &HashMap<TaskId, Entry>, squads: usize) -> usize {
+        let mut children: HashMap<TaskId, Vec<TaskId>> = HashMap::new();
+        for (id, e) in entries {
+            if let Some(p) = e.parent {
+                children.entry(p).or_default().push(*id);
+            }
+        }
+        let mut split = 0;
+        loop {
+            let leaves: Vec<TaskId> = self
+                .tiers
+                .iter()
+                .filter(|(_, t)| **t == Tier::LeafInter)
+                .map(|(id, _)| *id)
+                .collect();
+            if leaves.len() >= squads {
+                break;
+            }
+            let largest = leaves
+                .iter()
+                .filter(|id| children.get(id).is_some_and(|c| !c.is_empty()))
+                .max_by_key(|id| (entries[*id].soid.unwrap_or(0), **id));
+            let Some(&largest) = largest else { break };
+            self.tiers.insert(largest, Tier::Inter);
+            for c in &children[&largest] {
+                self.tiers.insert(*c, Tier::LeafInter);
+            }
+            split += 1;
+        }
+        if split > 0 {
+            self.leaves_by_level = leaves_by_level(entries, &self.tiers);
+            use std::fmt::Write as _;
+            let _ = writeln!(
+                self.report,
+                "split {split} leaf inter-socket task(s), the largest first, to give each of {squads} squads one: now {}",
+                self.leaves_by_level
+                    .iter()
+                    .map(|(level, n)| format!("{n} at level {level}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        split
+    }
+
     /// Partitions the completed `entries` for squads sharing `shared_cache` bytes.
     pub(crate) fn new(
         entries: &HashMap<TaskId, Entry>,
@@ -198,14 +283,7 @@ impl Partition {
             .filter_map(|e| e.soid)
             .sum();
         let report = Partition::describe(entries, &tiers, shared_cache, cmpi, cpu_bound, threshold);
-        let leaves_by_level = tiers
-            .iter()
-            .filter(|(_, t)| **t == Tier::LeafInter)
-            .filter_map(|(id, _)| entries.get(id).map(|e| e.level))
-            .fold(std::collections::BTreeMap::new(), |mut m, level| {
-                *m.entry(level).or_insert(0) += 1;
-                m
-            });
+        let leaves_by_level = leaves_by_level(entries, &tiers);
         Partition {
             tiers,
             cpu_bound,
@@ -284,6 +362,21 @@ impl Partition {
         }
         out
     }
+}
+
+/// Leaf inter-socket tasks of `tiers`, counted by level.
+fn leaves_by_level(
+    entries: &HashMap<TaskId, Entry>,
+    tiers: &HashMap<TaskId, Tier>,
+) -> std::collections::BTreeMap<u32, u64> {
+    tiers
+        .iter()
+        .filter(|(_, t)| **t == Tier::LeafInter)
+        .filter_map(|(id, _)| entries.get(id).map(|e| e.level))
+        .fold(std::collections::BTreeMap::new(), |mut m, level| {
+            *m.entry(level).or_insert(0) += 1;
+            m
+        })
 }
 
 #[cfg(test)]
@@ -387,5 +480,77 @@ mod tests {
         );
         assert_eq!(part.data_bytes, 8 << 20, "S_d: the iteration's top tasks");
         assert_eq!(part.branching, 2.0);
+    }
+
+    /// A complete binary tree of `depth` below a loop task, each leaf task costing
+    /// `leaf_bytes`, profiled; returns the profile's entries and the ids by level.
+    fn binary_tree(depth: u32, leaf_bytes: u64) -> (HashMap<TaskId, Entry>, Vec<Vec<TaskInfo>>) {
+        let p = Profile::default();
+        let root = TaskInfo {
+            id: TaskId(77),
+            level: 0,
+        };
+        let mut levels = vec![vec![root]];
+        for l in 1..=depth {
+            let next: Vec<TaskInfo> = levels[l as usize - 1]
+                .iter()
+                .flat_map(|t| {
+                    [0, 1].map(|i| TaskInfo {
+                        id: t.id.child(i),
+                        level: l,
+                    })
+                })
+                .collect();
+            for (i, c) in next.iter().enumerate() {
+                p.spawned(&levels[l as usize - 1][i / 2], c);
+            }
+            levels.push(next);
+        }
+        // Finish bottom-up; the loop task (level 0) never finishes in the iteration.
+        for l in (1..=depth as usize).rev() {
+            for t in &levels[l] {
+                let bytes = if l == depth as usize { leaf_bytes } else { 0 };
+                p.finished(
+                    t,
+                    &TaskCost {
+                        bytes,
+                        misses: bytes / 64,
+                        ..TaskCost::default()
+                    },
+                );
+            }
+        }
+        (p.snapshot(), levels)
+    }
+
+    #[test]
+    fn leaves_come_in_spawn_order() {
+        let (entries, levels) = binary_tree(3, 1 << 20);
+        let order = leaf_order(&entries, |_, e| e.level == 2);
+        let expected: Vec<TaskId> = levels[2].iter().map(|t| t.id).collect();
+        assert_eq!(order, expected, "left to right, as the data lies");
+        let all = leaf_order(&entries, |_, e| e.level == 3);
+        assert_eq!(all.len(), 8);
+        assert_eq!(all[0], levels[3][0].id);
+        assert_eq!(all[7], levels[3][7].id);
+    }
+
+    #[test]
+    fn feeding_splits_the_largest_leaves_until_every_squad_has_one() {
+        // 8 leaves of 1 MiB: level 1 holds 4 MiB each, under a 6 MiB cache: 2 leaves.
+        let (entries, levels) = binary_tree(3, 1 << 20);
+        let mut part = Partition::new(&entries, 6 << 20, 0.0);
+        assert_eq!(part.leaves_by_level.get(&1), Some(&2), "Fig. 6 alone");
+        assert_eq!(part.feed(&entries, 4), 2);
+        assert_eq!(part.leaves_by_level.get(&2), Some(&4));
+        assert_eq!(part.leaves_by_level.get(&1), None);
+        assert_eq!(part.tiers[&levels[1][0].id], Tier::Inter);
+        assert_eq!(part.tiers[&levels[3][5].id], Tier::Intra);
+        assert!(part.report.contains("split 2"), "{}", part.report);
+        assert_eq!(part.feed(&entries, 4), 0, "already fed");
+        // More squads than tasks can be split into: stops at the leaves of the tree.
+        let mut part = Partition::new(&entries, 6 << 20, 0.0);
+        part.feed(&entries, 100);
+        assert_eq!(part.leaves_by_level.get(&3), Some(&8));
     }
 }

@@ -1,0 +1,394 @@
+//! Iteration affinity for the bi-tier policies, and the placement stability statistic
+//! (DESIGN.md, "Locality across iterations").
+//!
+//! CATS and CAB decide which tasks form one squad's subtree, but not which squad runs
+//! it: the leaf inter-socket tasks wait in inter-socket pools and the first idle head
+//! takes them, so an iterative program's data moves between squads from one iteration
+//! to the next and the squad's shared cache starts cold every time. Here each leaf
+//! inter-socket task (by id) has a *home* squad:
+//!
+//! - its first home is given by the policy (subtree `i` of `k` to squad `⌊i·m/k⌋`, see
+//!   [`contiguous_squad`]), later the squad that last ran it;
+//! - when it is spawned it goes to its home's inter-socket pool;
+//! - a head steals from other squads' pools only once its own squad has started every
+//!   leaf homed there in this iteration ("load balance first" stays the rule, but a
+//!   squad takes foreign work only when it has run out of its own). A stolen leaf moves
+//!   home to the thief's squad, so an unbalanced program settles where it balances.
+//!
+//! Iterations are epochs: the spawn of a leaf already spawned in the current epoch
+//! starts the next one. At that point homes not spawned in the epoch that ended are
+//! forgotten (a program that changed shape does not keep a squad waiting for work that
+//! no longer comes), and each squad's count of leaves still to start is reset to the
+//! number homed there.
+//!
+//! **Placement stability** is counted for every bi-tier policy, paper-faithful ones too:
+//! each start of a leaf inter-socket task that ran before is compared with the squad it
+//! ran on last time.
+//!
+//! All bookkeeping is under one lock, taken twice per leaf inter-socket task (spawn and
+//! start): these tasks are few (a handful per squad and iteration) and coarse. The count
+//! of leaves a squad still expects is also kept in an atomic, which the heads' plans read
+//! without the lock; a stale read costs one search, never a task.
+
+use crate::{SquadId, TaskId};
+use crossbeam_utils::CachePadded;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+/// Subtree `i` of `k` goes to squad `⌊i·m/k⌋`: neighbouring subtrees (neighbouring data)
+/// to neighbouring squads, each squad a contiguous run. `i` beyond `k - 1` is taken as
+/// `k - 1`; with no subtrees everything is squad 0.
+pub fn contiguous_squad(i: usize, k: usize, m: usize) -> SquadId {
+    if k == 0 || m == 0 {
+        return 0;
+    }
+    ((i.min(k - 1) as u128 * m as u128) / k as u128) as SquadId
+}
+
+/// How many of `k` subtrees [`contiguous_squad`] gives each of `m` squads.
+pub fn contiguous_counts(k: usize, m: usize) -> Vec<u32> {
+    let mut counts = vec![0u32; m];
+    if m > 0 {
+        for i in 0..k {
+            counts[contiguous_squad(i, k, m)] += 1;
+        }
+    }
+    counts
+}
+
+/// "Not in any epoch".
+const NEVER: u32 = u32::MAX;
+
+/// What is known of one leaf inter-socket task.
+#[derive(Debug, Clone, Copy)]
+struct Home {
+    /// Where it goes when next spawned: the squad that last ran it, or its first home.
+    squad: SquadId,
+    /// The epoch of its last spawn, or [`NEVER`].
+    spawned: u32,
+    /// The epoch of its last start, or [`NEVER`] if it never ran.
+    started: u32,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    epoch: u32,
+    homes: HashMap<TaskId, Home>,
+    /// Homes per squad.
+    assigned: Vec<u32>,
+    /// The counts still to start were set for this epoch from outside ([`Affinity::expect`]
+    /// or [`Affinity::preset`]): a leaf seen for the first time is already counted.
+    preset: bool,
+}
+
+/// Homes of leaf inter-socket tasks, and placement stability.
+#[derive(Debug)]
+pub(crate) struct Affinity {
+    enabled: bool,
+    state: Mutex<State>,
+    /// Per squad: leaves homed there not yet started in this epoch.
+    remaining: Box<[CachePadded<AtomicU32>]>,
+    same: AtomicU64,
+    compared: AtomicU64,
+    withheld: AtomicU64,
+    moved_home: AtomicU64,
+}
+
+impl Affinity {
+    /// Bookkeeping for `squads` squads; `enabled: false` only counts stability (the
+    /// paper-faithful policies).
+    pub(crate) fn new(squads: usize, enabled: bool) -> Affinity {
+        Affinity {
+            enabled,
+            state: Mutex::new(State {
+                assigned: vec![0; squads],
+                ..State::default()
+            }),
+            remaining: (0..squads)
+                .map(|_| CachePadded::new(AtomicU32::new(0)))
+                .collect(),
+            same: AtomicU64::new(0),
+            compared: AtomicU64::new(0),
+            withheld: AtomicU64::new(0),
+            moved_home: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether leaf inter-socket tasks go to their homes (not paper-faithful).
+    #[inline]
+    pub(crate) fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The current epoch will bring `counts[s]` leaves to squad `s` that are not known
+    /// yet (CAB with given inputs: the shape of its first iteration is known in advance).
+    pub(crate) fn expect(&self, counts: &[u32]) {
+        let mut st = self.state();
+        for (r, &c) in self.remaining.iter().zip(counts) {
+            r.store(c, Ordering::Relaxed);
+        }
+        st.preset = true;
+    }
+
+    /// Forgets every home and starts from `homes` (the leaves of a partition just made,
+    /// with their first homes), expected in the current epoch.
+    pub(crate) fn preset(&self, homes: impl IntoIterator<Item = (TaskId, SquadId)>) {
+        let mut st = self.state();
+        st.homes.clear();
+        st.assigned.iter_mut().for_each(|a| *a = 0);
+        for (id, squad) in homes {
+            let squad = squad.min(self.remaining.len() - 1);
+            if st
+                .homes
+                .insert(
+                    id,
+                    Home {
+                        squad,
+                        spawned: NEVER,
+                        started: NEVER,
+                    },
+                )
+                .is_none()
+            {
+                st.assigned[squad] += 1;
+            }
+        }
+        for (r, &a) in self.remaining.iter().zip(&st.assigned) {
+            r.store(a, Ordering::Relaxed);
+        }
+        st.preset = true;
+    }
+
+    /// A leaf inter-socket task is spawned: its home, `first()` if it has none yet.
+    pub(crate) fn spawn(&self, id: TaskId, first: impl FnOnce() -> SquadId) -> SquadId {
+        let mut st = self.state();
+        if st.homes.get(&id).is_some_and(|h| h.spawned == st.epoch) {
+            self.next_epoch(&mut st);
+        }
+        let epoch = st.epoch;
+        if let Some(home) = st.homes.get_mut(&id) {
+            home.spawned = epoch;
+            return home.squad;
+        }
+        let squad = first().min(self.remaining.len() - 1);
+        st.homes.insert(
+            id,
+            Home {
+                squad,
+                spawned: epoch,
+                started: NEVER,
+            },
+        );
+        st.assigned[squad] += 1;
+        if !st.preset {
+            self.remaining[squad].fetch_add(1, Ordering::Relaxed);
+        }
+        squad
+    }
+
+    /// A new iteration: forget homes the last one did not spawn, expect all the others.
+    fn next_epoch(&self, st: &mut State) {
+        let ended = st.epoch;
+        st.homes.retain(|_, h| h.spawned == ended);
+        st.assigned.iter_mut().for_each(|a| *a = 0);
+        for h in st.homes.values() {
+            st.assigned[h.squad] += 1;
+        }
+        for (r, &a) in self.remaining.iter().zip(&st.assigned) {
+            r.store(a, Ordering::Relaxed);
+        }
+        st.epoch = ended.wrapping_add(1) % NEVER;
+        st.preset = false;
+    }
+
+    /// A leaf inter-socket task starts in `squad`.
+    pub(crate) fn started(&self, id: TaskId, squad: SquadId) {
+        let mut st = self.state();
+        let epoch = st.epoch;
+        let (home, new) = match st.homes.get(&id) {
+            Some(h) => (*h, false),
+            None => (
+                Home {
+                    squad,
+                    spawned: NEVER,
+                    started: NEVER,
+                },
+                true,
+            ),
+        };
+        if home.started != NEVER {
+            self.compared.fetch_add(1, Ordering::Relaxed);
+            if home.squad == squad {
+                self.same.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        if self.enabled && home.spawned == epoch && home.started != epoch {
+            let _ = self.remaining[home.squad].fetch_update(
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+                |r| r.checked_sub(1),
+            );
+        }
+        if new {
+            st.assigned[squad] += 1;
+        } else if home.squad != squad {
+            st.assigned[home.squad] -= 1;
+            st.assigned[squad] += 1;
+            if self.enabled {
+                self.moved_home.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        st.homes.insert(
+            id,
+            Home {
+                squad,
+                started: epoch,
+                ..home
+            },
+        );
+    }
+
+    /// Whether the head of `squad` may take leaf inter-socket tasks from other squads'
+    /// pools: always when paper-faithful, else once its own squad has started every leaf
+    /// homed there in this iteration.
+    #[inline]
+    pub(crate) fn may_steal_remote(&self, squad: SquadId) -> bool {
+        if !self.enabled || self.remaining[squad].load(Ordering::Relaxed) == 0 {
+            return true;
+        }
+        self.withheld.fetch_add(1, Ordering::Relaxed);
+        false
+    }
+
+    /// `placement_same_squad` of `placement_compared` starts (the stability is their
+    /// ratio); with affinity also the searches that did not steal remotely because the
+    /// squad's own leaves were still to come, and the leaves that moved home.
+    pub(crate) fn stats(&self, out: &mut Vec<(String, u64)>) {
+        out.push((
+            "placement_same_squad".to_string(),
+            self.same.load(Ordering::Relaxed),
+        ));
+        out.push((
+            "placement_compared".to_string(),
+            self.compared.load(Ordering::Relaxed),
+        ));
+        if self.enabled {
+            out.push((
+                "remote_steals_withheld".to_string(),
+                self.withheld.load(Ordering::Relaxed),
+            ));
+            out.push((
+                "leaves_moved_home".to_string(),
+                self.moved_home.load(Ordering::Relaxed),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stat(a: &Affinity, name: &str) -> u64 {
+        let mut v = Vec::new();
+        a.stats(&mut v);
+        v.into_iter().find(|(n, _)| n == name).map_or(0, |(_, x)| x)
+    }
+
+    #[test]
+    fn contiguous_dealing_follows_the_formula() {
+        let squads: Vec<usize> = (0..8).map(|i| contiguous_squad(i, 8, 4)).collect();
+        assert_eq!(squads, [0, 0, 1, 1, 2, 2, 3, 3]);
+        let squads: Vec<usize> = (0..3).map(|i| contiguous_squad(i, 3, 4)).collect();
+        assert_eq!(squads, [0, 1, 2], "fewer subtrees than squads");
+        let squads: Vec<usize> = (0..5).map(|i| contiguous_squad(i, 5, 2)).collect();
+        assert_eq!(squads, [0, 0, 0, 1, 1]);
+        assert_eq!(contiguous_squad(9, 4, 4), 3, "past the end: the last squad");
+        assert_eq!(contiguous_squad(0, 0, 4), 0);
+        assert_eq!(contiguous_counts(8, 3), [3, 3, 2]);
+        assert_eq!(contiguous_counts(2, 4), [1, 0, 1, 0], "spread over the machine");
+    }
+
+    #[test]
+    fn leaves_go_home_and_stability_counts_returns() {
+        let a = Affinity::new(2, true);
+        let (x, y) = (TaskId(10), TaskId(11));
+        // Iteration 1: first homes 0 and 1; y is stolen by squad 0.
+        assert_eq!(a.spawn(x, || 0), 0);
+        assert_eq!(a.spawn(y, || 1), 1);
+        assert!(!a.may_steal_remote(0) && !a.may_steal_remote(1));
+        a.started(x, 0);
+        assert!(a.may_steal_remote(0), "squad 0 started all its own");
+        a.started(y, 0);
+        assert!(a.may_steal_remote(1), "y was taken: nothing left for squad 1");
+        assert_eq!(stat(&a, "placement_compared"), 0, "nothing ran before");
+        // Iteration 2: y now lives in squad 0; the first() of a known leaf is not asked.
+        assert_eq!(a.spawn(x, || unreachable!()), 0);
+        assert_eq!(a.spawn(y, || unreachable!()), 0);
+        assert!(!a.may_steal_remote(0));
+        assert!(a.may_steal_remote(1), "squad 1 has no home now");
+        a.started(x, 0);
+        a.started(y, 0);
+        assert_eq!(stat(&a, "placement_compared"), 2);
+        assert_eq!(stat(&a, "placement_same_squad"), 2);
+        assert_eq!(stat(&a, "leaves_moved_home"), 1);
+        assert!(stat(&a, "remote_steals_withheld") >= 3);
+    }
+
+    #[test]
+    fn leaves_that_stop_coming_are_forgotten() {
+        let a = Affinity::new(2, true);
+        let (x, gone) = (TaskId(1), TaskId(2));
+        a.spawn(x, || 0);
+        a.spawn(gone, || 1);
+        a.started(x, 0);
+        a.started(gone, 1);
+        // Iteration 2 spawns only x.
+        a.spawn(x, || 0);
+        assert!(!a.may_steal_remote(1), "squad 1 still expects `gone`");
+        a.started(x, 0);
+        // Iteration 3: `gone` was not spawned in iteration 2, so squad 1 expects nothing.
+        a.spawn(x, || 0);
+        assert!(a.may_steal_remote(1));
+        assert!(!a.may_steal_remote(0));
+    }
+
+    #[test]
+    fn presets_count_leaves_before_they_are_spawned() {
+        let a = Affinity::new(2, true);
+        a.preset([(TaskId(1), 0), (TaskId(2), 1), (TaskId(3), 1)]);
+        assert!(!a.may_steal_remote(0) && !a.may_steal_remote(1));
+        assert_eq!(a.spawn(TaskId(3), || unreachable!()), 1);
+        a.started(TaskId(3), 1);
+        a.spawn(TaskId(2), || unreachable!());
+        a.started(TaskId(2), 1);
+        assert!(a.may_steal_remote(1));
+        assert!(!a.may_steal_remote(0), "TaskId(1) is not spawned yet");
+
+        let b = Affinity::new(3, true);
+        b.expect(&[1, 1, 0]);
+        assert!(!b.may_steal_remote(0) && b.may_steal_remote(2));
+        b.spawn(TaskId(7), || 0);
+        b.started(TaskId(7), 0);
+        assert!(b.may_steal_remote(0), "the expected leaf came and started");
+    }
+
+    #[test]
+    fn paper_faithful_only_counts() {
+        let a = Affinity::new(2, false);
+        assert!(a.may_steal_remote(0));
+        a.started(TaskId(5), 0);
+        a.started(TaskId(5), 1);
+        a.started(TaskId(5), 1);
+        assert_eq!(stat(&a, "placement_compared"), 2);
+        assert_eq!(stat(&a, "placement_same_squad"), 1);
+        let mut v = Vec::new();
+        a.stats(&mut v);
+        assert_eq!(v.len(), 2, "no affinity counters: {v:?}");
+    }
+}
