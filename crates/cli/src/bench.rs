@@ -151,7 +151,7 @@ pub(crate) fn kernels_help() -> String {
     for k in Kernel::ALL {
         let _ = writeln!(
             out,
-            "  {:<10} {}\n  {:<10} [default size: {}]",
+            "  {:<11} {}\n  {:<11} [default size: {}]",
             k.name(),
             k.size_syntax(),
             "",

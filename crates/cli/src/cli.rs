@@ -139,7 +139,7 @@ pub(crate) struct SimRunArgs {
     #[arg(long, short = 'p', value_name = "P", default_value = "all")]
     pub(crate) policy: String,
 
-    /// Iterations of an iterative kernel (heat, heat-ub, sor, sor-ub), replacing the
+    /// Iterations of an iterative kernel (heat, heat-ub, heat-moving, sor, sor-ub), replacing the
     /// size's. [default: the size's]
     #[arg(long, value_name = "K")]
     pub(crate) iters: Option<usize>,
@@ -208,7 +208,8 @@ pub(crate) struct SweepArgs {
     #[command(flatten)]
     pub(crate) common: SimCommonArgs,
 
-    /// Policies for a rows sweep. [default: ws,mts,cab,cats]
+    /// Policies for a rows sweep [default: ws,mts,cab,cats]; for a bl sweep, cab (with
+    /// iteration affinity, the default) or cab-paper (the published CAB).
     #[arg(long, short = 'p', value_name = "P")]
     pub(crate) policy: Option<String>,
 

@@ -227,14 +227,24 @@ impl SweepPlan {
                 }
             }
             SweepParam::Bl => {
-                ensure!(
-                    given.is_none(),
-                    "--policy: a sweep over bl runs cab:bl=N for each value (and ws once as \
-                     the reference); leave --policy out"
-                );
+                let paper = match given.as_deref() {
+                    None | Some([PolicyKind::Cab(CabInputs::Auto)]) => false,
+                    Some([PolicyKind::CabPaper(CabInputs::Auto)]) => true,
+                    Some(_) => bail!(
+                        "--policy: a sweep over bl runs cab:bl=N (or, with --policy cab-paper, \
+                         cab-paper:bl=N) for each value, and ws once as the reference; give \
+                         cab, cab-paper or leave --policy out"
+                    ),
+                };
                 for &v in &values {
                     ensure!(v <= 64, "--values: boundary level {v} is above 64");
-                    jobs.push((v, base, vec![PolicyKind::Cab(CabInputs::Level(v as u32))]));
+                    let level = CabInputs::Level(v as u32);
+                    let kind = if paper {
+                        PolicyKind::CabPaper(level)
+                    } else {
+                        PolicyKind::Cab(level)
+                    };
+                    jobs.push((v, base, vec![kind]));
                 }
                 references.push(PolicyKind::Ws);
                 let map = WorkerMap::new(&setup.topology, setup.workers());
@@ -381,7 +391,7 @@ fn sweep_plot(plan: &SweepPlan, results: &[(Option<u64>, SimResult)]) -> Plot {
     });
     for (v, r) in results {
         let label = match plan.param {
-            SweepParam::Bl => "cab".to_string(),
+            SweepParam::Bl => r.policy.split(':').next().unwrap_or("cab").to_string(),
             SweepParam::Chunk => "mts".to_string(),
             SweepParam::Rows => r.policy.clone(),
         };
@@ -448,10 +458,11 @@ fn kernel_params(kernel: &str, size: Option<&str>, iters: Option<usize>) -> Resu
         ensure!(k >= 1, "--iters 0: at least one iteration is needed");
         match &mut params {
             Params::Heat(p) | Params::HeatUb(p) => p.iters = k,
+            Params::HeatMoving(p) => p.heat.iters = k,
             Params::Sor(p) | Params::SorUb(p) => p.iters = k,
             other => bail!(
-                "--iters {k}: {} runs once, it has no iterations (heat, heat-ub, sor and \
-                 sor-ub have)",
+                "--iters {k}: {} runs once, it has no iterations (heat, heat-ub, \
+                 heat-moving, sor and sor-ub have)",
                 other.kernel()
             ),
         }

@@ -445,7 +445,7 @@ fn sim_refuses_bad_input_with_exit_code_2() {
             vec![
                 "sim", "sweep", "heat", "--param", "bl", "--values", "1", "--policy", "ws",
             ],
-            "leave --policy out",
+            "give cab, cab-paper or leave --policy out",
         ),
         (
             vec!["sim", "heat", "--json", "/no/such/dir/x.json"],

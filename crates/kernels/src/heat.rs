@@ -95,6 +95,13 @@ pub(crate) const SYNTAX: &str = "ROWSxCOLS[,leaf=L][,iters=I][,seed=S] with ROWS
 
 /// Parses `ROWSxCOLS[,leaf=L][,iters=I][,seed=S]`; the error is the reason.
 pub(crate) fn parse(s: &str) -> Result<HeatParams, String> {
+    parse_with(s, &[]).map(|(p, _)| p)
+}
+
+/// Parses heat's size string with the option keys `extra` allowed beside heat's own:
+/// heat's parameters, and the options left for the caller to take (only keys of
+/// `extra` remain). The error is the reason.
+pub(crate) fn parse_with<'a>(s: &'a str, extra: &[&str]) -> Result<(HeatParams, Opts<'a>), String> {
     let (main, opts) = size::split(s)?;
     let (rows, cols) = grid::parse_shape(main)?;
     let mut p = HeatParams {
@@ -102,7 +109,9 @@ pub(crate) fn parse(s: &str) -> Result<HeatParams, String> {
         cols,
         ..HeatParams::default()
     };
-    let mut opts = Opts::new(opts, &["leaf", "iters", "seed"])?;
+    let mut known = vec!["leaf", "iters", "seed"];
+    known.extend_from_slice(extra);
+    let mut opts = Opts::new(opts, &known)?;
     if let Some(v) = opts.take("leaf") {
         p.leaf = grid::parse_leaf(v)?;
     }
@@ -112,7 +121,7 @@ pub(crate) fn parse(s: &str) -> Result<HeatParams, String> {
     if let Some(v) = opts.take("seed") {
         p.seed = size::number("seed", v)?;
     }
-    Ok(p)
+    Ok((p, opts))
 }
 
 /// The initial grid (row-major, `rows * cols` cells): hot top edge, cold other edges,
@@ -210,8 +219,9 @@ fn leaf(src: &[f64], dst: &mut [f64], lo: usize, cols: usize) {
 }
 
 /// The leaf's work without declarations (the serial reference runs it outside any
-/// task, so it declares nothing).
-fn compute(src: &[f64], dst: &mut [f64], lo: usize, cols: usize) {
+/// task, so it declares nothing). heat-moving ([`crate::heat_moving`]) runs it on its
+/// leaves' rows too.
+pub(crate) fn compute(src: &[f64], dst: &mut [f64], lo: usize, cols: usize) {
     let hi = lo + dst.len() / cols;
     let window = &src[(lo - 1) * cols..(hi + 1) * cols];
     for (i, out) in dst.chunks_exact_mut(cols).enumerate() {

@@ -14,6 +14,7 @@ use crate::fft::{self, Complex, FftParams};
 use crate::fib::{self, FibParams};
 use crate::ge::{self, GeParams};
 use crate::heat::{self, HeatParams};
+use crate::heat_moving::{self, HeatMovingParams};
 use crate::knapsack::{self, KnapsackParams};
 use crate::mandelbrot::{self, MandelbrotParams};
 use crate::nqueens::{self, NqueensParams};
@@ -35,6 +36,9 @@ pub enum Kernel {
     Sort,
     /// Heat over CATS's unbalanced task tree ([`crate::heat_ub`]).
     HeatUb,
+    /// Heat with a hot band of rows, computed several times, that moves between sweeps
+    /// ([`crate::heat_moving`]).
+    HeatMoving,
     /// Red-black successive over-relaxation ([`crate::sor`]).
     Sor,
     /// SOR over CATS's unbalanced task tree ([`crate::sor_ub`]).
@@ -55,12 +59,13 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel, in the order reports list them.
-    pub const ALL: [Kernel; 13] = [
+    pub const ALL: [Kernel; 14] = [
         Kernel::Fib,
         Kernel::Nqueens,
         Kernel::Heat,
         Kernel::Sort,
         Kernel::HeatUb,
+        Kernel::HeatMoving,
         Kernel::Sor,
         Kernel::SorUb,
         Kernel::Ge,
@@ -79,6 +84,7 @@ impl Kernel {
             Kernel::Heat => "heat",
             Kernel::Sort => "sort",
             Kernel::HeatUb => "heat-ub",
+            Kernel::HeatMoving => "heat-moving",
             Kernel::Sor => "sor",
             Kernel::SorUb => "sor-ub",
             Kernel::Ge => "ge",
@@ -92,8 +98,8 @@ impl Kernel {
 
     /// Whether the kernel is CPU-bound (its time goes to arithmetic on registers and a
     /// small working set: fib, nqueens, mandelbrot, fft, knapsack, as CATS's Table 1
-    /// classes them) rather than memory-bound (heat, sort, sor, ge, mergesort and the
-    /// `-ub` variants). Drivers use it to pick kernel sets.
+    /// classes them) rather than memory-bound (heat, sort, sor, ge, mergesort, the `-ub`
+    /// variants and heat-moving). Drivers use it to pick kernel sets.
     pub fn cpu_bound(self) -> bool {
         match self {
             Kernel::Fib | Kernel::Nqueens | Kernel::Mandelbrot | Kernel::Fft | Kernel::Knapsack => {
@@ -102,6 +108,7 @@ impl Kernel {
             Kernel::Heat
             | Kernel::Sort
             | Kernel::HeatUb
+            | Kernel::HeatMoving
             | Kernel::Sor
             | Kernel::SorUb
             | Kernel::Ge
@@ -116,6 +123,7 @@ impl Kernel {
             Kernel::Fib => fib::SYNTAX,
             Kernel::Nqueens => nqueens::SYNTAX,
             Kernel::Heat | Kernel::HeatUb => heat::SYNTAX,
+            Kernel::HeatMoving => heat_moving::SYNTAX,
             Kernel::Sort | Kernel::Mergesort => sort::SYNTAX,
             Kernel::Sor | Kernel::SorUb => sor::SYNTAX,
             Kernel::Ge | Kernel::GeUb => ge::SYNTAX,
@@ -134,6 +142,7 @@ impl Kernel {
             Kernel::Heat => Params::Heat(HeatParams::default()),
             Kernel::Sort => Params::Sort(SortParams::default()),
             Kernel::HeatUb => Params::HeatUb(HeatParams::default()),
+            Kernel::HeatMoving => Params::HeatMoving(HeatMovingParams::default()),
             Kernel::Sor => Params::Sor(SorParams::default()),
             Kernel::SorUb => Params::SorUb(SorParams::default()),
             Kernel::Ge => Params::Ge(GeParams::default()),
@@ -148,7 +157,8 @@ impl Kernel {
     /// Parses a `--size` string for this kernel; unspecified options keep their defaults.
     ///
     /// fib `"30"` or `"30,cutoff=0"`; nqueens `"11"` or `"11,depth=3"`; heat and heat-ub
-    /// `"1024x512"` or `"1024x512,leaf=8,iters=10"`; sort and mergesort `"1048576"` or
+    /// `"1024x512"` or `"1024x512,leaf=8,iters=10"`; heat-moving heat's and
+    /// `"1024x512,band=64,hot=4"`; sort and mergesort `"1048576"` or
     /// `"1048576,cutoff=4096"`; sor and sor-ub `"1024x512,leaf=8,iters=10,omega=1.25"`;
     /// ge and ge-ub `"512"` or `"512,leaf=8"`; mandelbrot `"256x256,maxiter=256,leaf=4"`;
     /// fft `"262144"` or `"2^18,cutoff=2048"`; knapsack `"48"` or `"48,depth=12"`. Kernels
@@ -161,6 +171,7 @@ impl Kernel {
             Kernel::Heat => heat::parse(s).map(Params::Heat),
             Kernel::Sort => sort::parse(s).map(Params::Sort),
             Kernel::HeatUb => heat::parse(s).map(Params::HeatUb),
+            Kernel::HeatMoving => heat_moving::parse(s).map(Params::HeatMoving),
             Kernel::Sor => sor::parse(s).map(Params::Sor),
             Kernel::SorUb => sor::parse(s).map(Params::SorUb),
             Kernel::Ge => ge::parse(s).map(Params::Ge),
@@ -220,6 +231,8 @@ pub enum Params {
     Sort(SortParams),
     /// Parameters of [`Kernel::HeatUb`] (heat's).
     HeatUb(HeatParams),
+    /// Parameters of [`Kernel::HeatMoving`].
+    HeatMoving(HeatMovingParams),
     /// Parameters of [`Kernel::Sor`].
     Sor(SorParams),
     /// Parameters of [`Kernel::SorUb`] (sor's).
@@ -254,6 +267,7 @@ impl Params {
             Params::Heat(_) => Kernel::Heat,
             Params::Sort(_) => Kernel::Sort,
             Params::HeatUb(_) => Kernel::HeatUb,
+            Params::HeatMoving(_) => Kernel::HeatMoving,
             Params::Sor(_) => Kernel::Sor,
             Params::SorUb(_) => Kernel::SorUb,
             Params::Ge(_) => Kernel::Ge,
@@ -267,16 +281,17 @@ impl Params {
 
     /// The size in bytes of the data the kernel works on: `S_d` of CAB's Eq. 4 for the
     /// root task. Counts every array the timed part reads or writes, scratch included:
-    /// heat `rows * cols * 8 * 2` (two grids); sort and mergesort `n * 8 * 2` (data and
-    /// buffer); sor `rows * ceil(cols / 2) * 8 * 2` (two colour planes, about one grid);
-    /// ge `n * n * 8` (in place); mandelbrot `rows * cols * 4` (the image); fft
-    /// `n * 16 * 2 + n / 2 * 16` (data, scratch, twiddles); knapsack `n * 16` (the
-    /// items); 0 for fib and nqueens (stack only).
+    /// heat and heat-moving `rows * cols * 8 * 2` (two grids); sort and mergesort
+    /// `n * 8 * 2` (data and buffer); sor `rows * ceil(cols / 2) * 8 * 2` (two colour
+    /// planes, about one grid); ge `n * n * 8` (in place); mandelbrot `rows * cols * 4`
+    /// (the image); fft `n * 16 * 2 + n / 2 * 16` (data, scratch, twiddles); knapsack
+    /// `n * 16` (the items); 0 for fib and nqueens (stack only).
     pub fn data_bytes(&self) -> u64 {
         const F64: usize = std::mem::size_of::<f64>();
         match self {
             Params::Fib(_) | Params::Nqueens(_) => 0,
             Params::Heat(p) | Params::HeatUb(p) => bytes(p.rows, p.cols, 2 * F64),
+            Params::HeatMoving(p) => bytes(p.heat.rows, p.heat.cols, 2 * F64),
             Params::Sort(p) | Params::Mergesort(p) => bytes(p.n, 2, std::mem::size_of::<u64>()),
             Params::Sor(p) | Params::SorUb(p) => bytes(p.rows, p.cols.div_ceil(2), 2 * F64),
             Params::Ge(p) | Params::GeUb(p) => bytes(p.n, p.n, F64),
@@ -304,6 +319,7 @@ impl Params {
             | Params::Heat(_)
             | Params::Sort(_)
             | Params::HeatUb(_)
+            | Params::HeatMoving(_)
             | Params::Sor(_)
             | Params::SorUb(_)
             | Params::Ge(_)
@@ -329,6 +345,7 @@ impl fmt::Display for Params {
             Params::Fib(p) => p.fmt(f),
             Params::Nqueens(p) => p.fmt(f),
             Params::Heat(p) | Params::HeatUb(p) => p.fmt(f),
+            Params::HeatMoving(p) => p.fmt(f),
             Params::Sort(p) | Params::Mergesort(p) => p.fmt(f),
             Params::Sor(p) | Params::SorUb(p) => p.fmt(f),
             Params::Ge(p) | Params::GeUb(p) => p.fmt(f),

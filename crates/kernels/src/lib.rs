@@ -7,7 +7,9 @@
 //! then the benchmarks of the CATS and CAB papers: [`heat_ub`], [`sor`], [`sor_ub`],
 //! [`ge`], [`ge_ub`] (memory-bound, balanced and unbalanced task trees, see [`split`]),
 //! [`mergesort`] (with parallel merges), and the CPU-bound [`mandelbrot`], [`fft`] and
-//! [`knapsack`]. Each module documents what it computes and the footprint its leaf tasks
+//! [`knapsack`]; and [`heat_moving`], heat with a band of rows computed several times
+//! that moves between sweeps, so a subtree's work changes from one iteration to the
+//! next. Each module documents what it computes and the footprint its leaf tasks
 //! declare through [`locus::footprint`] (DESIGN.md, "The words").
 //!
 //! Each module also documents the work its tasks declare ([`locus::footprint::work`]):
@@ -50,6 +52,7 @@ pub mod ge;
 pub mod ge_ub;
 mod grid;
 pub mod heat;
+pub mod heat_moving;
 pub mod heat_ub;
 mod kernel;
 pub mod knapsack;

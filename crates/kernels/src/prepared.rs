@@ -19,6 +19,7 @@ use crate::fft::{self, Complex, FftParams};
 use crate::fib::{self, FibParams};
 use crate::ge::{self, GeParams};
 use crate::heat::{self, HeatParams};
+use crate::heat_moving::{self, HeatMovingParams};
 use crate::knapsack::{self, Instance, KnapsackParams};
 use crate::mandelbrot::{self, MandelbrotParams};
 use crate::mergesort;
@@ -57,6 +58,15 @@ enum State {
     Heat {
         split: Split,
         p: HeatParams,
+        init: Vec<f64>,
+        a: Vec<f64>,
+        b: Vec<f64>,
+        expected: Vec<f64>,
+        ran: bool,
+    },
+    /// heat-moving: heat's grids and reference.
+    HeatMoving {
+        p: HeatMovingParams,
         init: Vec<f64>,
         a: Vec<f64>,
         b: Vec<f64>,
@@ -130,6 +140,19 @@ impl State {
         }
     }
 
+    fn heat_moving(p: HeatMovingParams) -> State {
+        let init = heat_moving::initial(&p);
+        let expected = heat_moving::reference(&p, &init);
+        State::HeatMoving {
+            p,
+            a: init.clone(),
+            b: init.clone(),
+            init,
+            expected,
+            ran: false,
+        }
+    }
+
     fn sort(parallel_merge: bool, p: SortParams) -> State {
         let input = sort::input(&p);
         let expected = sort::reference(&input);
@@ -188,6 +211,7 @@ impl Prepared {
             },
             Params::Heat(p) => State::heat(Split::Balanced, p),
             Params::HeatUb(p) => State::heat(Split::Unbalanced, p),
+            Params::HeatMoving(p) => State::heat_moving(p),
             Params::Sort(p) => State::sort(false, p),
             Params::Mergesort(p) => State::sort(true, p),
             Params::Sor(p) => State::sor(Split::Balanced, p),
@@ -251,7 +275,7 @@ impl Prepared {
             State::Fib { got, .. } | State::Nqueens { got, .. } | State::Knapsack { got, .. } => {
                 *got = None;
             }
-            State::Heat { init, a, ran, .. } => {
+            State::Heat { init, a, ran, .. } | State::HeatMoving { init, a, ran, .. } => {
                 // `b` needs no reset: its boundary is never written and the first sweep
                 // overwrites its whole interior before anything reads it.
                 if dirty {
@@ -330,6 +354,13 @@ impl Prepared {
                 let (split, p) = (*split, *p);
                 ex.install(|| {
                     heat::solve_split(ex, split, &p, a, b);
+                });
+                *ran = true;
+            }
+            State::HeatMoving { p, a, b, ran, .. } => {
+                let p = *p;
+                ex.install(|| {
+                    heat_moving::solve(ex, &p, a, b);
                 });
                 *ran = true;
             }
@@ -438,6 +469,21 @@ impl Prepared {
                 // of sweeps, in `b` after an odd number.
                 let got = if p.iters % 2 == 0 { a } else { b };
                 heat::compare(heat::split_name(*split), p, expected, got)
+            }
+            State::HeatMoving {
+                p,
+                a,
+                b,
+                expected,
+                ran,
+                ..
+            } => {
+                if !ran {
+                    return missing();
+                }
+                // As for heat: `a` after an even number of sweeps, `b` after an odd one.
+                let got = if p.heat.iters % 2 == 0 { a } else { b };
+                heat_moving::compare(p, expected, got)
             }
             State::Sort {
                 p,

@@ -5,8 +5,8 @@
 //! process-wide sink.
 //!
 //! Declared work: every kernel declares some, and more for a larger input; fib, heat,
-//! sor, ge (the `-ub` variants too), mandelbrot and nqueens declare exactly what their
-//! module docs say. These tests listen through a thread's own sink (`with_thread_sink`)
+//! sor, ge (the `-ub` variants too), heat-moving, mandelbrot and nqueens declare exactly
+//! what their module docs say. These tests listen through a thread's own sink (`with_thread_sink`)
 //! and run under executors that stay on the calling thread, so they run beside each
 //! other and beside the footprint test.
 
@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use locus::footprint::{self, Access, FootprintSink};
 use locus_kernels::ge::{self, GeParams};
 use locus_kernels::heat::{self, HeatParams};
+use locus_kernels::heat_moving::{self, HeatMovingParams};
 use locus_kernels::mandelbrot::{self, MandelbrotParams};
 use locus_kernels::sor::{self, SorParams};
 use locus_kernels::split::Split;
@@ -267,6 +268,10 @@ fn small_sizes(kernel: Kernel) -> [&'static str; 2] {
         Kernel::Fib => ["15,cutoff=8", "18,cutoff=8"],
         Kernel::Nqueens => ["6,depth=2", "8,depth=2"],
         Kernel::Heat | Kernel::HeatUb => ["20x16,leaf=3,iters=2", "40x16,leaf=3,iters=2"],
+        Kernel::HeatMoving => [
+            "20x16,leaf=3,iters=2,band=4,hot=3",
+            "40x16,leaf=3,iters=2,band=4,hot=3",
+        ],
         Kernel::Sort | Kernel::Mergesort => ["1000,cutoff=64", "2000,cutoff=64"],
         Kernel::Sor | Kernel::SorUb => ["20x16,leaf=3,iters=2", "40x16,leaf=3,iters=2"],
         Kernel::Ge | Kernel::GeUb => ["16,leaf=3", "32,leaf=3"],
@@ -367,6 +372,125 @@ fn heat_declares_its_cells_whatever_the_tree() {
             work, expected,
             "heat-ub {rows}x{cols} leaf {leaf} iters {iters}"
         );
+    }
+}
+
+/// Records each leaf's write and the work declared after it, in order.
+#[derive(Default)]
+struct Leaves(Mutex<Vec<(usize, usize, u64)>>);
+
+impl FootprintSink for Leaves {
+    fn record(&self, access: Access, addr: usize, len: usize) {
+        if access == Access::Write {
+            self.0.lock().unwrap().push((addr, len, 0));
+        }
+    }
+
+    fn work(&self, instructions: u64) {
+        let mut leaves = self.0.lock().unwrap();
+        let last = leaves.last_mut().expect("work after the leaf's write");
+        assert_eq!(last.2, 0, "one work declaration per leaf");
+        last.2 = instructions;
+    }
+}
+
+/// heat-moving's repetitions of grid row `row` in sweep `t`, from the module doc's
+/// rule (independent of [`HeatMovingParams::repetitions`]).
+fn moving_reps(p: &HeatMovingParams, t: usize, row: usize) -> u64 {
+    let n = p.heat.rows - 2;
+    let band = p.band.unwrap_or((n / 4).max(1));
+    let start = t * n / p.heat.iters % n;
+    let i = row - 1;
+    let hot = if start + band <= n {
+        (start..start + band).contains(&i)
+    } else {
+        i >= start || i < start + band - n
+    };
+    if hot {
+        p.hot as u64
+    } else {
+        1
+    }
+}
+
+#[test]
+fn heat_moving_declares_its_repeated_cells_per_leaf() {
+    // (rows, cols, leaf, iters, band, hot): the band wraps in the first (starts 0, 3, 7,
+    // 10, 14 over 18 interior rows, band 6) and in the default-band case (starts 0, 5,
+    // 11 over 17 rows, band 4).
+    for (rows, cols, leaf, iters, band, hot) in [
+        (20, 7, 3, 5, Some(6), 3),
+        (19, 6, 4, 3, None, 8),
+        (12, 5, 2, 4, Some(1), 2),
+        (3, 3, 1, 2, None, 5),
+        (40, 9, 5, 7, Some(38), 4),
+    ] {
+        let p = HeatMovingParams {
+            heat: HeatParams {
+                rows,
+                cols,
+                leaf,
+                iters,
+                ..HeatParams::default()
+            },
+            band,
+            hot,
+        };
+        let what = format!("heat-moving {p}");
+        let init = heat_moving::initial(&p);
+        let (mut a, mut b) = (init.clone(), init.clone());
+        let (a0, b0) = (a.as_ptr() as usize, b.as_ptr() as usize);
+        let sink = Arc::new(Leaves::default());
+        footprint::with_thread_sink(sink.clone(), || {
+            heat_moving::solve(&Serial, &p, &mut a, &mut b);
+        });
+        let leaves = std::mem::take(&mut *sink.0.lock().unwrap());
+
+        // Exact total: every interior cell once per sweep, the band's `hot - 1` more.
+        let interior = (rows - 2) as u64;
+        let band_len = band.unwrap_or(((rows - 2) / 4).max(1)) as u64;
+        let total: u64 = leaves.iter().map(|l| l.2).sum();
+        assert_eq!(
+            total,
+            iters as u64
+                * (interior + (hot as u64 - 1) * band_len)
+                * (cols - 2) as u64
+                * heat::CELL_WORK,
+            "{what}"
+        );
+
+        // Exact per leaf: balanced leaves in row order, the same cut every sweep (heat's),
+        // each declaring its rows' cells times their repetitions in that sweep.
+        let row = cols * F64;
+        let per_sweep = leaves.len() / iters;
+        assert_eq!(per_sweep * iters, leaves.len(), "{what}");
+        let mut works = vec![Vec::new(); iters];
+        for (t, sweep) in leaves.chunks(per_sweep).enumerate() {
+            let dst = if t % 2 == 0 { b0 } else { a0 };
+            let mut next = 1;
+            for &(addr, len, declared) in sweep {
+                let lo = (addr - dst) / row;
+                let n = len / row;
+                assert_eq!(lo, next, "{what}: sweep {t}");
+                assert!((1..=leaf).contains(&n), "{what}: leaf of {n} rows");
+                let reps: u64 = (lo..lo + n).map(|r| moving_reps(&p, t, r)).sum();
+                assert_eq!(
+                    declared,
+                    reps * (cols - 2) as u64 * heat::CELL_WORK,
+                    "{what}: sweep {t}, rows {lo}..{}",
+                    lo + n
+                );
+                works[t].push(declared);
+                next = lo + n;
+            }
+            assert_eq!(next, rows - 1, "{what}: every interior row");
+        }
+
+        // The work per leaf changes between sweeps wherever the band moves past a leaf
+        // without covering the whole interior.
+        let moves = band_len < interior && hot > 1 && iters > 1;
+        let changed = (0..per_sweep).any(|i| works.iter().any(|w| w[i] != works[0][i]));
+        assert_eq!(changed, moves, "{what}: {works:?}");
     }
 }
 

@@ -3,8 +3,8 @@
 //! and the uniform `Prepared` entry (several repetitions, so `reset` is exercised).
 
 use locus_kernels::{
-    fft, fib, ge, ge_ub, heat, heat_ub, knapsack, mandelbrot, mergesort, nqueens, sor, sor_ub,
-    sort, Executor, Kernel, Params, Rayon, Serial,
+    fft, fib, ge, ge_ub, heat, heat_moving, heat_ub, knapsack, mandelbrot, mergesort, nqueens, sor,
+    sor_ub, sort, Executor, Kernel, Params, Rayon, Serial,
 };
 
 /// Small sizes per kernel, including awkward shapes (odd sizes, leaf/cutoff of 1,
@@ -35,6 +35,10 @@ fn small_params() -> Vec<Params> {
         (Kernel::HeatUb, "37x29,leaf=1,iters=4"),
         (Kernel::HeatUb, "70x9,leaf=3,iters=3"),
         (Kernel::HeatUb, "20x20,iters=0"),
+        (Kernel::HeatMoving, "3x3,leaf=1,iters=3"),
+        (Kernel::HeatMoving, "37x29,leaf=1,iters=5,band=30,hot=3"),
+        (Kernel::HeatMoving, "64x40,leaf=8,iters=7"),
+        (Kernel::HeatMoving, "20x20,iters=0"),
         (Kernel::Sor, "3x3,leaf=1,iters=2"),
         (Kernel::Sor, "37x29,leaf=1,iters=3"),
         (Kernel::Sor, "40x40,leaf=4,iters=4,omega=1.9"),
@@ -80,6 +84,7 @@ fn check_all<E: Executor>(ex: &E) {
             Params::Heat(p) => heat::verify(ex, &p),
             Params::Sort(p) => sort::verify(ex, &p),
             Params::HeatUb(p) => heat_ub::verify(ex, &p),
+            Params::HeatMoving(p) => heat_moving::verify(ex, &p),
             Params::Sor(p) => sor::verify(ex, &p),
             Params::SorUb(p) => sor_ub::verify(ex, &p),
             Params::Ge(p) => ge::verify(ex, &p),

@@ -18,6 +18,7 @@ fn sizes() -> Vec<(Kernel, &'static str)> {
         (Kernel::Heat, "66x40,leaf=4,iters=3"),
         (Kernel::Sort, "20000,cutoff=256"),
         (Kernel::HeatUb, "66x40,leaf=4,iters=3"),
+        (Kernel::HeatMoving, "66x40,leaf=4,iters=3,hot=3"),
         (Kernel::Sor, "66x41,leaf=4,iters=2"),
         (Kernel::SorUb, "66x40,leaf=3,iters=2"),
         (Kernel::Ge, "48,leaf=4"),

@@ -95,9 +95,16 @@ fn cats_with_affinity_feeds_every_squad() {
     assert!(outcome.verified, "{}", outcome.detail);
     let stats = ex.pool.policy_stats();
     let explain = ex.pool.explain();
-    assert_eq!(stat(&stats, "leaf_inter_tasks_level2"), Some(4), "{explain}");
+    assert_eq!(
+        stat(&stats, "leaf_inter_tasks_level2"),
+        Some(4),
+        "{explain}"
+    );
     assert_eq!(stat(&stats, "leaf_inter_tasks_level1"), None, "{explain}");
-    assert!(explain.contains("split 2 leaf inter-socket task(s)"), "{explain}");
+    assert!(
+        explain.contains("split 2 leaf inter-socket task(s)"),
+        "{explain}"
+    );
     assert!(explain.contains("iteration affinity"), "{explain}");
     // Iterations 2-4 ran the 4 leaves; iterations 3 and 4 compared them with the one
     // before. On 2 cores 16 workers share the CPU, so which squad runs a leaf is up to

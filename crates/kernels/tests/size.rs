@@ -32,6 +32,7 @@ fn kernel_names() {
             "heat",
             "sort",
             "heat-ub",
+            "heat-moving",
             "sor",
             "sor-ub",
             "ge",

@@ -55,9 +55,7 @@ impl TaskId {
             .0
             .wrapping_sub(parent.0.wrapping_mul(PATH_K))
             .wrapping_sub(1);
-        u32::try_from(index)
-            .ok()
-            .filter(|&i| i <= MAX_SPAWN_INDEX)
+        u32::try_from(index).ok().filter(|&i| i <= MAX_SPAWN_INDEX)
     }
 }
 

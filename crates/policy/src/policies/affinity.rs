@@ -311,7 +311,11 @@ mod tests {
         assert_eq!(contiguous_squad(9, 4, 4), 3, "past the end: the last squad");
         assert_eq!(contiguous_squad(0, 0, 4), 0);
         assert_eq!(contiguous_counts(8, 3), [3, 3, 2]);
-        assert_eq!(contiguous_counts(2, 4), [1, 0, 1, 0], "spread over the machine");
+        assert_eq!(
+            contiguous_counts(2, 4),
+            [1, 0, 1, 0],
+            "spread over the machine"
+        );
     }
 
     #[test]
@@ -325,7 +329,10 @@ mod tests {
         a.started(x, 0);
         assert!(a.may_steal_remote(0), "squad 0 started all its own");
         a.started(y, 0);
-        assert!(a.may_steal_remote(1), "y was taken: nothing left for squad 1");
+        assert!(
+            a.may_steal_remote(1),
+            "y was taken: nothing left for squad 1"
+        );
         assert_eq!(stat(&a, "placement_compared"), 0, "nothing ran before");
         // Iteration 2: y now lives in squad 0; the first() of a known leaf is not asked.
         assert_eq!(a.spawn(x, || unreachable!()), 0);

@@ -313,7 +313,11 @@ mod tests {
         );
         plan.clear();
         bt.plan(0, &mut plan);
-        assert_eq!(plan.last(), Some(&Probe::RemoteInterPools), "squad 0 has none");
+        assert_eq!(
+            plan.last(),
+            Some(&Probe::RemoteInterPools),
+            "squad 0 has none"
+        );
         bt.started(2, &leaf(2), Tier::LeafInter);
         bt.finished(2, Tier::LeafInter);
         plan.clear();

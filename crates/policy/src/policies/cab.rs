@@ -26,8 +26,7 @@ use crate::policies::affinity::{contiguous_counts, contiguous_squad};
 use crate::policies::bitier::{BiTier, Tier};
 use crate::policies::profile::{leaf_order, Partition, Profile, Spawned};
 use crate::{
-    Layout, Place, Policy, Probe, SquadId, Source, TaskCost, TaskId, TaskInfo, WorkerId,
-    WorkerMap,
+    Layout, Place, Policy, Probe, Source, SquadId, TaskCost, TaskId, TaskInfo, WorkerId, WorkerMap,
 };
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -100,8 +100,9 @@ impl Cats {
                 if self.core.affinity.enabled() && !part.cpu_bound {
                     let m = self.core.num_squads();
                     part.feed(&entries, m);
-                    let leaves =
-                        leaf_order(&entries, |id, _| part.tiers.get(id) == Some(&Tier::LeafInter));
+                    let leaves = leaf_order(&entries, |id, _| {
+                        part.tiers.get(id) == Some(&Tier::LeafInter)
+                    });
                     let k = leaves.len();
                     self.core.affinity.preset(
                         leaves
@@ -197,12 +198,7 @@ impl Policy for Cats {
                 self.name()
             ),
             (CPU_BOUND, Some(p)) => format!("{}: {}", self.name(), p.report),
-            (_, Some(p)) => format!(
-                "{}: {}{}",
-                self.name(),
-                p.report,
-                self.core.affinity_line()
-            ),
+            (_, Some(p)) => format!("{}: {}{}", self.name(), p.report, self.core.affinity_line()),
             _ => String::new(),
         }
     }

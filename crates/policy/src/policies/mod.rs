@@ -135,9 +135,7 @@ impl fmt::Display for PolicyKind {
             PolicyKind::Cab(inputs) => write_cab(f, "cab", inputs),
             PolicyKind::CabPaper(inputs) => write_cab(f, "cab-paper", inputs),
             PolicyKind::Cats { cmpi_threshold } => write_cats(f, "cats", cmpi_threshold),
-            PolicyKind::CatsPaper { cmpi_threshold } => {
-                write_cats(f, "cats-paper", cmpi_threshold)
-            }
+            PolicyKind::CatsPaper { cmpi_threshold } => write_cats(f, "cats-paper", cmpi_threshold),
         }
     }
 }
