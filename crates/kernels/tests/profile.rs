@@ -27,6 +27,14 @@ fn opteron_pool(policy: PolicyKind) -> Locus {
     Locus::new(pool)
 }
 
+/// Runs heat of `size` on `ex` once, verified; the policy's statistics and explanation.
+fn run_heat(ex: &Locus, size: &str) -> (Vec<(String, u64)>, String) {
+    let mut heat = Kernel::Heat.parse_size(size).unwrap().prepare();
+    let outcome = heat.run(ex);
+    assert!(outcome.verified, "{}", outcome.detail);
+    (ex.pool.policy_stats(), ex.pool.explain())
+}
+
 #[test]
 fn cats_puts_heats_leaf_inter_socket_tasks_where_their_data_fits_the_l3() {
     if cfg!(miri) {
@@ -35,14 +43,7 @@ fn cats_puts_heats_leaf_inter_socket_tasks_where_their_data_fits_the_l3() {
     let ex = opteron_pool(PolicyKind::CatsPaper {
         cmpi_threshold: None,
     });
-    let mut heat = Kernel::Heat
-        .parse_size("1024x512,leaf=8,iters=3")
-        .unwrap()
-        .prepare();
-    let outcome = heat.run(&ex);
-    assert!(outcome.verified, "{}", outcome.detail);
-    let stats = ex.pool.policy_stats();
-    let explain = ex.pool.explain();
+    let (stats, explain) = run_heat(&ex, "1024x512,leaf=8,iters=3");
     assert_eq!(stat(&stats, "profile_iterations"), Some(1), "{explain}");
     assert_eq!(
         stat(&stats, "cpu_bound"),
@@ -75,8 +76,8 @@ fn cats_puts_heats_leaf_inter_socket_tasks_where_their_data_fits_the_l3() {
     );
     assert!(2 * largest > 6 << 20, "the whole sweep must not fit 6 MiB");
     // Later runs reuse the partition: no second profile.
-    assert!(heat.run(&ex).verified);
-    assert_eq!(stat(&ex.pool.policy_stats(), "profile_iterations"), Some(1));
+    let (stats, _) = run_heat(&ex, "1024x512,leaf=8,iters=3");
+    assert_eq!(stat(&stats, "profile_iterations"), Some(1));
 }
 
 #[test]
@@ -87,14 +88,7 @@ fn cats_with_affinity_feeds_every_squad() {
     let ex = opteron_pool(PolicyKind::Cats {
         cmpi_threshold: None,
     });
-    let mut heat = Kernel::Heat
-        .parse_size("1024x512,leaf=8,iters=4")
-        .unwrap()
-        .prepare();
-    let outcome = heat.run(&ex);
-    assert!(outcome.verified, "{}", outcome.detail);
-    let stats = ex.pool.policy_stats();
-    let explain = ex.pool.explain();
+    let (stats, explain) = run_heat(&ex, "1024x512,leaf=8,iters=4");
     assert_eq!(
         stat(&stats, "leaf_inter_tasks_level2"),
         Some(4),

@@ -164,6 +164,18 @@ impl Affinity {
         st.preset = true;
     }
 
+    /// [`Affinity::preset`] with first homes dealt contiguously: `leaves[i]` of `k` to
+    /// squad `⌊i·m/k⌋` ([`contiguous_squad`]).
+    pub(crate) fn preset_contiguous(&self, leaves: Vec<TaskId>) {
+        let (k, m) = (leaves.len(), self.remaining.len());
+        self.preset(
+            leaves
+                .into_iter()
+                .enumerate()
+                .map(|(i, id)| (id, contiguous_squad(i, k, m))),
+        );
+    }
+
     /// A leaf inter-socket task is spawned: its home, `first()` if it has none yet.
     pub(crate) fn spawn(&self, id: TaskId, first: impl FnOnce() -> SquadId) -> SquadId {
         let mut st = self.state();

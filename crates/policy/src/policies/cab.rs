@@ -200,14 +200,9 @@ impl Cab {
                 let m = self.core.num_squads();
                 let bl = boundary_level(m, self.shared_cache, b, part.data_bytes);
                 if self.core.affinity.enabled() {
-                    let leaves = leaf_order(&entries, |_, e| e.level == bl - 1);
-                    let k = leaves.len();
-                    self.core.affinity.preset(
-                        leaves
-                            .into_iter()
-                            .enumerate()
-                            .map(|(i, id)| (id, contiguous_squad(i, k, m))),
-                    );
+                    self.core
+                        .affinity
+                        .preset_contiguous(leaf_order(&entries, |_, e| e.level == bl - 1));
                 }
                 self.leaf_level.store(bl - 1, Ordering::Release);
                 (part, bl)

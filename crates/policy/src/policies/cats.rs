@@ -23,7 +23,6 @@
 //! homes in depth-first order, subtree `i` of `k` in squad `⌊i·m/k⌋`, and from then on
 //! each leaf goes back to the squad that ran it last (see `affinity.rs`).
 
-use crate::policies::affinity::contiguous_squad;
 use crate::policies::bitier::{BiTier, Tier};
 use crate::policies::profile::{leaf_order, Partition, Profile, Spawned};
 use crate::{Layout, Place, Policy, Probe, Source, TaskCost, TaskInfo, WorkerId, WorkerMap};
@@ -98,18 +97,12 @@ impl Cats {
                 let entries = self.profile.snapshot();
                 let mut part = Partition::new(&entries, self.shared_cache, self.threshold);
                 if self.core.affinity.enabled() && !part.cpu_bound {
-                    let m = self.core.num_squads();
-                    part.feed(&entries, m);
-                    let leaves = leaf_order(&entries, |id, _| {
-                        part.tiers.get(id) == Some(&Tier::LeafInter)
-                    });
-                    let k = leaves.len();
-                    self.core.affinity.preset(
-                        leaves
-                            .into_iter()
-                            .enumerate()
-                            .map(|(i, id)| (id, contiguous_squad(i, k, m))),
-                    );
+                    part.feed(&entries, self.core.num_squads());
+                    self.core
+                        .affinity
+                        .preset_contiguous(leaf_order(&entries, |id, _| {
+                            part.tiers.get(id) == Some(&Tier::LeafInter)
+                        }));
                 }
                 part
             });
