@@ -168,25 +168,52 @@ pub fn solve_split<'g, E: Executor>(
     a: &'g mut [f64],
     b: &'g mut [f64],
 ) -> &'g [f64] {
-    check_shape(p.rows, p.cols);
-    assert!(p.leaf >= 1, "heat: leaf must be at least 1");
+    let cols = p.cols;
+    sweeps(ex, split, "heat", p, a, b, &|_, from, rows, lo| {
+        leaf(from, rows, lo, cols)
+    })
+}
+
+/// The sweeps of heat and its variants: `p.iters` times, the interior rows of the
+/// destination are cut along the `split` tree and each leaf calls
+/// `leaf(sweep, source, rows, first_row)`; then the grids swap. Returns the grid holding
+/// the final state (`a` if `iters` is even, else `b`).
+///
+/// # Panics
+///
+/// Panics (naming `name`) if the grids are not both `rows * cols` long, the grid is
+/// smaller than 3x3, or `leaf` is 0.
+pub(crate) fn sweeps<'g, E, L>(
+    ex: &E,
+    split: Split,
+    name: &str,
+    p: &HeatParams,
+    a: &'g mut [f64],
+    b: &'g mut [f64],
+    leaf: &L,
+) -> &'g [f64]
+where
+    E: Executor,
+    L: Fn(usize, &[f64], &mut [f64], usize) + Sync,
+{
+    grid::check_shape(name, p.rows, p.cols);
+    assert!(p.leaf >= 1, "{name}: leaf must be at least 1");
     assert!(
         a.len() == p.rows * p.cols && b.len() == a.len(),
-        "heat: grid size mismatch"
+        "{name}: grid size mismatch"
     );
     let (mut src, mut dst) = (a, b);
     let interior = p.cols..(p.rows - 1) * p.cols;
-    let cols = p.cols;
-    for _ in 0..p.iters {
+    for sweep in 0..p.iters {
         let from: &[f64] = src;
         split::rows(
             ex,
             split,
             &mut dst[interior.clone()],
             1,
-            cols,
+            p.cols,
             p.leaf,
-            &|rows: &mut [f64], lo| leaf(from, rows, lo, cols),
+            &|rows: &mut [f64], lo| leaf(sweep, from, rows, lo),
         );
         std::mem::swap(&mut src, &mut dst);
     }
@@ -264,14 +291,27 @@ pub fn verify<E: Executor>(ex: &E, p: &HeatParams) -> Outcome {
 
 /// [`verify`] for the `split` tree (heat or heat-ub).
 pub(crate) fn verify_split<E: Executor>(ex: &E, split: Split, p: &HeatParams) -> Outcome {
+    verify_with(ex, split_name(split), p, |a, b| {
+        solve_split(ex, split, p, a, b)
+    })
+}
+
+/// Runs `solve` on heat's initial grids inside `ex`'s pool, timed, and compares the
+/// final grid with heat's serial reference bit for bit: the check of every kernel whose
+/// sweeps compute heat's values (`name` is the kernel's).
+pub(crate) fn verify_with<E, S>(ex: &E, name: &str, p: &HeatParams, solve: S) -> Outcome
+where
+    E: Executor,
+    S: for<'g> FnOnce(&'g mut [f64], &'g mut [f64]) -> &'g [f64] + Send,
+{
     let init = initial(p);
     let expected = reference(p, &init);
     let mut a = init.clone();
     let mut b = init;
     let start = Instant::now();
-    let got = ex.install(|| solve_split(ex, split, p, &mut a, &mut b));
+    let got = ex.install(|| solve(&mut a, &mut b));
     let elapsed = start.elapsed();
-    compare(split_name(split), p, &expected, got).timed(elapsed)
+    compare(name, p, &expected, got).timed(elapsed)
 }
 
 /// The kernel name of each tree.

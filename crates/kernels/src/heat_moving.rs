@@ -30,15 +30,12 @@
 //! Size syntax: heat's ([`HeatParams`]) plus `band=B` and `hot=H`
 //! ([`HeatMovingParams`]).
 
-use std::time::Instant;
-
 use locus::footprint::{read_slice, work, write_slice};
 
 use crate::exec::Executor;
-use crate::grid;
 use crate::heat::{self, HeatParams, CELL_WORK};
 use crate::size;
-use crate::split::{self, Split};
+use crate::split::Split;
 use crate::Outcome;
 
 /// The kernel's name.
@@ -220,8 +217,6 @@ pub fn solve<'g, E: Executor>(
     b: &'g mut [f64],
 ) -> &'g [f64] {
     let h = &p.heat;
-    grid::check_shape(NAME, h.rows, h.cols);
-    assert!(h.leaf >= 1, "{NAME}: leaf must be at least 1");
     assert!(p.hot >= 1, "{NAME}: hot must be at least 1");
     assert!(
         (1..=p.interior_rows()).contains(&p.band_len()),
@@ -229,28 +224,16 @@ pub fn solve<'g, E: Executor>(
         p.band_len(),
         p.interior_rows()
     );
-    assert!(
-        a.len() == h.rows * h.cols && b.len() == a.len(),
-        "{NAME}: grid size mismatch"
-    );
-    let (mut src, mut dst) = (a, b);
-    let interior = h.cols..(h.rows - 1) * h.cols;
     let cols = h.cols;
-    for sweep in 0..h.iters {
-        let band = Band::of(p, sweep);
-        let from: &[f64] = src;
-        split::rows(
-            ex,
-            Split::Balanced,
-            &mut dst[interior.clone()],
-            1,
-            cols,
-            h.leaf,
-            &|rows: &mut [f64], lo| leaf(from, rows, lo, cols, band),
-        );
-        std::mem::swap(&mut src, &mut dst);
-    }
-    src
+    heat::sweeps(
+        ex,
+        Split::Balanced,
+        NAME,
+        h,
+        a,
+        b,
+        &|sweep, from, rows, lo| leaf(from, rows, lo, cols, Band::of(p, sweep)),
+    )
 }
 
 /// Computes destination rows `lo..hi` (`dst` holds exactly those rows) from source rows
@@ -290,14 +273,7 @@ pub(crate) fn compare(p: &HeatMovingParams, expected: &[f64], got: &[f64]) -> Ou
 /// Runs the kernel on `ex` (inside its pool) and checks it bitwise against heat's serial
 /// reference.
 pub fn verify<E: Executor>(ex: &E, p: &HeatMovingParams) -> Outcome {
-    let init = initial(p);
-    let expected = reference(p, &init);
-    let mut a = init.clone();
-    let mut b = init;
-    let start = Instant::now();
-    let got = ex.install(|| solve(ex, p, &mut a, &mut b));
-    let elapsed = start.elapsed();
-    compare(p, &expected, got).timed(elapsed)
+    heat::verify_with(ex, NAME, &p.heat, |a, b| solve(ex, p, a, b))
 }
 
 #[cfg(test)]

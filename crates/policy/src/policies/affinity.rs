@@ -80,6 +80,11 @@ struct State {
     /// The counts still to start were set for this epoch from outside ([`Affinity::expect`]
     /// or [`Affinity::preset`]): a leaf seen for the first time is already counted.
     preset: bool,
+    /// Starts of leaves that ran before, and of those the ones on the same squad.
+    compared: u64,
+    same: u64,
+    /// Leaves that started away from their home (with affinity).
+    moved_home: u64,
 }
 
 /// Homes of leaf inter-socket tasks, and placement stability.
@@ -89,10 +94,8 @@ pub(crate) struct Affinity {
     state: Mutex<State>,
     /// Per squad: leaves homed there not yet started in this epoch.
     remaining: Box<[CachePadded<AtomicU32>]>,
-    same: AtomicU64,
-    compared: AtomicU64,
+    /// Plans that left remote pools out (read without the lock, so an atomic).
     withheld: AtomicU64,
-    moved_home: AtomicU64,
 }
 
 impl Affinity {
@@ -108,10 +111,7 @@ impl Affinity {
             remaining: (0..squads)
                 .map(|_| CachePadded::new(AtomicU32::new(0)))
                 .collect(),
-            same: AtomicU64::new(0),
-            compared: AtomicU64::new(0),
             withheld: AtomicU64::new(0),
-            moved_home: AtomicU64::new(0),
         }
     }
 
@@ -234,10 +234,8 @@ impl Affinity {
             ),
         };
         if home.started != NEVER {
-            self.compared.fetch_add(1, Ordering::Relaxed);
-            if home.squad == squad {
-                self.same.fetch_add(1, Ordering::Relaxed);
-            }
+            st.compared += 1;
+            st.same += u64::from(home.squad == squad);
         }
         if self.enabled && home.spawned == epoch && home.started != epoch {
             let _ = self.remaining[home.squad].fetch_update(
@@ -252,7 +250,7 @@ impl Affinity {
             st.assigned[home.squad] -= 1;
             st.assigned[squad] += 1;
             if self.enabled {
-                self.moved_home.fetch_add(1, Ordering::Relaxed);
+                st.moved_home += 1;
             }
         }
         st.homes.insert(
@@ -281,23 +279,15 @@ impl Affinity {
     /// ratio); with affinity also the searches that did not steal remotely because the
     /// squad's own leaves were still to come, and the leaves that moved home.
     pub(crate) fn stats(&self, out: &mut Vec<(String, u64)>) {
-        out.push((
-            "placement_same_squad".to_string(),
-            self.same.load(Ordering::Relaxed),
-        ));
-        out.push((
-            "placement_compared".to_string(),
-            self.compared.load(Ordering::Relaxed),
-        ));
+        let st = self.state();
+        out.push(("placement_same_squad".to_string(), st.same));
+        out.push(("placement_compared".to_string(), st.compared));
         if self.enabled {
             out.push((
                 "remote_steals_withheld".to_string(),
                 self.withheld.load(Ordering::Relaxed),
             ));
-            out.push((
-                "leaves_moved_home".to_string(),
-                self.moved_home.load(Ordering::Relaxed),
-            ));
+            out.push(("leaves_moved_home".to_string(), st.moved_home));
         }
     }
 }

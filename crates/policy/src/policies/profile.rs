@@ -149,14 +149,12 @@ pub(crate) fn leaf_order(
     entries: &HashMap<TaskId, Entry>,
     is_leaf: impl Fn(&TaskId, &Entry) -> bool,
 ) -> Vec<TaskId> {
-    let mut children: HashMap<TaskId, Vec<TaskId>> = HashMap::new();
-    let mut tops = Vec::new();
-    for (id, e) in entries {
-        match e.parent {
-            Some(p) if entries.contains_key(&p) => children.entry(p).or_default().push(*id),
-            _ => tops.push(*id),
-        }
-    }
+    let mut children = children(entries);
+    let mut tops: Vec<TaskId> = entries
+        .iter()
+        .filter(|(_, e)| e.parent.is_none_or(|p| !entries.contains_key(&p)))
+        .map(|(id, _)| *id)
+        .collect();
     let order = |parent: Option<TaskId>, id: &TaskId| {
         let index = parent.and_then(|p| id.index_in(p)).unwrap_or(u32::MAX);
         (index, *id)
@@ -183,12 +181,7 @@ impl Partition {
     /// is twice one squad's cache two subtrees, and leaves half of four squads idle.
     /// Returns how many were split.
     pub(crate) fn feed(&mut self, entries: &HashMap<TaskId, Entry>, squads: usize) -> usize {
-        let mut children: HashMap<TaskId, Vec<TaskId>> = HashMap::new();
-        for (id, e) in entries {
-            if let Some(p) = e.parent {
-                children.entry(p).or_default().push(*id);
-            }
-        }
+        let children = children(entries);
         let mut split = 0;
         loop {
             let leaves: Vec<TaskId> = self
@@ -362,6 +355,17 @@ impl Partition {
         }
         out
     }
+}
+
+/// The children of each task of `entries` that has any, in no particular order.
+fn children(entries: &HashMap<TaskId, Entry>) -> HashMap<TaskId, Vec<TaskId>> {
+    let mut children: HashMap<TaskId, Vec<TaskId>> = HashMap::new();
+    for (id, e) in entries {
+        if let Some(p) = e.parent {
+            children.entry(p).or_default().push(*id);
+        }
+    }
+    children
 }
 
 /// Leaf inter-socket tasks of `tiers`, counted by level.
