@@ -29,13 +29,20 @@
 //! the squad that ran it in the previous iteration (first: subtree `i` of `k` to squad
 //! `⌊i·m/k⌋`), and a head steals from other squads' pools only once its squad has
 //! started all its own; `cats` also splits Fig. 6's leaves until every squad has one.
-//! `cab-paper` and `cats-paper` are the published algorithms. Every bi-tier policy
-//! counts placement stability (`placement_same_squad` of `placement_compared`).
+//! They place the chunks of parallel loops ([`TaskInfo::loop_chunks`]) the same way,
+//! outside the tiers: chunk `i` of `k` first to squad `⌊i·m/k⌋`'s shared queue, then
+//! back to the squad that ran it last, where any worker of the squad takes it; a worker
+//! whose squad has nothing left steals one chunk at a time from another squad (`cats`
+//! not once it has found the program CPU-bound). `cab-paper` and `cats-paper` are the
+//! published algorithms. Every bi-tier policy counts placement stability of its leaf
+//! inter-socket tasks (`placement_same_squad` of `placement_compared`); the engines count
+//! it for loop chunks under every policy ([`ChunkPlacement`]).
 
 #![deny(missing_docs)]
 
 mod decision;
 mod policies;
+mod stability;
 mod task;
 mod workers;
 
@@ -45,7 +52,8 @@ pub use policies::{
     CabInputs, Cats, Central, Mts, PolicyError, PolicyKind, RoundRobin, Tier, WorkStealing,
     DEFAULT_CMPI_THRESHOLD,
 };
-pub use task::{TaskCost, TaskId, TaskInfo, MAX_SPAWN_INDEX};
+pub use stability::{ChunkPlacement, CHUNK_COMPARED, CHUNK_SAME_SQUAD};
+pub use task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
 pub use workers::{SquadId, WorkerId, WorkerMap};
 
 /// A scheduling policy: decisions only (see the crate documentation).
@@ -105,13 +113,19 @@ pub trait Policy: Send + Sync + std::fmt::Debug {
     }
 }
 
-/// Placement stability from a policy's statistics ([`Policy::stats`]): the fraction of
-/// starts of leaf inter-socket tasks that ran on the same squad as the time before, or
-/// `None` where nothing was compared (not a bi-tier policy, one squad, one iteration).
+/// Placement stability from a run's statistics (a policy's [`Policy::stats`] and the
+/// engine's [`ChunkPlacement::stats`]): the fraction of starts of leaf inter-socket tasks
+/// and loop chunks that ran on the same squad as the time before, or `None` where
+/// nothing was compared (neither kind of task, one squad, one iteration).
 pub fn placement_stability(stats: &[(String, u64)]) -> Option<f64> {
-    let get = |name: &str| stats.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
-    match (get("placement_same_squad"), get("placement_compared")) {
-        (Some(same), Some(compared)) if compared > 0 => Some(same as f64 / compared as f64),
-        _ => None,
-    }
+    let get = |name: &str| {
+        stats
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, v)| *v)
+            .sum::<u64>()
+    };
+    let same = get("placement_same_squad") + get(stability::CHUNK_SAME_SQUAD);
+    let compared = get("placement_compared") + get(stability::CHUNK_COMPARED);
+    (compared > 0).then(|| same as f64 / compared as f64)
 }

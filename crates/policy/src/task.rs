@@ -92,7 +92,36 @@ pub struct TaskInfo {
     pub id: TaskId,
     /// Its depth in the DAG: a root is level 0, its children level 1.
     pub level: u32,
+    /// For a chunk of a parallel loop (`for_range`), the number of chunks of that loop;
+    /// 0 for any other task. A chunk's index within its loop is
+    /// [`TaskInfo::chunk_index`].
+    pub loop_chunks: u32,
 }
+
+impl TaskInfo {
+    /// Whether the task is a chunk of a parallel loop.
+    #[inline]
+    pub fn is_loop_chunk(&self) -> bool {
+        self.loop_chunks != 0
+    }
+
+    /// The index of this loop chunk within its loop (0 for the first), given the task
+    /// that ran the loop; `None` for a task that is not a chunk, or past
+    /// [`MAX_SPAWN_INDEX`].
+    #[inline]
+    pub fn chunk_index(&self, parent: &TaskInfo) -> Option<u32> {
+        if !self.is_loop_chunk() {
+            return None;
+        }
+        self.id
+            .index_in(parent.id)
+            .and_then(|i| i.checked_sub(FIRST_SCOPE_SPAWN))
+    }
+}
+
+/// The spawn index of the first task a task spawns into a scope (0 and 1 are the halves
+/// of its joins): chunk `i` of a parallel loop is spawn `FIRST_SCOPE_SPAWN + i`.
+pub const FIRST_SCOPE_SPAWN: u32 = 2;
 
 /// What a task itself cost, its nested tasks excluded, as a counter source measured it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -169,6 +198,29 @@ mod tests {
         assert_eq!(root.child(MAX_SPAWN_INDEX + 1).index_in(root), None);
         assert_eq!(root.child(0).child(1).index_in(root), None, "a grandchild");
         assert_eq!(root.child(1).index_in(root.child(0)), None, "a sibling");
+    }
+
+    #[test]
+    fn a_chunk_knows_its_index_in_the_loop() {
+        let parent = TaskInfo {
+            id: TaskId(9),
+            level: 1,
+            loop_chunks: 0,
+        };
+        let chunk = |i: u32, chunks: u32| TaskInfo {
+            id: parent.id.child(FIRST_SCOPE_SPAWN + i),
+            level: 2,
+            loop_chunks: chunks,
+        };
+        assert_eq!(chunk(0, 5).chunk_index(&parent), Some(0));
+        assert_eq!(chunk(4, 5).chunk_index(&parent), Some(4));
+        assert_eq!(chunk(4, 0).chunk_index(&parent), None, "not a chunk");
+        let half = TaskInfo {
+            id: parent.id.child(1),
+            level: 2,
+            loop_chunks: 3,
+        };
+        assert_eq!(half.chunk_index(&parent), None, "a join's half is no chunk");
     }
 
     #[test]

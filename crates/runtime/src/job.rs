@@ -202,6 +202,7 @@ impl<F: FnOnce() + Send> HeapJob<F> {
         let info = TaskInfo {
             id: locus_policy::TaskId(0),
             level: 0,
+            loop_chunks: 0,
         };
         Box::new(HeapJob {
             header: JobHeader { info },

@@ -420,10 +420,13 @@ impl ThreadPool {
         text
     }
 
-    /// The policy's own statistics by name (for example inter-socket tasks taken per
-    /// squad, busy refusals, profile iterations), cumulative since the pool started.
+    /// The scheduling statistics by name, cumulative since the pool started: the
+    /// policy's own (for example inter-socket tasks taken per squad, busy refusals,
+    /// profile iterations), then, on a pool of two squads or more, the pool's count of
+    /// loop chunks that ran on the same squad as the time before (`chunk_same_squad` of
+    /// `chunk_compared`, see `locus_policy::ChunkPlacement`).
     pub fn policy_stats(&self) -> Vec<(String, u64)> {
-        self.registry.policy.stats()
+        self.registry.policy_stats()
     }
 
     /// A snapshot of the per-worker statistics (see [`PoolStats::since`]).

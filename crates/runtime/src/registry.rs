@@ -34,7 +34,8 @@ use crate::sync::AtomicBool;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 use locus_policy::{
-    Layout, Order, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo, Victims, WorkerMap,
+    ChunkPlacement, Layout, Order, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo,
+    Victims, WorkerMap, FIRST_SCOPE_SPAWN,
 };
 use locus_topo::Topology;
 use std::cell::{Cell, RefCell};
@@ -67,6 +68,8 @@ pub(crate) struct Registry {
     /// Per squad, the heads of all squads, that squad's first: whom to wake for an
     /// inter-socket task (only heads take them).
     heads_from: Box<[Box<[usize]>]>,
+    /// Where loop chunks ran, for placement stability; only with two squads or more.
+    chunk_placement: Option<ChunkPlacement>,
     /// Where per-task costs come from, for policies that ask for them.
     pub(crate) counter_source: Option<Arc<dyn CounterSource>>,
     injector: Injector<JobRef>,
@@ -127,6 +130,7 @@ impl Registry {
                         .collect()
                 })
                 .collect(),
+            chunk_placement: (map.num_squads() > 1).then(ChunkPlacement::new),
             counter_source,
             injector: Injector::new(),
             sleep: Sleep::new(n),
@@ -143,6 +147,23 @@ impl Registry {
 
     pub(crate) fn num_workers(&self) -> usize {
         self.map.num_workers()
+    }
+
+    /// Loop chunk `id` starts on a worker of `squad`.
+    #[cold]
+    fn chunk_started(&self, id: TaskId, squad: usize) {
+        if let Some(p) = &self.chunk_placement {
+            p.started(id, squad);
+        }
+    }
+
+    /// The policy's statistics, then the engine's placement counts of loop chunks.
+    pub(crate) fn policy_stats(&self) -> Vec<(String, u64)> {
+        let mut out = self.policy.stats();
+        if let Some(p) = &self.chunk_placement {
+            p.stats(&mut out);
+        }
+        out
     }
 
     pub(crate) fn stats(&self) -> PoolStats {
@@ -191,6 +212,7 @@ impl Registry {
         let info = TaskInfo {
             id: TaskId::root(location),
             level: 0,
+            loop_chunks: 0,
         };
         let job = crate::job::StackJob::new(
             info,
@@ -231,6 +253,7 @@ impl Registry {
                 id: TaskId(0),
                 level: 0,
                 spawned: 0,
+                loop_chunks: 0,
             }),
             plan: Cell::new(Vec::with_capacity(4)),
             scratch: Cell::new(Vec::new()),
@@ -270,10 +293,9 @@ pub(crate) struct TaskCtx {
     pub(crate) level: u32,
     /// Spawns this task has made into the scope it is spawning into now.
     pub(crate) spawned: u32,
+    /// The task's own [`TaskInfo::loop_chunks`].
+    pub(crate) loop_chunks: u32,
 }
-
-/// The child index of the first scope spawn; 0 and 1 are a `join`'s halves.
-const FIRST_SPAWN: u32 = 2;
 
 impl TaskCtx {
     pub(crate) fn of(info: TaskInfo) -> TaskCtx {
@@ -281,6 +303,7 @@ impl TaskCtx {
             id: info.id,
             level: info.level,
             spawned: 0,
+            loop_chunks: info.loop_chunks,
         }
     }
 
@@ -288,6 +311,7 @@ impl TaskCtx {
         TaskInfo {
             id: self.id,
             level: self.level,
+            loop_chunks: self.loop_chunks,
         }
     }
 
@@ -299,20 +323,24 @@ impl TaskCtx {
             TaskInfo {
                 id: self.id.child(0),
                 level,
+                loop_chunks: 0,
             },
             TaskInfo {
                 id: self.id.child(1),
                 level,
+                loop_chunks: 0,
             },
         )
     }
 
-    /// The identity of this task's next spawn into the current scope, counting it.
+    /// The identity of this task's next spawn into the current scope, counting it:
+    /// `loop_chunks` is the number of chunks of the loop it is a chunk of, 0 if none.
     #[inline]
-    pub(crate) fn next_spawn(&mut self) -> TaskInfo {
+    pub(crate) fn next_spawn(&mut self, loop_chunks: u32) -> TaskInfo {
         let info = TaskInfo {
-            id: self.id.child(FIRST_SPAWN + self.spawned),
+            id: self.id.child(FIRST_SCOPE_SPAWN + self.spawned),
             level: self.level + 1,
+            loop_chunks,
         };
         self.spawned += 1;
         info
@@ -373,6 +401,9 @@ impl WorkerThread {
         let info = unsafe { job.info() };
         let saved = self.ctx.replace(TaskCtx::of(info));
         self.count_tasks(1);
+        if info.is_loop_chunk() {
+            self.registry.chunk_started(info.id, self.squad);
+        }
         if self.events {
             let costed = self.task_begin(&info, source);
             // SAFETY: as above. Jobs catch their closures' panics, so this returns.
@@ -449,7 +480,14 @@ impl WorkerThread {
             }
             Place::Squad(squad) => {
                 registry.squad_queues[squad].push(job);
-                registry.sleep.new_work(registry.map.squad(squad));
+                if squad == self.squad {
+                    registry.sleep.new_work(registry.map.squad(squad));
+                } else {
+                    // Another squad's work (a loop chunk sent home): it should start
+                    // there, not wait for this worker to steal it back, so the wake-up
+                    // must not be lost.
+                    registry.sleep.new_foreign_work(registry.map.squad(squad));
+                }
             }
             Place::Central => {
                 registry.central.push(job);

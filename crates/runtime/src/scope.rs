@@ -116,6 +116,15 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
+        self.spawn_as(body, 0);
+    }
+
+    /// [`Scope::spawn`] of a task that is a chunk of a parallel loop of `loop_chunks`
+    /// chunks (see `locus_policy::TaskInfo::loop_chunks`); 0 for a plain spawn.
+    fn spawn_as<BODY>(&self, body: BODY, loop_chunks: u32)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
         self.latch.increment();
         let scope_ptr = ScopePtr(self as *const Scope<'scope>);
         let job = HeapJob::new(
@@ -135,7 +144,7 @@ impl<'scope> Scope<'scope> {
         match WorkerThread::current() {
             Some(worker) if std::ptr::eq(&*worker.registry, &*self.registry) => {
                 let mut ctx = worker.ctx.get();
-                let info = ctx.next_spawn();
+                let info = ctx.next_spawn(loop_chunks);
                 worker.ctx.set(ctx);
                 // SAFETY: the job borrows only what outlives `'scope`, and the scope
                 // waits for it; the ref is pushed once.
@@ -146,6 +155,7 @@ impl<'scope> Scope<'scope> {
                 let info = locus_policy::TaskInfo {
                     id: self.owner_task.id.child(u32::MAX - index),
                     level: self.owner_task.level + 1,
+                    loop_chunks,
                 };
                 // SAFETY: as above.
                 self.registry.inject(unsafe { job.into_job_ref(info) });
@@ -184,7 +194,11 @@ unsafe impl<T: Sync> Send for ScopePtr<T> {}
 ///
 /// Chunk `i` is the `i`-th spawn of the scope the loop opens, so its task id is the same
 /// in every call from the same place (in a loop of the same task, too): loop chunks are
-/// recognisable across iterations.
+/// recognisable across iterations. Each chunk is marked as one of the loop's chunks
+/// (`locus_policy::TaskInfo::loop_chunks`), so a policy may place it (`cab` and `cats`
+/// send chunk `i` of `k` to squad `⌊i·m/k⌋` first, then back to the squad that ran it
+/// last), and on two squads or more the pool counts how many chunks ran on the same
+/// squad as the time before ([`crate::ThreadPool::policy_stats`]).
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -204,11 +218,12 @@ where
     }
     let grain = grain.max(1);
     let body = &body;
+    let chunks = u32::try_from(range.len().div_ceil(grain)).unwrap_or(u32::MAX);
     scope(|s| {
         let mut lo = range.start;
         while lo < range.end {
             let hi = lo + grain.min(range.end - lo);
-            s.spawn(move |_| body(lo..hi));
+            s.spawn_as(move |_| body(lo..hi), chunks);
             lo = hi;
         }
     });

@@ -175,3 +175,69 @@ fn with_one_squad_the_bi_tier_policies_are_plain_work_stealing() {
         assert_eq!(pool.install(|| locus::join(|| 1, || 2)), (1, 2));
     }
 }
+
+/// A parallel loop run three times in one task: every index once per run under every
+/// policy, and on two squads the pool compares every chunk's squad from the second run
+/// on (placement stability), whoever places the chunks.
+#[test]
+fn loop_chunks_run_once_and_their_placement_is_counted() {
+    const N: usize = if cfg!(miri) { 64 } else { 4096 };
+    const GRAIN: usize = 64;
+    let chunks = N.div_ceil(GRAIN) as u64;
+    let policies: [PolicyKind; 5] = [
+        "ws".parse().unwrap(),
+        "mts".parse().unwrap(),
+        "cab".parse().unwrap(),
+        "cab-paper".parse().unwrap(),
+        "cats".parse().unwrap(),
+    ];
+    for policy in policies {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(4)
+            .policy(policy)
+            .topology(Topology::parse_spec("2x2").unwrap())
+            .counters(CounterKind::Declared)
+            .build()
+            .unwrap();
+        let data = vec![0u8; N * 64];
+        pool.install(|| {
+            for run in 0..3 {
+                let marks: Vec<AtomicU8> = (0..N).map(|_| AtomicU8::new(0)).collect();
+                locus::for_range(0..N, GRAIN, |range| {
+                    locus::footprint::write_slice(&data[range.start * 64..range.end * 64]);
+                    for i in range {
+                        marks[i].fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+                assert!(
+                    marks.iter().all(|m| m.load(Ordering::Relaxed) == 1),
+                    "{policy}, run {run}: an index did not run exactly once"
+                );
+            }
+        });
+        assert_eq!(
+            policy_stat(&pool, "chunk_compared"),
+            Some(2 * chunks),
+            "{policy}: {:?}",
+            pool.policy_stats()
+        );
+        let same = policy_stat(&pool, "chunk_same_squad").unwrap();
+        assert!(same <= 2 * chunks, "{policy}");
+        if policy.to_string() == "cab" {
+            assert!(
+                policy_stat(&pool, "chunks_moved_home").is_some(),
+                "cab keeps the homes of loop chunks: {:?}",
+                pool.policy_stats()
+            );
+        }
+    }
+    // One squad: nothing to compare, and nothing counted.
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .policy("cab".parse().unwrap())
+        .topology(Topology::parse_spec("1x2").unwrap())
+        .build()
+        .unwrap();
+    pool.install(|| locus::for_range(0..100, 10, |_| {}));
+    assert_eq!(policy_stat(&pool, "chunk_compared"), None);
+}

@@ -40,7 +40,8 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use locus_policy::{
-    Layout, Order, Place, Policy, PolicyKind, Probe, Source, TaskCost, TaskInfo, Victims, WorkerMap,
+    ChunkPlacement, Layout, Order, Place, Policy, PolicyKind, Probe, Source, TaskCost, TaskInfo,
+    Victims, WorkerMap,
 };
 use locus_topo::Topology;
 use serde::Serialize;
@@ -192,15 +193,16 @@ pub struct SimResult {
     pub sched: WorkerCounts,
     /// Scheduling counters per worker.
     pub per_worker: Vec<WorkerCounts>,
-    /// The policy's own statistics, by name.
+    /// The policy's own statistics, by name, then the engine's placement counts of loop
+    /// chunks (`chunk_same_squad` of `chunk_compared`) where there are two squads or more.
     pub policy_stats: Vec<(String, u64)>,
     /// What the policy decided and why (`--explain`).
     pub explain: String,
     /// The timeline, when [`SimConfig::trace`] asked for one.
     #[serde(skip)]
     pub timeline: Option<Timeline>,
-    /// Placement stability of the leaf inter-socket tasks (see
-    /// [`locus_policy::placement_stability`]), where the policy has them.
+    /// Placement stability of the leaf inter-socket tasks and loop chunks (see
+    /// [`locus_policy::placement_stability`]), where there are any.
     pub placement_stability: Option<f64>,
 }
 
@@ -323,6 +325,8 @@ struct Sim<'w> {
     finished_tasks: usize,
     plan: Vec<Probe>,
     trace: Option<TraceBuf>,
+    /// Where loop chunks ran, for placement stability; only with two squads or more.
+    chunk_placement: Option<ChunkPlacement>,
 }
 
 /// The timeline being recorded.
@@ -402,6 +406,7 @@ impl<'w> Sim<'w> {
                 last: vec![None; n],
                 ..TraceBuf::default()
             }),
+            chunk_placement: (squads > 1).then(ChunkPlacement::new),
         }
     }
 
@@ -670,6 +675,9 @@ impl<'w> Sim<'w> {
     /// Starts `task` on `w`, on top of whatever it runs.
     fn start(&mut self, w: usize, task: u32, source: Source, queued: bool) {
         let info = self.info(task);
+        if let (true, Some(p)) = (info.is_loop_chunk(), &self.chunk_placement) {
+            p.started(info.id, self.workers[w].squad);
+        }
         let (events, costed) = if self.layout.task_events {
             self.policy.task_started(w, &info, source);
             (true, self.policy.wants_cost())
@@ -942,7 +950,10 @@ impl<'w> Sim<'w> {
             slices: t.slices,
             flows: t.flows,
         });
-        let policy_stats = self.policy.stats();
+        let mut policy_stats = self.policy.stats();
+        if let Some(p) = &self.chunk_placement {
+            p.stats(&mut policy_stats);
+        }
         SimResult {
             placement_stability: locus_policy::placement_stability(&policy_stats),
             policy: policy.to_string(),

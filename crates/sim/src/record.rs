@@ -37,7 +37,7 @@ use std::sync::Arc;
 
 use locus::footprint::{self, Access, FootprintSink};
 use locus_kernels::{Executor, Params};
-use locus_policy::{TaskId, TaskInfo};
+use locus_policy::{TaskId, TaskInfo, FIRST_SCOPE_SPAWN};
 
 /// Bytes per page of the compacted address space (and of the simulated NUMA memory).
 pub const PAGE_SIZE: u64 = 4096;
@@ -314,8 +314,8 @@ impl Executor for Recorder {
         let location = Location::caller();
         let forked = with_builder(|builder| {
             let (parent, made_up) = builder.current_or_root(location);
-            let ia = builder.child(parent, 0);
-            let ib = builder.child(parent, 1);
+            let ia = builder.child(parent, 0, 0);
+            let ib = builder.child(parent, 1, 0);
             builder.fork(parent, Step::Join(ia, ib));
             (ia, ib, made_up)
         });
@@ -338,13 +338,14 @@ impl Executor for Recorder {
             return;
         }
         let scope = with_builder(|builder| builder.current_or_root(location));
+        let chunks = u32::try_from(range.len().div_ceil(grain)).unwrap_or(u32::MAX);
         let mut lo = range.start;
         let mut spawned = 0;
         while lo < range.end {
             let hi = lo + grain.min(range.end - lo);
             let child = scope.map(|(parent, _)| {
                 with_builder(|builder| {
-                    let c = builder.child(parent, 2 + spawned);
+                    let c = builder.child(parent, FIRST_SCOPE_SPAWN + spawned, chunks);
                     builder.fork(parent, Step::Spawn(c));
                     c
                 })
@@ -424,6 +425,7 @@ impl Builder {
         let info = TaskInfo {
             id: TaskId::root(location),
             level: 0,
+            loop_chunks: 0,
         };
         let r = self.new_task(info, None);
         self.roots.push(r);
@@ -443,11 +445,13 @@ impl Builder {
         }
     }
 
-    fn child(&mut self, parent: u32, index: u32) -> u32 {
+    /// A new child of `parent`, its `index`-th spawn; `loop_chunks` as in [`TaskInfo`].
+    fn child(&mut self, parent: u32, index: u32, loop_chunks: u32) -> u32 {
         let p = self.tasks[parent as usize].info;
         let info = TaskInfo {
             id: p.id.child(index),
             level: p.level + 1,
+            loop_chunks,
         };
         self.new_task(info, Some(parent))
     }

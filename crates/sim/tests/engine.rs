@@ -74,6 +74,7 @@ fn task(id: u64, level: u32) -> TaskInfo {
     TaskInfo {
         id: TaskId(id),
         level,
+        loop_chunks: 0,
     }
 }
 

@@ -85,6 +85,10 @@ struct State {
     same: u64,
     /// Leaves that started away from their home (with affinity).
     moved_home: u64,
+    /// Loop chunks (by id): the squad that last ran each, or its first home.
+    chunk_homes: HashMap<TaskId, SquadId>,
+    /// Chunks that started away from their home.
+    chunks_moved_home: u64,
 }
 
 /// Homes of leaf inter-socket tasks, and placement stability.
@@ -263,6 +267,37 @@ impl Affinity {
         );
     }
 
+    /// A loop chunk is spawned: its home, `first()` if it has none yet. A chunk is not
+    /// a leaf: if a partition made it one (a flat loop's chunks are the leaves of its
+    /// tree), it is taken out of the leaves, so no squad waits for it as a leaf.
+    pub(crate) fn chunk_home(&self, id: TaskId, first: impl FnOnce() -> SquadId) -> SquadId {
+        let mut st = self.state();
+        if let Some(&squad) = st.chunk_homes.get(&id) {
+            return squad;
+        }
+        if let Some(leaf) = st.homes.remove(&id) {
+            st.assigned[leaf.squad] -= 1;
+            if leaf.started != st.epoch {
+                let _ = self.remaining[leaf.squad].fetch_update(
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                    |r| r.checked_sub(1),
+                );
+            }
+        }
+        let squad = first().min(self.remaining.len() - 1);
+        st.chunk_homes.insert(id, squad);
+        squad
+    }
+
+    /// A loop chunk starts in `squad`, which becomes its home.
+    pub(crate) fn chunk_started(&self, id: TaskId, squad: SquadId) {
+        let mut st = self.state();
+        if let Some(home) = st.chunk_homes.insert(id, squad) {
+            st.chunks_moved_home += u64::from(home != squad);
+        }
+    }
+
     /// Whether the head of `squad` may take leaf inter-socket tasks from other squads'
     /// pools: always when paper-faithful, else once its own squad has started every leaf
     /// homed there in this iteration.
@@ -277,7 +312,8 @@ impl Affinity {
 
     /// `placement_same_squad` of `placement_compared` starts (the stability is their
     /// ratio); with affinity also the searches that did not steal remotely because the
-    /// squad's own leaves were still to come, and the leaves that moved home.
+    /// squad's own leaves were still to come, and the leaves and loop chunks that moved
+    /// home.
     pub(crate) fn stats(&self, out: &mut Vec<(String, u64)>) {
         let st = self.state();
         out.push(("placement_same_squad".to_string(), st.same));
@@ -288,6 +324,7 @@ impl Affinity {
                 self.withheld.load(Ordering::Relaxed),
             ));
             out.push(("leaves_moved_home".to_string(), st.moved_home));
+            out.push(("chunks_moved_home".to_string(), st.chunks_moved_home));
         }
     }
 }

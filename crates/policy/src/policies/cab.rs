@@ -145,6 +145,11 @@ impl Cab {
             CabInputs::Level(bl) => (bl - 1).min(NO_TIER - 1),
             CabInputs::Auto => LEVEL_UNKNOWN,
         };
+        let core = if leaf_level == NO_TIER {
+            core.without_chunks()
+        } else {
+            core
+        };
         let positions = match inputs {
             _ if !affinity || leaf_level >= NO_TIER => None,
             CabInputs::Given { branching, .. } => Some(Positions::new(branching)),
@@ -245,11 +250,14 @@ impl Policy for Cab {
         if self.leaf_level.load(Ordering::Acquire) == NO_TIER {
             return Layout::deques();
         }
-        BiTier::layout()
+        self.core.layout()
     }
 
     fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
         self.spawned(parent, task);
+        if let Some(place) = self.core.place_chunk(spawner, parent, task) {
+            return place;
+        }
         let tier = self.tier(task.level);
         self.note_position(parent, task, tier);
         match tier {
@@ -271,7 +279,7 @@ impl Policy for Cab {
     fn search(&self, worker: WorkerId, plan: &mut Vec<Probe>) {
         match self.tier(0) {
             Some(_) => self.core.plan(worker, plan),
-            None => self.core.ws_plan(plan),
+            None => self.core.ws_plan(worker, plan),
         }
     }
 
@@ -280,13 +288,18 @@ impl Policy for Cab {
     }
 
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, _source: Source) {
-        if let Some(tier) = self.tier(task.level) {
+        if self.core.is_placed_chunk(task) {
+            self.core.chunk_started(worker, task);
+        } else if let Some(tier) = self.tier(task.level) {
             self.core.started(worker, task, tier);
         }
     }
 
     fn task_finished(&self, worker: WorkerId, task: &TaskInfo, cost: Option<&TaskCost>) {
-        match (self.tier(task.level), cost) {
+        let tier = self
+            .tier(task.level)
+            .filter(|_| !self.core.is_placed_chunk(task));
+        match (tier, cost) {
             (Some(tier), _) => self.core.finished(worker, tier),
             (None, Some(cost)) => self.profile.finished(task, cost),
             (None, None) => {}
@@ -389,6 +402,7 @@ mod tests {
         let t = |level: u32| TaskInfo {
             id: crate::TaskId(level.into()),
             level,
+            loop_chunks: 0,
         };
         assert!(cab.parent_first(0, &t(1), &t(2)), "locus level 2 = BL 3");
         assert!(!cab.parent_first(0, &t(2), &t(3)));
@@ -413,6 +427,7 @@ mod tests {
         let t = |level: u32| TaskInfo {
             id: crate::TaskId(level.into()),
             level,
+            loop_chunks: 0,
         };
         let root = t(0);
         assert_eq!(cab.place(2, &root, &t(2)), Place::InterPool(1));
@@ -432,11 +447,13 @@ mod tests {
         let root = TaskInfo {
             id: TaskId(5),
             level: 0,
+            loop_chunks: 0,
         };
         let kids = |p: &TaskInfo| {
             [0, 1].map(|i| TaskInfo {
                 id: p.id.child(i),
                 level: p.level + 1,
+                loop_chunks: 0,
             })
         };
         let [a, b] = kids(&root);

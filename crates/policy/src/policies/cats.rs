@@ -88,6 +88,14 @@ impl Cats {
         )
     }
 
+    /// Whether loop chunks go home: not once the program is found CPU-bound (it then
+    /// runs as plain work stealing, its loops too). The state changes only when a task
+    /// id repeats, after the loop that spawned it first has finished, so no chunk is
+    /// placed in one state and started in the other.
+    fn places_chunks(&self) -> bool {
+        self.state.load(Ordering::Acquire) != CPU_BOUND
+    }
+
     fn spawned(&self, parent: &TaskInfo, task: &TaskInfo) {
         if self.state.load(Ordering::Acquire) != PROFILING {
             return;
@@ -131,11 +139,16 @@ impl Policy for Cats {
         if self.state.load(Ordering::Acquire) == SINGLE_SQUAD {
             return Layout::deques();
         }
-        BiTier::layout()
+        self.core.layout()
     }
 
     fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
         self.spawned(parent, task);
+        if self.places_chunks() {
+            if let Some(place) = self.core.place_chunk(spawner, parent, task) {
+                return place;
+            }
+        }
         match self.tier(task) {
             Some(tier) => self
                 .core
@@ -158,7 +171,7 @@ impl Policy for Cats {
         if self.state.load(Ordering::Acquire) == PARTITIONED {
             self.core.plan(worker, plan);
         } else {
-            self.core.ws_plan(plan);
+            self.core.ws_plan(worker, plan);
         }
     }
 
@@ -167,13 +180,18 @@ impl Policy for Cats {
     }
 
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, _source: Source) {
-        if let Some(tier) = self.tier(task) {
+        if self.places_chunks() && self.core.is_placed_chunk(task) {
+            self.core.chunk_started(worker, task);
+        } else if let Some(tier) = self.tier(task) {
             self.core.started(worker, task, tier);
         }
     }
 
     fn task_finished(&self, worker: WorkerId, task: &TaskInfo, cost: Option<&TaskCost>) {
-        if let Some(tier) = self.tier(task) {
+        let tier = self
+            .tier(task)
+            .filter(|_| !(self.places_chunks() && self.core.is_placed_chunk(task)));
+        if let Some(tier) = tier {
             self.core.finished(worker, tier);
         } else if let (PROFILING, Some(cost)) = (self.state.load(Ordering::Acquire), cost) {
             self.profile.finished(task, cost);

@@ -348,6 +348,7 @@ mod tests {
         let task = TaskInfo {
             id: TaskId(1),
             level: 3,
+            loop_chunks: 0,
         };
 
         let ws = PolicyKind::Ws.build(&map);

@@ -450,6 +450,7 @@ mod tests {
         TaskInfo {
             id: TaskId(id),
             level,
+            loop_chunks: 0,
         }
     }
 
@@ -493,6 +494,7 @@ mod tests {
         let root = TaskInfo {
             id: TaskId(77),
             level: 0,
+            loop_chunks: 0,
         };
         let mut levels = vec![vec![root]];
         for l in 1..=depth {
@@ -502,6 +504,7 @@ mod tests {
                     [0, 1].map(|i| TaskInfo {
                         id: t.id.child(i),
                         level: l,
+                        loop_chunks: 0,
                     })
                 })
                 .collect();
