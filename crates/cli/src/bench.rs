@@ -350,7 +350,7 @@ pub(crate) fn run_kernel(
     }
     tracing::debug!(executors = executors.len(), "kernel done");
     Ok(KernelResult {
-        params: *params,
+        params: params.clone(),
         results,
     })
 }

@@ -244,7 +244,7 @@ impl SweepPlan {
                     } else {
                         PolicyKind::Cab(level)
                     };
-                    jobs.push((v, base, vec![kind]));
+                    jobs.push((v, base.clone(), vec![kind]));
                 }
                 references.push(PolicyKind::Ws);
                 let map = WorkerMap::new(&setup.topology, setup.workers());
@@ -269,7 +269,7 @@ impl SweepPlan {
                     ensure!(v >= 1, "--values: an mts chunk must be at least 1");
                     jobs.push((
                         v,
-                        base,
+                        base.clone(),
                         vec![PolicyKind::Mts {
                             chunk: Some(v as usize),
                         }],
@@ -302,7 +302,10 @@ pub(crate) fn sweep(plan: &SweepPlan, bar: &ProgressBar) -> Result<String> {
     for (_, params, _) in &plan.jobs {
         if !workloads.iter().any(|(p, _)| p == params) {
             bar.set_message(format!("recording {} {params}", params.kernel()));
-            workloads.push((*params, record(params).context("cannot record the kernel")?));
+            workloads.push((
+                params.clone(),
+                record(params).context("cannot record the kernel")?,
+            ));
         }
     }
     let workload_of = |p: &Params| {
@@ -316,8 +319,14 @@ pub(crate) fn sweep(plan: &SweepPlan, bar: &ProgressBar) -> Result<String> {
     let tasks: Vec<(Option<u64>, Params, PolicyKind)> = plan
         .jobs
         .iter()
-        .flat_map(|(v, params, policies)| policies.iter().map(move |k| (Some(*v), *params, *k)))
-        .chain(plan.references.iter().map(|k| (None, plan.base, *k)))
+        .flat_map(|(v, params, policies)| {
+            policies.iter().map(move |k| (Some(*v), params.clone(), *k))
+        })
+        .chain(
+            plan.references
+                .iter()
+                .map(|k| (None, plan.base.clone(), *k)),
+        )
         .collect();
     let results: Vec<(Option<u64>, SimResult)> = tasks
         .par_iter()

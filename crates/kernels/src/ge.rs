@@ -299,5 +299,6 @@ pub(crate) fn split_name(split: Split) -> &'static str {
     match split {
         Split::Balanced => "ge",
         Split::Unbalanced => "ge-ub",
+        Split::Loop => "ge (loop)",
     }
 }

@@ -47,6 +47,10 @@ const SEED: u64 = 0x4845_4154; // "HEAT"
 /// a store, 3 of loop control), rounded up for the per-row overhead (about 50);
 /// callgrind counts 8.6 per cell at 1024x512.
 pub const CELL_WORK: u64 = 9;
+/// Instructions per cell of heat-loop's first touch ([`first_touch`]), an estimate: a
+/// `memcpy` moves 16 to 32 bytes per instruction, so well under one per cell; rounded up
+/// to one for the loop around it.
+pub const COPY_WORK: u64 = 1;
 
 /// Parameters of the heat kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -289,6 +293,18 @@ pub fn verify<E: Executor>(ex: &E, p: &HeatParams) -> Outcome {
     verify_split(ex, Split::Balanced, p)
 }
 
+/// heat-loop, checked bitwise against heat's reference: both grids cleared, then
+/// [`first_touch`] and the sweeps as parallel loops ([`Split::Loop`]).
+pub fn verify_loop<E: Executor>(ex: &E, p: &HeatParams) -> Outcome {
+    verify_with(ex, "heat-loop", p, |a, b| {
+        let init = a.to_vec();
+        a.fill(0.0);
+        b.fill(0.0);
+        first_touch(ex, p, &init, a, b);
+        solve_split(ex, Split::Loop, p, a, b)
+    })
+}
+
 /// [`verify`] for the `split` tree (heat or heat-ub).
 pub(crate) fn verify_split<E: Executor>(ex: &E, split: Split, p: &HeatParams) -> Outcome {
     verify_with(ex, split_name(split), p, |a, b| {
@@ -319,5 +335,54 @@ pub(crate) fn split_name(split: Split) -> &'static str {
     match split {
         Split::Balanced => "heat",
         Split::Unbalanced => "heat-ub",
+        Split::Loop => "heat-loop",
+    }
+}
+
+/// heat-loop's first touch: copies the initial grid into `a`, then into `b`, each with
+/// the loop its sweeps run (the same blocks of `p.leaf` rows, hence the same loop chunks
+/// and task ids), so the pages of a block are first touched on the squad its sweeps
+/// will run on, wherever the scheduler puts that chunk. The first and last rows (fixed
+/// boundary) are copied by the calling task. Each chunk declares a read of its `init`
+/// rows, a write of its rows and [`COPY_WORK`] per cell.
+///
+/// # Panics
+///
+/// Panics if the grids are not all `rows * cols` long, the grid is smaller than 3x3, or
+/// `leaf` is 0.
+pub fn first_touch<E: Executor>(
+    ex: &E,
+    p: &HeatParams,
+    init: &[f64],
+    a: &mut [f64],
+    b: &mut [f64],
+) {
+    grid::check_shape("heat-loop", p.rows, p.cols);
+    assert!(p.leaf >= 1, "heat-loop: leaf must be at least 1");
+    let n = p.rows * p.cols;
+    assert!(
+        init.len() == n && a.len() == n && b.len() == n,
+        "heat-loop: grid size mismatch"
+    );
+    let cols = p.cols;
+    let interior = cols..(p.rows - 1) * cols;
+    for grid in [a, b] {
+        grid[..cols].copy_from_slice(&init[..cols]);
+        grid[n - cols..].copy_from_slice(&init[n - cols..]);
+        split::rows(
+            ex,
+            Split::Loop,
+            &mut grid[interior.clone()],
+            1,
+            cols,
+            p.leaf,
+            &|rows: &mut [f64], lo| {
+                let from = &init[lo * cols..lo * cols + rows.len()];
+                read_slice(from);
+                write_slice(rows);
+                work(rows.len() as u64 * COPY_WORK);
+                rows.copy_from_slice(from);
+            },
+        );
     }
 }

@@ -15,12 +15,17 @@ use crate::fib::{self, FibParams};
 use crate::ge::{self, GeParams};
 use crate::heat::{self, HeatParams};
 use crate::heat_moving::{self, HeatMovingParams};
+use crate::irreg::{self, IrregParams};
 use crate::knapsack::{self, KnapsackParams};
 use crate::mandelbrot::{self, MandelbrotParams};
+use crate::mtx::MtxError;
 use crate::nqueens::{self, NqueensParams};
 use crate::prepared::Prepared;
+use crate::radix::{self, RadixParams};
 use crate::sor::{self, SorParams};
 use crate::sort::{self, SortParams};
+use crate::sparse::{self, SizeError, SparseParams};
+use crate::spmm;
 
 /// A benchmark kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -36,6 +41,9 @@ pub enum Kernel {
     Sort,
     /// Heat over CATS's unbalanced task tree ([`crate::heat_ub`]).
     HeatUb,
+    /// Heat as a parallel loop over blocks of rows, its grids first touched by the
+    /// same loop ([`crate::heat`], [`Split::Loop`](crate::split::Split::Loop)).
+    HeatLoop,
     /// Heat with a hot band of rows, computed several times, that moves between sweeps
     /// ([`crate::heat_moving`]).
     HeatMoving,
@@ -55,16 +63,30 @@ pub enum Kernel {
     Fft,
     /// 0-1 knapsack by parallel branch and bound ([`crate::knapsack`]).
     Knapsack,
+    /// The affinity-graph paper's sparse matrix-vector product, `A` stored by rows
+    /// ([`crate::spmv`]).
+    SpmvCrs,
+    /// The affinity-graph paper's sparse matrix-vector product, `A` stored by columns,
+    /// concurrent updates of `y` ([`crate::spmv`]).
+    SpmvCcs,
+    /// The affinity-graph paper's sparse matrix product `A A^T` ([`crate::spmm`]).
+    Spmm,
+    /// The affinity-graph paper's partitioned MSD radix sort ([`crate::radix`]).
+    Radix,
+    /// The affinity-graph paper's IRREG: an edge loop over an irregular mesh
+    /// ([`crate::irreg`]).
+    Irreg,
 }
 
 impl Kernel {
     /// Every kernel, in the order reports list them.
-    pub const ALL: [Kernel; 14] = [
+    pub const ALL: [Kernel; 20] = [
         Kernel::Fib,
         Kernel::Nqueens,
         Kernel::Heat,
         Kernel::Sort,
         Kernel::HeatUb,
+        Kernel::HeatLoop,
         Kernel::HeatMoving,
         Kernel::Sor,
         Kernel::SorUb,
@@ -74,6 +96,11 @@ impl Kernel {
         Kernel::Mandelbrot,
         Kernel::Fft,
         Kernel::Knapsack,
+        Kernel::SpmvCrs,
+        Kernel::SpmvCcs,
+        Kernel::Spmm,
+        Kernel::Radix,
+        Kernel::Irreg,
     ];
 
     /// The kernel's name, as accepted by `FromStr` and written by `Display`.
@@ -84,6 +111,7 @@ impl Kernel {
             Kernel::Heat => "heat",
             Kernel::Sort => "sort",
             Kernel::HeatUb => "heat-ub",
+            Kernel::HeatLoop => "heat-loop",
             Kernel::HeatMoving => "heat-moving",
             Kernel::Sor => "sor",
             Kernel::SorUb => "sor-ub",
@@ -93,6 +121,11 @@ impl Kernel {
             Kernel::Mandelbrot => "mandelbrot",
             Kernel::Fft => "fft",
             Kernel::Knapsack => "knapsack",
+            Kernel::SpmvCrs => "spmv-crs",
+            Kernel::SpmvCcs => "spmv-ccs",
+            Kernel::Spmm => "spmm",
+            Kernel::Radix => "radix",
+            Kernel::Irreg => "irreg",
         }
     }
 
@@ -108,12 +141,18 @@ impl Kernel {
             Kernel::Heat
             | Kernel::Sort
             | Kernel::HeatUb
+            | Kernel::HeatLoop
             | Kernel::HeatMoving
             | Kernel::Sor
             | Kernel::SorUb
             | Kernel::Ge
             | Kernel::GeUb
-            | Kernel::Mergesort => false,
+            | Kernel::Mergesort
+            | Kernel::SpmvCrs
+            | Kernel::SpmvCcs
+            | Kernel::Spmm
+            | Kernel::Radix
+            | Kernel::Irreg => false,
         }
     }
 
@@ -122,7 +161,7 @@ impl Kernel {
         match self {
             Kernel::Fib => fib::SYNTAX,
             Kernel::Nqueens => nqueens::SYNTAX,
-            Kernel::Heat | Kernel::HeatUb => heat::SYNTAX,
+            Kernel::Heat | Kernel::HeatUb | Kernel::HeatLoop => heat::SYNTAX,
             Kernel::HeatMoving => heat_moving::SYNTAX,
             Kernel::Sort | Kernel::Mergesort => sort::SYNTAX,
             Kernel::Sor | Kernel::SorUb => sor::SYNTAX,
@@ -130,6 +169,9 @@ impl Kernel {
             Kernel::Mandelbrot => mandelbrot::SYNTAX,
             Kernel::Fft => fft::SYNTAX,
             Kernel::Knapsack => knapsack::SYNTAX,
+            Kernel::SpmvCrs | Kernel::SpmvCcs | Kernel::Spmm => sparse::SYNTAX,
+            Kernel::Radix => radix::SYNTAX,
+            Kernel::Irreg => irreg::SYNTAX,
         }
     }
 
@@ -142,6 +184,7 @@ impl Kernel {
             Kernel::Heat => Params::Heat(HeatParams::default()),
             Kernel::Sort => Params::Sort(SortParams::default()),
             Kernel::HeatUb => Params::HeatUb(HeatParams::default()),
+            Kernel::HeatLoop => Params::HeatLoop(HeatParams::default()),
             Kernel::HeatMoving => Params::HeatMoving(HeatMovingParams::default()),
             Kernel::Sor => Params::Sor(SorParams::default()),
             Kernel::SorUb => Params::SorUb(SorParams::default()),
@@ -151,6 +194,11 @@ impl Kernel {
             Kernel::Mandelbrot => Params::Mandelbrot(MandelbrotParams::default()),
             Kernel::Fft => Params::Fft(FftParams::default()),
             Kernel::Knapsack => Params::Knapsack(KnapsackParams::default()),
+            Kernel::SpmvCrs => Params::SpmvCrs(SparseParams::spmv_default()),
+            Kernel::SpmvCcs => Params::SpmvCcs(SparseParams::spmv_default()),
+            Kernel::Spmm => Params::Spmm(SparseParams::spmm_default()),
+            Kernel::Radix => Params::Radix(RadixParams::default()),
+            Kernel::Irreg => Params::Irreg(IrregParams::default()),
         }
     }
 
@@ -161,9 +209,15 @@ impl Kernel {
     /// `"1024x512,band=64,hot=4"`; sort and mergesort `"1048576"` or
     /// `"1048576,cutoff=4096"`; sor and sor-ub `"1024x512,leaf=8,iters=10,omega=1.25"`;
     /// ge and ge-ub `"512"` or `"512,leaf=8"`; mandelbrot `"256x256,maxiter=256,leaf=4"`;
-    /// fft `"262144"` or `"2^18,cutoff=2048"`; knapsack `"48"` or `"48,depth=12"`. Kernels
-    /// with seeded input also take `seed=S`. The error names the input, what is wrong
-    /// with it and the expected syntax.
+    /// fft `"262144"` or `"2^18,cutoff=2048"`; knapsack `"48"` or `"48,depth=12"`;
+    /// spmv-crs, spmv-ccs and spmm a matrix and options, `"laplace2d:256,iters=10,grain=32"`,
+    /// `"banded:N:B:K"`, `"block:N:S:K"`, `"random:100000:8"` or `"matrix=PATH,iters=5"`
+    /// (a Matrix Market file, read here; see [`Params::with_matrix`] for a path with a
+    /// `,`); radix `"262144,iters=10,grain=4096"`; irreg `"small"`, `"medium"`,
+    /// `"large"` or `"4000:40000"`, with `mesh=geometric|uniform`, `iters=I`, `grain=G`.
+    /// Kernels with seeded input also take `seed=S`. The error names the input, what is
+    /// wrong with it and the expected syntax (or, for a matrix file, the file, the line
+    /// and what is wrong there).
     pub fn parse_size(self, s: &str) -> Result<Params, KernelError> {
         let parsed = match self {
             Kernel::Fib => fib::parse(s).map(Params::Fib),
@@ -171,6 +225,7 @@ impl Kernel {
             Kernel::Heat => heat::parse(s).map(Params::Heat),
             Kernel::Sort => sort::parse(s).map(Params::Sort),
             Kernel::HeatUb => heat::parse(s).map(Params::HeatUb),
+            Kernel::HeatLoop => heat::parse(s).map(Params::HeatLoop),
             Kernel::HeatMoving => heat_moving::parse(s).map(Params::HeatMoving),
             Kernel::Sor => sor::parse(s).map(Params::Sor),
             Kernel::SorUb => sor::parse(s).map(Params::SorUb),
@@ -180,6 +235,15 @@ impl Kernel {
             Kernel::Mandelbrot => mandelbrot::parse(s).map(Params::Mandelbrot),
             Kernel::Fft => fft::parse(s).map(Params::Fft),
             Kernel::Knapsack => knapsack::parse(s).map(Params::Knapsack),
+            Kernel::SpmvCrs => {
+                return self.sparse(s, SparseParams::spmv_default(), Params::SpmvCrs)
+            }
+            Kernel::SpmvCcs => {
+                return self.sparse(s, SparseParams::spmv_default(), Params::SpmvCcs)
+            }
+            Kernel::Spmm => return self.sparse(s, SparseParams::spmm_default(), Params::Spmm),
+            Kernel::Radix => radix::parse(s).map(Params::Radix),
+            Kernel::Irreg => irreg::parse(s).map(Params::Irreg),
         };
         parsed.map_err(|reason| KernelError {
             kind: ErrorKind::BadSize {
@@ -187,6 +251,31 @@ impl Kernel {
                 input: s.to_owned(),
                 reason,
             },
+        })
+    }
+
+    /// Parses a sparse kernel's size string (reading its matrix file, if it names one).
+    fn sparse(
+        self,
+        s: &str,
+        defaults: SparseParams,
+        wrap: fn(SparseParams) -> Params,
+    ) -> Result<Params, KernelError> {
+        sparse::parse(s, defaults).map(wrap).map_err(|e| {
+            let input = s.to_owned();
+            let kind = match e {
+                SizeError::Reason(reason) => ErrorKind::BadSize {
+                    kernel: self,
+                    input,
+                    reason,
+                },
+                SizeError::Matrix(source) => ErrorKind::Matrix {
+                    kernel: self,
+                    input,
+                    source: Box::new(source),
+                },
+            };
+            KernelError { kind }
         })
     }
 }
@@ -219,7 +308,7 @@ impl FromStr for Kernel {
 }
 
 /// The parameters of one kernel run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Params {
     /// Parameters of [`Kernel::Fib`].
     Fib(FibParams),
@@ -231,6 +320,8 @@ pub enum Params {
     Sort(SortParams),
     /// Parameters of [`Kernel::HeatUb`] (heat's).
     HeatUb(HeatParams),
+    /// Parameters of [`Kernel::HeatLoop`] (heat's; `leaf` is the loop's grain in rows).
+    HeatLoop(HeatParams),
     /// Parameters of [`Kernel::HeatMoving`].
     HeatMoving(HeatMovingParams),
     /// Parameters of [`Kernel::Sor`].
@@ -249,6 +340,16 @@ pub enum Params {
     Fft(FftParams),
     /// Parameters of [`Kernel::Knapsack`].
     Knapsack(KnapsackParams),
+    /// Parameters of [`Kernel::SpmvCrs`].
+    SpmvCrs(SparseParams),
+    /// Parameters of [`Kernel::SpmvCcs`].
+    SpmvCcs(SparseParams),
+    /// Parameters of [`Kernel::Spmm`].
+    Spmm(SparseParams),
+    /// Parameters of [`Kernel::Radix`].
+    Radix(RadixParams),
+    /// Parameters of [`Kernel::Irreg`].
+    Irreg(IrregParams),
 }
 
 /// `a * b * c` in `u64`, saturating (sizes come from parsed, checked input, but the
@@ -267,6 +368,7 @@ impl Params {
             Params::Heat(_) => Kernel::Heat,
             Params::Sort(_) => Kernel::Sort,
             Params::HeatUb(_) => Kernel::HeatUb,
+            Params::HeatLoop(_) => Kernel::HeatLoop,
             Params::HeatMoving(_) => Kernel::HeatMoving,
             Params::Sor(_) => Kernel::Sor,
             Params::SorUb(_) => Kernel::SorUb,
@@ -276,6 +378,11 @@ impl Params {
             Params::Mandelbrot(_) => Kernel::Mandelbrot,
             Params::Fft(_) => Kernel::Fft,
             Params::Knapsack(_) => Kernel::Knapsack,
+            Params::SpmvCrs(_) => Kernel::SpmvCrs,
+            Params::SpmvCcs(_) => Kernel::SpmvCcs,
+            Params::Spmm(_) => Kernel::Spmm,
+            Params::Radix(_) => Kernel::Radix,
+            Params::Irreg(_) => Kernel::Irreg,
         }
     }
 
@@ -285,12 +392,19 @@ impl Params {
     /// `n * 8 * 2` (data and buffer); sor `rows * ceil(cols / 2) * 8 * 2` (two colour
     /// planes, about one grid); ge `n * n * 8` (in place); mandelbrot `rows * cols * 4`
     /// (the image); fft `n * 16 * 2 + n / 2 * 16` (data, scratch, twiddles); knapsack
-    /// `n * 16` (the items); 0 for fib and nqueens (stack only).
+    /// `n * 16` (the items); 0 for fib and nqueens (stack only). spmv-crs and spmv-ccs:
+    /// the matrix's compressed arrays (`(major + 1) * 8 + nnz * 12`) and `x` and `y`;
+    /// spmm: `A`, `B` (the same size) and `C`'s pattern and values, `C`'s entries found by
+    /// the symbolic product of a generated or read `A` (as costly as preparing the input);
+    /// radix `n * 4 * 3` (input, buffer, output) and the two `chunks * 256` tables; irreg
+    /// `edges * 8 + nodes * 24` (end points; `x`, `y`, weights).
     pub fn data_bytes(&self) -> u64 {
         const F64: usize = std::mem::size_of::<f64>();
         match self {
             Params::Fib(_) | Params::Nqueens(_) => 0,
-            Params::Heat(p) | Params::HeatUb(p) => bytes(p.rows, p.cols, 2 * F64),
+            Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) => {
+                bytes(p.rows, p.cols, 2 * F64)
+            }
             Params::HeatMoving(p) => bytes(p.heat.rows, p.heat.cols, 2 * F64),
             Params::Sort(p) | Params::Mergesort(p) => bytes(p.n, 2, std::mem::size_of::<u64>()),
             Params::Sor(p) | Params::SorUb(p) => bytes(p.rows, p.cols.div_ceil(2), 2 * F64),
@@ -301,17 +415,42 @@ impl Params {
                 bytes(p.n, 2, c).saturating_add(bytes(p.n / 2, 1, c))
             }
             Params::Knapsack(p) => bytes(p.n, 1, std::mem::size_of::<knapsack::Item>()),
+            Params::SpmvCrs(p) | Params::SpmvCcs(p) => {
+                let (rows, cols, nnz) = p.matrix.shape();
+                let major = if matches!(self, Params::SpmvCrs(_)) {
+                    rows
+                } else {
+                    cols
+                };
+                sparse::compressed_bytes(major, nnz).saturating_add(bytes(rows + cols, 1, F64))
+            }
+            Params::Spmm(p) => {
+                let (rows, cols, nnz) = p.matrix.shape();
+                let c = spmm::product_nnz(&p.matrix.matrix(p.seed));
+                sparse::compressed_bytes(rows, nnz)
+                    .saturating_add(sparse::compressed_bytes(cols, nnz))
+                    .saturating_add(sparse::compressed_bytes(rows, c))
+            }
+            Params::Radix(p) => bytes(p.n, 3, std::mem::size_of::<u32>()).saturating_add(bytes(
+                p.n.div_ceil(p.grain.max(1)),
+                radix::BUCKETS,
+                16,
+            )),
+            Params::Irreg(p) => irreg::data_bytes(p),
         }
     }
 
     /// The branching degree of the kernel's task tree: `B` of CAB's Eq. 4, the number of
     /// children of an inner task.
     ///
-    /// Every kernel here forks with binary `join`, so this is 2 for all of them. For the
+    /// Every kernel here but heat-loop forks with binary `join`, so this is 2 for them;
+    /// heat-loop's one flat loop gives its root a child per block of rows. For the
     /// `-ub` kernels (heat-ub, sor-ub, ge-ub) it is also 2, although their tree mixes
     /// Cilk nodes of branching 2 and 4 (CATS's Algorithm 1): CAB's `B` is ambiguous for
     /// such mixed trees (a level-based `BL` assumes one degree), and the 4-way nodes are
-    /// built from binary joins here anyway ([`crate::split`]).
+    /// built from binary joins here anyway ([`crate::split`]). The affinity-graph
+    /// kernels (spmv-crs, spmv-ccs, spmm, radix, irreg) are flat loops too: their root
+    /// has a child per chunk of its main loop (rows, columns, keys or edges).
     pub fn branching(&self) -> u32 {
         match self {
             Params::Fib(_)
@@ -328,14 +467,53 @@ impl Params {
             | Params::Mandelbrot(_)
             | Params::Fft(_)
             | Params::Knapsack(_) => 2,
+            // One flat loop: the root has a child per block of rows.
+            Params::HeatLoop(p) => {
+                u32::try_from(p.rows.saturating_sub(2).div_ceil(p.leaf.max(1))).unwrap_or(u32::MAX)
+            }
+            Params::SpmvCrs(p) | Params::Spmm(p) => chunks(p.matrix.shape().0, p.grain),
+            Params::SpmvCcs(p) => chunks(p.matrix.shape().1, p.grain),
+            Params::Radix(p) => chunks(p.n, p.grain),
+            Params::Irreg(p) => chunks(p.edges, p.grain),
         }
     }
 
     /// Generates the input and computes the serial reference result, once, outside any
     /// timing. This can take as long as a serial run of the kernel.
     pub fn prepare(&self) -> Prepared {
-        Prepared::new(*self)
+        Prepared::new(self.clone())
     }
+
+    /// These parameters with the matrix read from the Matrix Market file at `path`
+    /// (for spmv-crs, spmv-ccs and spmm; the other kernels take no matrix). The error
+    /// names the file, the line and what is wrong there.
+    pub fn with_matrix(&self, path: impl AsRef<std::path::Path>) -> Result<Params, KernelError> {
+        let path = path.as_ref();
+        let kernel = self.kernel();
+        let input = path.display().to_string();
+        let load = |p: &SparseParams| {
+            p.clone().with_matrix(path).map_err(|source| KernelError {
+                kind: ErrorKind::Matrix {
+                    kernel,
+                    input: input.clone(),
+                    source: Box::new(source),
+                },
+            })
+        };
+        match self {
+            Params::SpmvCrs(p) => load(p).map(Params::SpmvCrs),
+            Params::SpmvCcs(p) => load(p).map(Params::SpmvCcs),
+            Params::Spmm(p) => load(p).map(Params::Spmm),
+            _ => Err(KernelError {
+                kind: ErrorKind::NoMatrix { kernel, input },
+            }),
+        }
+    }
+}
+
+/// Chunks of `grain` in a loop of `n`, as a branching degree.
+fn chunks(n: usize, grain: usize) -> u32 {
+    u32::try_from(n.div_ceil(grain.max(1))).unwrap_or(u32::MAX)
 }
 
 impl fmt::Display for Params {
@@ -344,7 +522,7 @@ impl fmt::Display for Params {
         match self {
             Params::Fib(p) => p.fmt(f),
             Params::Nqueens(p) => p.fmt(f),
-            Params::Heat(p) | Params::HeatUb(p) => p.fmt(f),
+            Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) => p.fmt(f),
             Params::HeatMoving(p) => p.fmt(f),
             Params::Sort(p) | Params::Mergesort(p) => p.fmt(f),
             Params::Sor(p) | Params::SorUb(p) => p.fmt(f),
@@ -352,6 +530,9 @@ impl fmt::Display for Params {
             Params::Mandelbrot(p) => p.fmt(f),
             Params::Fft(p) => p.fmt(f),
             Params::Knapsack(p) => p.fmt(f),
+            Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) => p.fmt(f),
+            Params::Radix(p) => p.fmt(f),
+            Params::Irreg(p) => p.fmt(f),
         }
     }
 }
@@ -370,6 +551,7 @@ impl KernelError {
     pub fn input(&self) -> &str {
         match &self.kind {
             ErrorKind::UnknownKernel { input } | ErrorKind::BadSize { input, .. } => input,
+            ErrorKind::Matrix { input, .. } | ErrorKind::NoMatrix { input, .. } => input,
         }
     }
 }
@@ -392,4 +574,12 @@ enum ErrorKind {
         input: String,
         reason: String,
     },
+    #[error("cannot read the matrix of kernel {kernel} ({input:?}): {source}")]
+    Matrix {
+        kernel: Kernel,
+        input: String,
+        source: Box<MtxError>,
+    },
+    #[error("kernel {kernel} takes no matrix ({input:?}); spmv-crs, spmv-ccs and spmm do")]
+    NoMatrix { kernel: Kernel, input: String },
 }

@@ -9,7 +9,12 @@
 //! [`mergesort`] (with parallel merges), and the CPU-bound [`mandelbrot`], [`fft`] and
 //! [`knapsack`]; and [`heat_moving`], heat with a band of rows computed several times
 //! that moves between sweeps, so a subtree's work changes from one iteration to the
-//! next. Each module documents what it computes and the footprint its leaf tasks
+//! next. Then the benchmarks of the affinity-graph paper, each a flat parallel loop
+//! ([`Executor::for_range`]) rerun every iteration: [`spmv`] (sparse matrix-vector
+//! product by rows and by columns), [`spmm`] (sparse `A A^T`), [`radix`] (partitioned
+//! MSD radix sort) and [`irreg`] (an edge loop over an irregular mesh), over the sparse
+//! matrices of [`sparse`] (generated, or read by the Matrix Market reader [`mtx`]).
+//! Each module documents what it computes and the footprint its leaf tasks
 //! declare through [`locus::footprint`] (DESIGN.md, "The words").
 //!
 //! Each module also documents the work its tasks declare ([`locus::footprint::work`]):
@@ -45,6 +50,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod chunks;
 pub mod exec;
 pub mod fft;
 pub mod fib;
@@ -54,18 +60,24 @@ mod grid;
 pub mod heat;
 pub mod heat_moving;
 pub mod heat_ub;
+pub mod irreg;
 mod kernel;
 pub mod knapsack;
 pub mod mandelbrot;
 pub mod mergesort;
+pub mod mtx;
 pub mod nqueens;
 mod prepared;
+pub mod radix;
 pub mod rng;
 mod size;
 pub mod sor;
 pub mod sor_ub;
 pub mod sort;
+pub mod sparse;
 pub mod split;
+pub mod spmm;
+pub mod spmv;
 
 pub use exec::{Executor, Locus, Rayon, Serial};
 pub use kernel::{Kernel, KernelError, Params};

@@ -20,13 +20,17 @@ use crate::fib::{self, FibParams};
 use crate::ge::{self, GeParams};
 use crate::heat::{self, HeatParams};
 use crate::heat_moving::{self, HeatMovingParams};
+use crate::irreg::IrregRun;
 use crate::knapsack::{self, Instance, KnapsackParams};
 use crate::mandelbrot::{self, MandelbrotParams};
 use crate::mergesort;
 use crate::nqueens::{self, NqueensParams};
+use crate::radix::RadixRun;
 use crate::sor::{self, SorParams};
 use crate::sort::{self, SortParams};
 use crate::split::Split;
+use crate::spmm::SpmmRun;
+use crate::spmv::{CcsRun, CrsRun};
 use crate::{Kernel, Params};
 
 /// A kernel with its input generated and its serial reference computed.
@@ -123,17 +127,28 @@ enum State {
         expected: u64,
         got: Option<u64>,
     },
+    SpmvCrs(CrsRun),
+    SpmvCcs(CcsRun),
+    Spmm(SpmmRun),
+    Radix(RadixRun),
+    Irreg(IrregRun),
 }
 
 impl State {
     fn heat(split: Split, p: HeatParams) -> State {
         let init = heat::initial(&p);
         let expected = heat::reference(&p, &init);
+        let (a, b) = match split {
+            // heat-loop's run first touches its grids itself (`heat::first_touch`):
+            // zeroed allocations leave their pages untouched until then.
+            Split::Loop => (vec![0.0; init.len()], vec![0.0; init.len()]),
+            Split::Balanced | Split::Unbalanced => (init.clone(), init.clone()),
+        };
         State::Heat {
             split,
             p,
-            a: init.clone(),
-            b: init.clone(),
+            a,
+            b,
             init,
             expected,
             ran: false,
@@ -211,6 +226,7 @@ impl Prepared {
             },
             Params::Heat(p) => State::heat(Split::Balanced, p),
             Params::HeatUb(p) => State::heat(Split::Unbalanced, p),
+            Params::HeatLoop(p) => State::heat(Split::Loop, p),
             Params::HeatMoving(p) => State::heat_moving(p),
             Params::Sort(p) => State::sort(false, p),
             Params::Mergesort(p) => State::sort(true, p),
@@ -247,6 +263,11 @@ impl Prepared {
                     got: None,
                 }
             }
+            Params::SpmvCrs(ref p) => State::SpmvCrs(CrsRun::new(p)),
+            Params::SpmvCcs(ref p) => State::SpmvCcs(CcsRun::new(p)),
+            Params::Spmm(ref p) => State::Spmm(SpmmRun::new(p)),
+            Params::Radix(ref p) => State::Radix(RadixRun::new(p)),
+            Params::Irreg(ref p) => State::Irreg(IrregRun::new(p)),
         };
         Prepared {
             params,
@@ -274,6 +295,20 @@ impl Prepared {
         match &mut self.state {
             State::Fib { got, .. } | State::Nqueens { got, .. } | State::Knapsack { got, .. } => {
                 *got = None;
+            }
+            // The affinity-graph kernels clear their outputs (irreg restores its nodes).
+            State::SpmvCrs(run) => run.reset(),
+            State::SpmvCcs(run) => run.reset(),
+            State::Spmm(run) => run.reset(),
+            State::Radix(run) => run.reset(),
+            State::Irreg(run) => run.reset(),
+            State::Heat {
+                split: Split::Loop,
+                ran,
+                ..
+            } => {
+                // heat-loop's run starts by copying the initial grid into both grids.
+                *ran = false;
             }
             State::Heat { init, a, ran, .. } | State::HeatMoving { init, a, ran, .. } => {
                 // `b` needs no reset: its boundary is never written and the first sweep
@@ -346,6 +381,7 @@ impl Prepared {
             State::Heat {
                 split,
                 p,
+                init,
                 a,
                 b,
                 ran,
@@ -353,6 +389,9 @@ impl Prepared {
             } => {
                 let (split, p) = (*split, *p);
                 ex.install(|| {
+                    if split == Split::Loop {
+                        heat::first_touch(ex, &p, init, a, b);
+                    }
                     heat::solve_split(ex, split, &p, a, b);
                 });
                 *ran = true;
@@ -422,6 +461,11 @@ impl Prepared {
                 let inst: &Instance = inst;
                 *got = Some(ex.install(|| knapsack::best(ex, inst, depth)));
             }
+            State::SpmvCrs(run) => run.execute(ex),
+            State::SpmvCcs(run) => run.execute(ex),
+            State::Spmm(run) => run.execute(ex),
+            State::Radix(run) => run.execute(ex),
+            State::Irreg(run) => run.execute(ex),
         }
     }
 
@@ -436,6 +480,11 @@ impl Prepared {
             ))
         };
         match &self.state {
+            State::SpmvCrs(run) => run.verify().unwrap_or_else(missing),
+            State::SpmvCcs(run) => run.verify().unwrap_or_else(missing),
+            State::Spmm(run) => run.verify().unwrap_or_else(missing),
+            State::Radix(run) => run.verify().unwrap_or_else(missing),
+            State::Irreg(run) => run.verify().unwrap_or_else(missing),
             State::Fib { p, expected, got } => match got {
                 Some(got) => fib::compare(p, *expected, *got),
                 None => missing(),

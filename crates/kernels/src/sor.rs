@@ -411,6 +411,7 @@ pub(crate) fn split_name(split: Split) -> &'static str {
     match split {
         Split::Balanced => "sor",
         Split::Unbalanced => "sor-ub",
+        Split::Loop => "sor (loop)",
     }
 }
 

@@ -29,6 +29,8 @@
 //! node only splits and joins (which the kernels declare as nothing, see the crate
 //! doc).
 
+use std::sync::Mutex;
+
 use crate::exec::Executor;
 
 /// The shape of the task tree over a block of rows.
@@ -38,6 +40,10 @@ pub enum Split {
     Balanced,
     /// CATS Algorithm 1: binary and quaternary nodes mixed, an unbalanced tree.
     Unbalanced,
+    /// A flat parallel loop ([`Executor::for_range`]) over blocks of `leaf` rows: one
+    /// task per block, all children of the task that runs the loop (OpenMP's
+    /// `parallel for` with a static chunk). Block `i` is loop chunk `i` every time.
+    Loop,
 }
 
 /// Cuts `block` (whole rows `lo..lo + block.len() / cols`) into leaves of at most
@@ -81,6 +87,7 @@ pub fn rows<E, T, F>(
     match split {
         Split::Balanced => tree.halves(block, lo),
         Split::Unbalanced => tree.binary(block, lo),
+        Split::Loop => tree.flat(block, lo),
     }
 }
 
@@ -99,6 +106,29 @@ where
     /// Rows in `block`.
     fn count<T>(&self, block: &[T]) -> usize {
         block.len() / self.cols
+    }
+
+    /// Loop: one chunk of the executor's loop per block of `leaf` rows. The blocks are
+    /// cut first; each chunk takes its own (exactly once: the executor runs every chunk
+    /// of the range once).
+    fn flat<T>(&self, block: &mut [T], lo: usize)
+    where
+        T: Send,
+        F: Fn(&mut [T], usize) + Sync,
+    {
+        let n = self.count(block);
+        let blocks: Vec<Mutex<Option<&mut [T]>>> = block
+            .chunks_mut(self.leaf * self.cols)
+            .map(|rows| Mutex::new(Some(rows)))
+            .collect();
+        self.ex.for_range(0..n, self.leaf, |rows| {
+            let taken = blocks[rows.start / self.leaf]
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            let rows_block = taken.expect("the executor runs each chunk of the loop once");
+            (self.body)(rows_block, lo + rows.start);
+        });
     }
 
     /// Balanced: halve down to `leaf` rows.

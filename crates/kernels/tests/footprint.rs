@@ -131,6 +131,7 @@ fn declared_footprints() {
         match split {
             Split::Balanced => sor::solve(&Serial, &ps, &mut red, &mut black),
             Split::Unbalanced => sor_ub::solve(&Serial, &ps, &mut red, &mut black),
+            Split::Loop => unreachable!("sor has no loop form"),
         }
         sor_logs.push((r0, b0, std::mem::take(&mut *log.0.lock().unwrap())));
     }
@@ -267,7 +268,9 @@ fn small_sizes(kernel: Kernel) -> [&'static str; 2] {
     match kernel {
         Kernel::Fib => ["15,cutoff=8", "18,cutoff=8"],
         Kernel::Nqueens => ["6,depth=2", "8,depth=2"],
-        Kernel::Heat | Kernel::HeatUb => ["20x16,leaf=3,iters=2", "40x16,leaf=3,iters=2"],
+        Kernel::Heat | Kernel::HeatUb | Kernel::HeatLoop => {
+            ["20x16,leaf=3,iters=2", "40x16,leaf=3,iters=2"]
+        }
         Kernel::HeatMoving => [
             "20x16,leaf=3,iters=2,band=4,hot=3",
             "40x16,leaf=3,iters=2,band=4,hot=3",
@@ -278,6 +281,12 @@ fn small_sizes(kernel: Kernel) -> [&'static str; 2] {
         Kernel::Mandelbrot => ["16x16,maxiter=32,leaf=2", "32x16,maxiter=32,leaf=2"],
         Kernel::Fft => ["256,cutoff=16", "512,cutoff=16"],
         Kernel::Knapsack => ["12,depth=3", "20,depth=3"],
+        Kernel::SpmvCrs | Kernel::SpmvCcs => {
+            ["laplace2d:6,iters=2,grain=5", "laplace2d:9,iters=2,grain=5"]
+        }
+        Kernel::Spmm => ["random:30:3,iters=2,grain=4", "random:60:3,iters=2,grain=4"],
+        Kernel::Radix => ["500,iters=2,grain=64", "1000,iters=2,grain=64"],
+        Kernel::Irreg => ["50:200,iters=2,grain=16", "100:400,iters=2,grain=16"],
     }
 }
 
@@ -512,6 +521,7 @@ fn sor_ge_and_mandelbrot_declare_their_elements() {
             let ((), work) = declared(|| match split {
                 Split::Balanced => sor::solve(&Serial, &p, &mut red, &mut black),
                 Split::Unbalanced => sor_ub::solve(&Serial, &p, &mut red, &mut black),
+                Split::Loop => unreachable!("sor has no loop form"),
             });
             assert_eq!(work, expected, "sor {rows}x{cols} {split:?}");
         }
@@ -532,6 +542,7 @@ fn sor_ge_and_mandelbrot_declare_their_elements() {
             let ((), work) = declared(|| match split {
                 Split::Balanced => ge::solve(&Serial, &p, &mut a),
                 Split::Unbalanced => ge_ub::solve(&Serial, &p, &mut a),
+                Split::Loop => unreachable!("ge has no loop form"),
             });
             assert_eq!(work, expected, "ge {n} {split:?}");
         }

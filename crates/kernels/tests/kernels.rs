@@ -6,6 +6,7 @@ use locus_kernels::{
     fft, fib, ge, ge_ub, heat, heat_moving, heat_ub, knapsack, mandelbrot, mergesort, nqueens, sor,
     sor_ub, sort, Executor, Kernel, Params, Rayon, Serial,
 };
+use locus_kernels::{irreg, radix, spmm, spmv};
 
 /// Small sizes per kernel, including awkward shapes (odd sizes, leaf/cutoff of 1,
 /// sizes not a multiple of the leaf, zero iterations).
@@ -35,6 +36,10 @@ fn small_params() -> Vec<Params> {
         (Kernel::HeatUb, "37x29,leaf=1,iters=4"),
         (Kernel::HeatUb, "70x9,leaf=3,iters=3"),
         (Kernel::HeatUb, "20x20,iters=0"),
+        (Kernel::HeatLoop, "3x3,leaf=1,iters=3"),
+        (Kernel::HeatLoop, "37x29,leaf=5,iters=4"),
+        (Kernel::HeatLoop, "50x17,leaf=100,iters=1"),
+        (Kernel::HeatLoop, "20x20,iters=0"),
         (Kernel::HeatMoving, "3x3,leaf=1,iters=3"),
         (Kernel::HeatMoving, "37x29,leaf=1,iters=5,band=30,hot=3"),
         (Kernel::HeatMoving, "64x40,leaf=8,iters=7"),
@@ -68,6 +73,24 @@ fn small_params() -> Vec<Params> {
         (Kernel::Knapsack, "12,depth=0"),
         (Kernel::Knapsack, "16,depth=64"),
         (Kernel::Knapsack, "20,depth=4,seed=7"),
+        (Kernel::SpmvCrs, "laplace2d:1,iters=1,grain=1"),
+        (Kernel::SpmvCrs, "laplace2d:13,iters=3,grain=7"),
+        (Kernel::SpmvCrs, "random:200:7,iters=2,grain=1000"),
+        (Kernel::SpmvCrs, "banded:150:5:3,iters=0"),
+        (Kernel::SpmvCcs, "laplace2d:13,iters=3,grain=7"),
+        (Kernel::SpmvCcs, "block:60:6:3,iters=2,grain=1"),
+        (Kernel::SpmvCcs, "random:200:7,iters=0"),
+        (Kernel::Spmm, "random:80:4,iters=2,grain=3"),
+        (Kernel::Spmm, "banded:100:3:2,iters=1,grain=1"),
+        (Kernel::Spmm, "laplace2d:1,iters=1"),
+        (Kernel::Radix, "1"),
+        (Kernel::Radix, "1000,iters=2,grain=1"),
+        (Kernel::Radix, "10007,iters=3,grain=333,seed=5"),
+        (Kernel::Radix, "500,iters=0"),
+        (Kernel::Irreg, "small,iters=3,grain=1"),
+        (Kernel::Irreg, "300:2000,mesh=uniform,iters=4,grain=100"),
+        (Kernel::Irreg, "2:1,iters=5"),
+        (Kernel::Irreg, "small,iters=0"),
     ];
     sizes
         .iter()
@@ -84,6 +107,7 @@ fn check_all<E: Executor>(ex: &E) {
             Params::Heat(p) => heat::verify(ex, &p),
             Params::Sort(p) => sort::verify(ex, &p),
             Params::HeatUb(p) => heat_ub::verify(ex, &p),
+            Params::HeatLoop(p) => heat::verify_loop(ex, &p),
             Params::HeatMoving(p) => heat_moving::verify(ex, &p),
             Params::Sor(p) => sor::verify(ex, &p),
             Params::SorUb(p) => sor_ub::verify(ex, &p),
@@ -93,6 +117,11 @@ fn check_all<E: Executor>(ex: &E) {
             Params::Mandelbrot(p) => mandelbrot::verify(ex, &p),
             Params::Fft(p) => fft::verify(ex, &p),
             Params::Knapsack(p) => knapsack::verify(ex, &p),
+            Params::SpmvCrs(ref p) => spmv::verify_crs(ex, p),
+            Params::SpmvCcs(ref p) => spmv::verify_ccs(ex, p),
+            Params::Spmm(ref p) => spmm::verify(ex, p),
+            Params::Radix(p) => radix::verify(ex, &p),
+            Params::Irreg(p) => irreg::verify(ex, &p),
         };
         assert!(
             outcome.detail.starts_with(params.kernel().name()),
@@ -158,6 +187,7 @@ fn execute_without_reset_is_detected_for_every_mutating_kernel() {
         (Kernel::Ge, "12"),
         (Kernel::GeUb, "12,leaf=1"),
         (Kernel::Fft, "64,cutoff=4"),
+        (Kernel::Irreg, "50:200,iters=2"),
     ] {
         let mut prepared = kernel.parse_size(size).unwrap().prepare();
         prepared.execute(&Serial);
@@ -201,7 +231,17 @@ fn classification_bytes_and_branching() {
     assert_eq!(bytes(Kernel::Knapsack, "32"), 32 * 16);
     for k in Kernel::ALL {
         let p = k.default_params();
-        assert_eq!(p.branching(), 2, "{k}");
+        // The affinity-graph kernels are flat loops: a child per chunk of the main loop.
+        let chunks = match k {
+            Kernel::SpmvCrs | Kernel::SpmvCcs => 65_536 / 256,
+            Kernel::Spmm => 4096 / 64,
+            Kernel::Radix => (1 << 18) / 4096,
+            Kernel::Irreg => 40_000u32.div_ceil(512),
+            // heat-loop: a chunk per 8 of the 1022 interior rows.
+            Kernel::HeatLoop => 1022u32.div_ceil(8),
+            _ => 2,
+        };
+        assert_eq!(p.branching(), chunks, "{k}");
         assert_eq!(
             p.data_bytes() == 0,
             matches!(k, Kernel::Fib | Kernel::Nqueens)

@@ -32,6 +32,7 @@ fn kernel_names() {
             "heat",
             "sort",
             "heat-ub",
+            "heat-loop",
             "heat-moving",
             "sor",
             "sor-ub",
@@ -40,7 +41,12 @@ fn kernel_names() {
             "mergesort",
             "mandelbrot",
             "fft",
-            "knapsack"
+            "knapsack",
+            "spmv-crs",
+            "spmv-ccs",
+            "spmm",
+            "radix",
+            "irreg"
         ]
     );
     let err = "fibonacci".parse::<Kernel>().unwrap_err();
