@@ -65,6 +65,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Topo(args)) => run_topo(&args),
         Some(Command::Bench(args)) => run_bench(&args),
         Some(Command::Sim(args)) => run_sim(&args),
+        Some(Command::Map(args)) => crate::map::run(&args),
     }
 }
 
@@ -77,6 +78,7 @@ fn run_sim(args: &SimArgs) -> Result<(), Failure> {
             bar.finish_and_clear();
             text
         }
+        Some(SimCommand::Threads(threads)) => crate::sim_threads::run(threads)?,
         None => {
             let plan = sim::RunPlan::new(&args.run).map_err(Failure::Input)?;
             let bar = progress_bar(0);

@@ -63,6 +63,9 @@ pub(crate) enum Command {
     /// Run the policies on a simulated multi-socket machine over a kernel's recorded
     /// task tree and measure its caches (`locus sim sweep --help` for sweeps).
     Sim(Box<SimArgs>),
+    /// Map the threads of running programs onto sockets and hyperthreads from their
+    /// hardware counters (the sharing-aware mapper, after SAM-MPH).
+    Map(Box<crate::map::MapArgs>),
 }
 
 /// `locus sim`: one kernel input, several policies; or `locus sim sweep`.
@@ -86,6 +89,10 @@ pub(crate) enum SimCommand {
     /// Simulate over a range of one parameter (input rows, cab's boundary level BL, the
     /// mts chunk) and plot the makespan.
     Sweep(SweepArgs),
+    /// Simulate multi-threaded applications on a multi-socket machine under the thread
+    /// mapper (linux-like spreading, sam, sam-mph, best static) and compare their
+    /// progress.
+    Threads(crate::sim_threads::ThreadsArgs),
 }
 
 /// Flags shared by `locus sim` and `locus sim sweep`.

@@ -8,8 +8,10 @@
 mod app;
 mod bench;
 mod cli;
+mod map;
 mod report;
 mod sim;
+mod sim_threads;
 mod topo;
 
 use clap::Parser;
