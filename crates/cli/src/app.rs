@@ -66,6 +66,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Bench(args)) => run_bench(&args),
         Some(Command::Sim(args)) => run_sim(&args),
         Some(Command::Map(args)) => crate::map::run(&args),
+        Some(Command::Profile(args)) => crate::profile::command(&args),
     }
 }
 

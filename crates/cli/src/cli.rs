@@ -66,6 +66,10 @@ pub(crate) enum Command {
     /// Map the threads of running programs onto sockets and hyperthreads from their
     /// hardware counters (the sharing-aware mapper, after SAM-MPH).
     Map(Box<crate::map::MapArgs>),
+    /// Profile a kernel's tasks (the cache lines each touches), build their affinity
+    /// graph, partition it onto a machine's workers and write the schedule later runs
+    /// follow.
+    Profile(Box<crate::profile::ProfileArgs>),
 }
 
 /// `locus sim`: one kernel input, several policies; or `locus sim sweep`.

@@ -9,6 +9,7 @@ mod app;
 mod bench;
 mod cli;
 mod map;
+mod profile;
 mod report;
 mod sim;
 mod sim_threads;

@@ -1,0 +1,569 @@
+//! The hierarchical partition of an affinity graph onto a machine's workers, and the
+//! order each worker runs its tasks in.
+//!
+//! # Levels
+//! Following the machine's memory hierarchy (Song et al., Section 3.1, and their
+//! Conclusion's node > chip > core), the tasks are split
+//! 1. into the top-level domains of [`MachineDesc::top_domains`] (NUMA nodes where
+//!    there are several, else packages);
+//! 2. each domain's tasks into its squads (cache domains);
+//! 3. each squad's tasks into its workers.
+//!
+//! Every split asks METIS (`METIS_PartGraphKway` on the subgraph the part induces) for
+//! parts whose weights are proportional to the workers under each, so a domain with
+//! more workers gets more work. A split that would compound its imbalance with the
+//! others' gets the `L`-th root of the tolerance (`L` the levels that split anything),
+//! so the workers' final imbalance stays within the tolerance: a one-squad machine uses
+//! the whole tolerance (1.05 is METIS `ufactor` 50), a four-socket one splitting at two
+//! levels 1.05^(1/2) (`ufactor` 24) at each.
+//!
+//! METIS is not asked where it cannot help: one part takes everything; no more tasks
+//! than parts are placed heaviest first on the part with the most room; a subgraph
+//! with no edges is cut into contiguous runs of tasks (program order) of balanced
+//! weight. Weights are those of [`AffinityGraph::metis_vertex_weights`], so tasks that
+//! declare no work still count 1.
+//!
+//! METIS calls are serialised within the process (its random generator is global), so
+//! the same graph, machine and seed always give the same partition.
+//!
+//! # Order
+//! Inside each worker's part the tasks are ordered by a breadth-first walk of the
+//! subgraph the part induces (the paper's IRREG reordering): from the lowest task
+//! index not yet reached, neighbours in ascending index, restarting for each component.
+//! The orders of a worker are a permutation of `0..tasks of that worker`.
+
+use std::collections::VecDeque;
+use std::sync::Mutex;
+
+use metis::option::{Seed, UFactor};
+use metis::{Idx, Real};
+use serde::Serialize;
+
+use crate::error::{Kind, ProfileError};
+use crate::graph::{AffinityGraph, MAX_VERTICES};
+use crate::machine::MachineDesc;
+
+/// Held during every METIS call. METIS (GKlib's `random.c`) keeps its random generator
+/// in process-wide statics that each call re-seeds: two calls from two threads at once
+/// would race on it and give partitions that change from run to run.
+static METIS: Mutex<()> = Mutex::new(());
+
+/// The default balance tolerance: a worker may carry 5% more than its share.
+pub const DEFAULT_TOLERANCE: f64 = 1.05;
+/// The largest tolerance accepted.
+pub const MAX_TOLERANCE: f64 = 10.0;
+
+/// How to partition.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PartitionOptions {
+    /// The largest ratio of a worker's weight to its share allowed, above 1.0 (and at
+    /// most [`MAX_TOLERANCE`]). METIS treats it as a goal, which coarse weights can
+    /// make unreachable.
+    pub tolerance: f64,
+    /// METIS's random seed; the same seed and graph give the same partition.
+    pub seed: i32,
+}
+
+impl Default for PartitionOptions {
+    fn default() -> PartitionOptions {
+        PartitionOptions {
+            tolerance: DEFAULT_TOLERANCE,
+            seed: 1,
+        }
+    }
+}
+
+/// The quality of a partition.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PartitionStats {
+    /// Levels of the hierarchy that split anything (0 for a one-worker machine).
+    pub levels: usize,
+    /// The METIS `ufactor` of each split (imbalance allowed in thousandths).
+    pub ufactor: i32,
+    /// Splits METIS computed.
+    pub metis_calls: usize,
+    /// Weight of the edges between tasks on different workers.
+    pub edge_cut: u64,
+    /// Weight of the edges between tasks in different squads.
+    pub squad_cut: u64,
+    /// Weight of the edges between tasks in different top-level domains.
+    pub domain_cut: u64,
+    /// Weight of all edges.
+    pub total_edge_weight: u64,
+    /// Sum of the task weights (work, at least 1 per task).
+    pub total_weight: u64,
+    /// The heaviest worker's weight.
+    pub max_worker_weight: u64,
+    /// `max_worker_weight` over the mean worker weight (1.0 is perfect).
+    pub imbalance: f64,
+}
+
+/// Where each task of a graph runs: its squad, its worker, its position in the worker's
+/// order. Indexed by vertex.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Partition {
+    squad: Vec<u32>,
+    worker: Vec<u32>,
+    order: Vec<u32>,
+    stats: PartitionStats,
+}
+
+impl Partition {
+    /// Partitions `graph` onto `machine`'s workers (see the module documentation).
+    ///
+    /// # Errors
+    /// If the graph has no vertex or too many, the tolerance is out of range, or METIS
+    /// fails.
+    pub fn compute(
+        graph: &AffinityGraph,
+        machine: &MachineDesc,
+        options: &PartitionOptions,
+    ) -> Result<Partition, ProfileError> {
+        let n = check_graph(graph)?;
+        let t = options.tolerance;
+        if !(t > 1.0 && t <= MAX_TOLERANCE) {
+            return Err(ProfileError::option(
+                "tolerance",
+                t,
+                "a ratio above 1.0 and at most 10.0, e.g. 1.05 for 5% imbalance",
+            ));
+        }
+        let domains = machine.top_domains();
+        let squads = machine.squads();
+        let levels = usize::from(domains.len() > 1)
+            + usize::from(domains.iter().any(|d| d.len() > 1))
+            + usize::from(squads.iter().any(|s| s.workers.len() > 1));
+        let per_level = t.powf(1.0 / levels.max(1) as f64);
+        let ufactor = (((per_level - 1.0) * 1000.0).floor() as Idx).max(1);
+        let mut splitter = Splitter {
+            graph,
+            vw: graph.metis_vertex_weights(),
+            aw: graph.metis_edge_weights(),
+            local: vec![u32::MAX; n],
+            ufactor,
+            seed: options.seed,
+            calls: 0,
+        };
+
+        // 1. Top-level domains, weighted by their workers.
+        let all: Vec<u32> = (0..n as u32).collect();
+        let targets: Vec<usize> = domains
+            .iter()
+            .map(|d| d.iter().map(|&s| squads[s].workers.len()).sum())
+            .collect();
+        let what = format!(
+            "{} tasks into {:?}'s {}s",
+            n,
+            machine.topology(),
+            machine.top_level().name()
+        );
+        let parts = splitter.split(&all, &targets, &what)?;
+        let mut domain = vec![0u32; n];
+        for (&v, &p) in all.iter().zip(&parts) {
+            domain[v as usize] = p;
+        }
+        let by_domain = buckets(&all, &parts, domains.len());
+
+        // 2. Each domain into its squads.
+        let mut squad = vec![0u32; n];
+        for (d, verts) in by_domain.iter().enumerate() {
+            let targets: Vec<usize> = domains[d]
+                .iter()
+                .map(|&s| squads[s].workers.len())
+                .collect();
+            let parts = splitter.split(verts, &targets, &format!("domain {d} into its squads"))?;
+            for (&v, &p) in verts.iter().zip(&parts) {
+                squad[v as usize] = domains[d][p as usize] as u32;
+            }
+        }
+
+        // 3. Each squad into its workers.
+        let by_squad = buckets(&all, &squad, squads.len());
+        let mut worker = vec![0u32; n];
+        for (s, verts) in by_squad.iter().enumerate() {
+            let members = &squads[s].workers;
+            let parts = splitter.split(
+                verts,
+                &vec![1; members.len()],
+                &format!("squad {s} into its workers"),
+            )?;
+            for (&v, &p) in verts.iter().zip(&parts) {
+                worker[v as usize] = members[p as usize] as u32;
+            }
+        }
+        let calls = splitter.calls;
+        let mut partition = Partition::finish(graph, machine, squad, worker, &domain);
+        partition.stats.levels = levels;
+        partition.stats.ufactor = ufactor;
+        partition.stats.metis_calls = calls;
+        Ok(partition)
+    }
+
+    /// The partition that puts vertex `v` on worker `workers[v]` (a baseline to compare
+    /// with, or a placement decided elsewhere), ordered and measured as
+    /// [`Partition::compute`] does.
+    ///
+    /// # Errors
+    /// If `workers` does not have one entry per vertex or names a worker the machine
+    /// does not have.
+    pub fn from_workers(
+        graph: &AffinityGraph,
+        machine: &MachineDesc,
+        workers: &[usize],
+    ) -> Result<Partition, ProfileError> {
+        let n = check_graph(graph)?;
+        if workers.len() != n {
+            return Err(ProfileError::partition(format!(
+                "{} workers given for {n} tasks",
+                workers.len()
+            )));
+        }
+        let mut squad_of_worker = vec![0u32; machine.num_workers()];
+        for (s, sq) in machine.squads().iter().enumerate() {
+            for &w in &sq.workers {
+                squad_of_worker[w] = s as u32;
+            }
+        }
+        let mut domain_of_squad = vec![0u32; machine.num_squads()];
+        for (d, squads) in machine.top_domains().iter().enumerate() {
+            for &s in squads {
+                domain_of_squad[s] = d as u32;
+            }
+        }
+        let mut squad = Vec::with_capacity(n);
+        for (v, &w) in workers.iter().enumerate() {
+            match squad_of_worker.get(w) {
+                Some(&s) => squad.push(s),
+                None => {
+                    return Err(ProfileError::partition(format!(
+                        "task {v} is given worker {w}, but {} has {} workers",
+                        machine.topology(),
+                        machine.num_workers()
+                    )))
+                }
+            }
+        }
+        let domain: Vec<u32> = squad.iter().map(|&s| domain_of_squad[s as usize]).collect();
+        let worker = workers.iter().map(|&w| w as u32).collect();
+        Ok(Partition::finish(graph, machine, squad, worker, &domain))
+    }
+
+    /// Orders each worker's tasks and measures the result.
+    fn finish(
+        graph: &AffinityGraph,
+        machine: &MachineDesc,
+        squad: Vec<u32>,
+        worker: Vec<u32>,
+        domain: &[u32],
+    ) -> Partition {
+        let n = graph.num_vertices();
+        let workers = machine.num_workers();
+        let order = bfs_order(graph, &worker, workers);
+        let weight = |v: usize| graph.vwgt()[v].max(1);
+        let mut load = vec![0u64; workers];
+        let mut total = 0u64;
+        for v in 0..n {
+            load[worker[v] as usize] = load[worker[v] as usize].saturating_add(weight(v));
+            total = total.saturating_add(weight(v));
+        }
+        let (mut edge_cut, mut squad_cut, mut domain_cut, mut all) = (0u64, 0u64, 0u64, 0u64);
+        for v in 0..n {
+            for (u, w) in graph.neighbours(v).filter(|&(u, _)| u as usize > v) {
+                let u = u as usize;
+                all = all.saturating_add(w);
+                if worker[u] != worker[v] {
+                    edge_cut = edge_cut.saturating_add(w);
+                }
+                if squad[u] != squad[v] {
+                    squad_cut = squad_cut.saturating_add(w);
+                }
+                if domain[u] != domain[v] {
+                    domain_cut = domain_cut.saturating_add(w);
+                }
+            }
+        }
+        let max_worker_weight = load.iter().copied().max().unwrap_or(0);
+        let imbalance = if total == 0 {
+            1.0
+        } else {
+            max_worker_weight as f64 * workers as f64 / total as f64
+        };
+        Partition {
+            squad,
+            worker,
+            order,
+            stats: PartitionStats {
+                levels: 0,
+                ufactor: 0,
+                metis_calls: 0,
+                edge_cut,
+                squad_cut,
+                domain_cut,
+                total_edge_weight: all,
+                total_weight: total,
+                max_worker_weight,
+                imbalance,
+            },
+        }
+    }
+
+    /// Number of tasks placed.
+    pub fn len(&self) -> usize {
+        self.worker.len()
+    }
+
+    /// Whether no task is placed (never, for a computed partition).
+    pub fn is_empty(&self) -> bool {
+        self.worker.is_empty()
+    }
+
+    /// The worker of vertex `v`.
+    pub fn worker_of(&self, v: usize) -> usize {
+        self.worker[v] as usize
+    }
+
+    /// The squad of vertex `v` (the squad of its worker).
+    pub fn squad_of(&self, v: usize) -> usize {
+        self.squad[v] as usize
+    }
+
+    /// The position of vertex `v` in its worker's order.
+    pub fn order_of(&self, v: usize) -> u32 {
+        self.order[v]
+    }
+
+    /// Every vertex as `(vertex, squad, worker, order)`, by vertex.
+    pub fn placements(&self) -> impl Iterator<Item = (usize, usize, usize, u32)> + '_ {
+        (0..self.len()).map(|v| (v, self.squad_of(v), self.worker_of(v), self.order[v]))
+    }
+
+    /// The vertices of `worker`, in the order it runs them.
+    pub fn worker_tasks(&self, worker: usize) -> Vec<usize> {
+        let mut tasks: Vec<usize> = (0..self.len())
+            .filter(|&v| self.worker_of(v) == worker)
+            .collect();
+        tasks.sort_by_key(|&v| self.order[v]);
+        tasks
+    }
+
+    /// The partition's quality.
+    pub fn stats(&self) -> &PartitionStats {
+        &self.stats
+    }
+}
+
+/// The number of vertices, if a partition can take the graph.
+fn check_graph(graph: &AffinityGraph) -> Result<usize, ProfileError> {
+    let n = graph.num_vertices();
+    if n == 0 {
+        return Err(ProfileError::partition("the graph has no task to place"));
+    }
+    if n > MAX_VERTICES {
+        return Err(Kind::TooManyTasks {
+            what: "the graph".to_owned(),
+            tasks: n,
+            limit: MAX_VERTICES,
+        }
+        .into());
+    }
+    Ok(n)
+}
+
+/// `verts` grouped by `parts` into `k` lists, each in the order of `verts`.
+fn buckets(verts: &[u32], parts: &[u32], k: usize) -> Vec<Vec<u32>> {
+    let mut out = vec![Vec::new(); k];
+    for (&v, &p) in verts.iter().zip(parts) {
+        out[p as usize].push(v);
+    }
+    out
+}
+
+/// Splits sets of vertices of one graph.
+struct Splitter<'g> {
+    graph: &'g AffinityGraph,
+    vw: Vec<Idx>,
+    aw: Vec<Idx>,
+    /// Vertex -> index in the set being split; `u32::MAX` outside it. Reset after use.
+    local: Vec<u32>,
+    ufactor: Idx,
+    seed: i32,
+    calls: usize,
+}
+
+impl Splitter<'_> {
+    /// The part (index into `targets`) of each vertex of `verts` (ascending), parts
+    /// weighted in proportion to `targets` (all positive).
+    fn split(
+        &mut self,
+        verts: &[u32],
+        targets: &[usize],
+        what: &str,
+    ) -> Result<Vec<u32>, ProfileError> {
+        let k = targets.len();
+        if k <= 1 || verts.is_empty() {
+            return Ok(vec![0; verts.len()]);
+        }
+        let weights: Vec<Idx> = verts.iter().map(|&v| self.vw[v as usize]).collect();
+        if verts.len() <= k {
+            return Ok(greedy(&weights, targets));
+        }
+        for (i, &v) in verts.iter().enumerate() {
+            self.local[v as usize] = i as u32;
+        }
+        let mut xadj: Vec<Idx> = Vec::with_capacity(verts.len() + 1);
+        let mut adjncy: Vec<Idx> = Vec::new();
+        let mut adjwgt: Vec<Idx> = Vec::new();
+        xadj.push(0);
+        let (gx, ga) = (self.graph.xadj(), self.graph.adjncy());
+        for &v in verts {
+            let r = gx[v as usize]..gx[v as usize + 1];
+            for (&u, &w) in ga[r.clone()].iter().zip(&self.aw[r]) {
+                let u = self.local[u as usize];
+                if u != u32::MAX {
+                    adjncy.push(u as Idx);
+                    adjwgt.push(w);
+                }
+            }
+            xadj.push(adjncy.len() as Idx);
+        }
+        for &v in verts {
+            self.local[v as usize] = u32::MAX;
+        }
+        if adjncy.is_empty() {
+            return Ok(contiguous(&weights, targets));
+        }
+        let sum: usize = targets.iter().sum();
+        let mut tpwgts: Vec<Real> = targets
+            .iter()
+            .map(|&t| (t as f64 / sum as f64) as Real)
+            .collect();
+        let rest: Real = tpwgts[..k - 1].iter().sum();
+        tpwgts[k - 1] = (1.0 - rest).max(0.0);
+        let mut part: Vec<Idx> = vec![0; verts.len()];
+        // A panic elsewhere while holding the lock leaves nothing half-done here.
+        let _metis = METIS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let metis_err = |err: metis::Error| -> ProfileError {
+            Kind::Metis {
+                what: what.to_owned(),
+                err,
+            }
+            .into()
+        };
+        metis::Graph::new(1, k as Idx, &xadj, &adjncy)
+            .map_err(|e| metis_err(e.into()))?
+            .set_vwgt(&weights)
+            .set_adjwgt(&adjwgt)
+            .set_tpwgts(&tpwgts)
+            .set_option(UFactor(self.ufactor))
+            .set_option(Seed(self.seed))
+            .part_kway(&mut part)
+            .map_err(metis_err)?;
+        self.calls += 1;
+        if let Some(&bad) = part.iter().find(|&&p| p < 0 || p as usize >= k) {
+            return Err(ProfileError::partition(format!(
+                "METIS returned part {bad} of {k} while splitting {what}"
+            )));
+        }
+        Ok(part.into_iter().map(|p| p as u32).collect())
+    }
+}
+
+/// No more vertices than parts: heaviest first, each on the part whose load relative to
+/// its target stays lowest (ties to the lowest part).
+fn greedy(weights: &[Idx], targets: &[usize]) -> Vec<u32> {
+    let mut by_weight: Vec<usize> = (0..weights.len()).collect();
+    by_weight.sort_by_key(|&i| (std::cmp::Reverse(weights[i]), i));
+    let mut load = vec![0f64; targets.len()];
+    let mut part = vec![0u32; weights.len()];
+    for i in by_weight {
+        let w = f64::from(weights[i]);
+        let fill = |p: usize| (load[p] + w) / targets[p] as f64;
+        let mut best = 0;
+        for p in 1..targets.len() {
+            if fill(p) < fill(best) {
+                best = p;
+            }
+        }
+        load[best] += w;
+        part[i] = best as u32;
+    }
+    part
+}
+
+/// No edges: contiguous runs in the given order, each vertex in the part whose share
+/// of the total weight holds the middle of the vertex's own weight.
+fn contiguous(weights: &[Idx], targets: &[usize]) -> Vec<u32> {
+    let total: f64 = weights.iter().map(|&w| f64::from(w)).sum();
+    let sum: usize = targets.iter().sum();
+    let mut bounds = Vec::with_capacity(targets.len());
+    let mut acc = 0usize;
+    for &t in targets {
+        acc += t;
+        bounds.push(total * acc as f64 / sum as f64);
+    }
+    let mut part = Vec::with_capacity(weights.len());
+    let (mut before, mut p) = (0f64, 0usize);
+    for &w in weights {
+        let middle = before + f64::from(w) / 2.0;
+        while p + 1 < targets.len() && middle >= bounds[p] {
+            p += 1;
+        }
+        part.push(p as u32);
+        before += f64::from(w);
+    }
+    part
+}
+
+/// Each vertex's position in a breadth-first walk of its worker's induced subgraph.
+fn bfs_order(graph: &AffinityGraph, worker: &[u32], workers: usize) -> Vec<u32> {
+    let n = graph.num_vertices();
+    let mut next = vec![0u32; workers];
+    let mut order = vec![0u32; n];
+    let mut seen = vec![false; n];
+    let mut queue = VecDeque::new();
+    // Starting points in ascending index: each worker's walk restarts at its lowest
+    // unreached task.
+    for start in 0..n {
+        if seen[start] {
+            continue;
+        }
+        let w = worker[start];
+        seen[start] = true;
+        queue.push_back(start);
+        while let Some(v) = queue.pop_front() {
+            order[v] = next[w as usize];
+            next[w as usize] += 1;
+            for (u, _) in graph.neighbours(v) {
+                let u = u as usize;
+                if !seen[u] && worker[u] == w {
+                    seen[u] = true;
+                    queue.push_back(u);
+                }
+            }
+        }
+    }
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greedy_puts_the_heaviest_where_there_is_most_room() {
+        assert_eq!(greedy(&[5, 1], &[1, 1, 1]), vec![0, 1]);
+        assert_eq!(greedy(&[1, 5], &[1, 3]), vec![0, 1]);
+    }
+
+    #[test]
+    fn contiguous_runs_balance_by_weight() {
+        assert_eq!(contiguous(&[1; 8], &[1, 1]), vec![0, 0, 0, 0, 1, 1, 1, 1]);
+        assert_eq!(contiguous(&[1; 8], &[1, 3]), vec![0, 0, 1, 1, 1, 1, 1, 1]);
+        assert_eq!(
+            contiguous(&[6, 1, 1, 1, 1, 1, 1], &[1, 1]),
+            vec![0, 1, 1, 1, 1, 1, 1]
+        );
+    }
+}
