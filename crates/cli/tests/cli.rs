@@ -1,33 +1,9 @@
 //! The `locus` binary end to end: output, JSON, exit codes and error messages. Every
 //! run is tiny (fib of 15 or less, two threads) so the whole file takes seconds.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-/// Runs `locus` with `args`, with the `LOCUS_*` variables (which flags fall back to)
-/// removed so that the caller's environment cannot change the outcome.
-fn locus(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_locus"))
-        .args(args)
-        .env_remove("LOCUS_NUM_THREADS")
-        .env_remove("LOCUS_POLICY")
-        .env_remove("LOCUS_TOPOLOGY")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("cannot start the locus binary")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A fresh folder for one test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("locus-cli-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("cannot create a scratch folder");
-    dir
-}
+use common::{locus, scratch, text};
 
 #[test]
 fn no_arguments_print_the_help() {

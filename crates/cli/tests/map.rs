@@ -2,22 +2,9 @@
 //! virtual machine without a PMU, a well-formed dry run where they exist), bad input
 //! (exit 2, with the reason), and the decision loop on the simulated machine.
 
-use std::process::{Command, Output};
+mod common;
 
-fn locus(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_locus"))
-        .args(args)
-        .env_remove("LOCUS_NUM_THREADS")
-        .env_remove("LOCUS_POLICY")
-        .env_remove("LOCUS_TOPOLOGY")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("cannot start the locus binary")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{locus, text};
 
 /// Bad input: exit status 2 and an error line containing `says`.
 fn refused(args: &[&str], says: &str) {
@@ -280,7 +267,7 @@ fn the_help_explains_every_flag_and_its_default() {
 #[test]
 fn sigint_and_sigterm_end_the_loop_after_the_round_with_a_summary() {
     use std::io::{BufRead, BufReader};
-    use std::process::Stdio;
+    use std::process::{Command, Stdio};
     for signal in ["-INT", "-TERM"] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_locus"))
             .args(["map", "--source", "sim", "--interval", "20ms"])

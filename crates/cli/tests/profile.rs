@@ -2,35 +2,17 @@
 //! same machine and input, its help, and its errors. Every run profiles a small heat
 //! (64 x 64, 8-row chunks, 2 sweeps), so the whole file takes seconds.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
 use locus_profile::schedule;
 use locus_profile::MachineDesc;
 use locus_topo::Topology;
 
-/// Runs `locus` with `args`, the `LOCUS_*` variables removed.
-fn locus(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_locus"))
-        .args(args)
-        .env_remove("LOCUS_NUM_THREADS")
-        .env_remove("LOCUS_POLICY")
-        .env_remove("LOCUS_TOPOLOGY")
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("cannot start the locus binary")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{locus, text};
 
 /// A fresh folder for one test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("locus-cli-profile-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("cannot create a scratch folder");
-    dir
+fn scratch(name: &str) -> std::path::PathBuf {
+    common::scratch(&format!("profile-{name}"))
 }
 
 const SIZE: &str = "64x64,leaf=8,iters=2";
