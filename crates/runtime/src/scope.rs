@@ -223,7 +223,13 @@ where
         let mut lo = range.start;
         while lo < range.end {
             let hi = lo + grain.min(range.end - lo);
-            s.spawn_as(move |_| body(lo..hi), chunks);
+            s.spawn_as(
+                move |_| {
+                    crate::registry::loop_chunk_started();
+                    body(lo..hi)
+                },
+                chunks,
+            );
             lo = hi;
         }
     });
