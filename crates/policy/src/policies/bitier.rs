@@ -172,10 +172,10 @@ impl BiTier {
 
     /// Whether plans should look for loop chunks: placed ones wait in squad queues. They
     /// are stolen from other squads one at a time: a stolen chunk moves home to the
-    /// thief, so a squad that ran out takes no more than it needs now (a squad's worth
-    /// at a time, as MTS steals, moved homes for good at the end of every iteration of a
-    /// balanced loop: `heat-loop` on `opteron-8380` kept 0.92 of its chunks in place
-    /// instead of 0.94).
+    /// thief, so a squad that ran out takes no more than it needs now. (For a balanced
+    /// loop the step hardly matters: on `heat-loop`, `opteron-8380`, squad-sized steals
+    /// as MTS makes them keep the same share of chunks in place, 0.89-0.90 over seeds 1
+    /// and 2, `locus sim heat-loop --seed S --policy ws,cab`.)
     fn chunks_waiting(&self) -> bool {
         self.chunks && self.pending_chunks.load(Ordering::Relaxed) > 0
     }
