@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{locus, scratch, text};
+use common::{locus, refused, scratch, text};
 
 #[test]
 fn no_arguments_print_the_help() {
@@ -221,23 +221,6 @@ fn bench_without_rayon_has_no_ratios() {
         row.split_whitespace().nth(2) == Some("-")
             && !stdout.lines().any(|l| l.starts_with("rayon")),
         "{stdout}"
-    );
-}
-
-/// Bad input: exit code 2, nothing on stdout, and an error naming the input.
-fn refused(args: &[&str], names: &[&str]) {
-    let out = locus(args);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
-    for n in names {
-        assert!(stderr.contains(n), "{args:?}: {n:?} not named in: {stderr}");
-    }
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(
-        out.stdout.is_empty(),
-        "{args:?} printed: {}",
-        text(&out.stdout)
     );
 }
 

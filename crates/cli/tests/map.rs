@@ -6,20 +6,9 @@ mod common;
 
 use common::{locus, text};
 
-/// Bad input: exit status 2 and an error line containing `says`.
+/// Bad input, refused with exit status 2 and an error line containing `says`.
 fn refused(args: &[&str], says: &str) {
-    let out = locus(args);
-    let stderr = text(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
-    assert!(
-        stderr.contains(says),
-        "{args:?}: expected {says:?} in:\n{stderr}"
-    );
-    assert!(
-        out.stdout.is_empty(),
-        "{args:?} printed: {}",
-        text(&out.stdout)
-    );
+    common::refused(args, &[says]);
 }
 
 #[test]

@@ -8,7 +8,7 @@ use locus_profile::schedule;
 use locus_profile::MachineDesc;
 use locus_topo::Topology;
 
-use common::{locus, text};
+use common::{locus, refused, text};
 
 /// A fresh folder for one test's files.
 fn scratch(name: &str) -> std::path::PathBuf {
@@ -154,28 +154,17 @@ fn bad_input_is_refused_before_anything_runs() {
     let out_dir = dir.join("o");
     let o = out_dir.to_str().unwrap();
 
-    let out = locus(&["profile", "nosuchkernel", "--out", o]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains("bad KERNEL") && err.contains("nosuchkernel"),
-        "{err}"
+    refused(
+        &["profile", "nosuchkernel", "--out", o],
+        &["bad KERNEL", "nosuchkernel"],
     );
-
-    let out = locus(&["profile", "heat", "--size", "64x", "--out", o]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("bad --size"),
-        "{}",
-        text(&out.stderr)
+    refused(
+        &["profile", "heat", "--size", "64x", "--out", o],
+        &["bad --size"],
     );
-
-    let out = locus(&["profile", "heat", "--machine", "nosuchmachine", "--out", o]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("bad --machine"),
-        "{}",
-        text(&out.stderr)
+    refused(
+        &["profile", "heat", "--machine", "nosuchmachine", "--out", o],
+        &["bad --machine"],
     );
 
     for (flag, value) in [
@@ -184,42 +173,21 @@ fn bad_input_is_refused_before_anything_runs() {
         ("--cap", "0"),
         ("--max-edges", "0"),
     ] {
-        let out = locus(&["profile", "heat", flag, value, "--out", o]);
-        assert_eq!(out.status.code(), Some(2), "{flag} {value}");
-        assert!(text(&out.stderr).contains(flag), "{}", text(&out.stderr));
+        refused(&["profile", "heat", flag, value, "--out", o], &[flag]);
     }
 
     // --out names a file, or a folder under a file: nothing can be written there.
     let file = dir.join("a-file");
     std::fs::write(&file, "x").unwrap();
-    let out = locus(&[
-        "profile",
-        "heat",
-        "--size",
-        SIZE,
-        "--out",
-        file.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains("--out") && err.contains("is a file, not a folder"),
-        "{err}"
+    let to = |out: &std::path::Path| out.to_str().unwrap().to_owned();
+    let (file_out, under_out) = (to(&file), to(&file.join("sub")));
+    refused(
+        &["profile", "heat", "--size", SIZE, "--out", &file_out],
+        &["--out", "is a file, not a folder"],
     );
-    let under = file.join("sub");
-    let out = locus(&[
-        "profile",
-        "heat",
-        "--size",
-        SIZE,
-        "--out",
-        under.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2));
-    let err = text(&out.stderr);
-    assert!(
-        err.contains("--out") && err.contains("cannot create the folder"),
-        "{err}"
+    refused(
+        &["profile", "heat", "--size", SIZE, "--out", &under_out],
+        &["--out", "cannot create the folder"],
     );
     assert!(!out_dir.exists(), "nothing ran for bad input");
 

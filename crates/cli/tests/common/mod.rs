@@ -29,3 +29,21 @@ pub(crate) fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("cannot create a scratch folder");
     dir
 }
+
+/// Bad input: exit status 2, an error (no panic) naming each of `names`, and nothing on
+/// stdout.
+pub(crate) fn refused(args: &[&str], names: &[&str]) {
+    let out = locus(args);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+    for n in names {
+        assert!(stderr.contains(n), "{args:?}: {n:?} not named in: {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?} printed: {}",
+        text(&out.stdout)
+    );
+}
