@@ -12,8 +12,8 @@
 //!
 //! Output parts go through [`Parts`]: the slice is cut before the loop exactly as the
 //! loop cuts its range, and each chunk takes its part once (a `Mutex<Option<_>>` per
-//! part, taken without contention), as `split::Split::Loop` does for heat's rows. The
-//! kernels stay safe code.
+//! part, taken without contention); `split::Split::Loop` hands heat-loop its blocks of
+//! rows the same way. The kernels stay safe code.
 //!
 //! No footprint is declared here except by [`read_runs`] and [`write_runs`], which
 //! declare the ranges their caller names.

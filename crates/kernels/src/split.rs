@@ -29,8 +29,7 @@
 //! node only splits and joins (which the kernels declare as nothing, see the crate
 //! doc).
 
-use std::sync::Mutex;
-
+use crate::chunks::Parts;
 use crate::exec::Executor;
 
 /// The shape of the task tree over a block of rows.
@@ -108,25 +107,17 @@ where
         block.len() / self.cols
     }
 
-    /// Loop: one chunk of the executor's loop per block of `leaf` rows. The blocks are
-    /// cut first; each chunk takes its own (exactly once: the executor runs every chunk
-    /// of the range once).
+    /// Loop: one chunk of the executor's loop per block of `leaf` rows, each handed its
+    /// own rows through [`Parts`].
     fn flat<T>(&self, block: &mut [T], lo: usize)
     where
         T: Send,
         F: Fn(&mut [T], usize) + Sync,
     {
         let n = self.count(block);
-        let blocks: Vec<Mutex<Option<&mut [T]>>> = block
-            .chunks_mut(self.leaf * self.cols)
-            .map(|rows| Mutex::new(Some(rows)))
-            .collect();
+        let blocks = Parts::even(block, self.leaf * self.cols);
         self.ex.for_range(0..n, self.leaf, |rows| {
-            let taken = blocks[rows.start / self.leaf]
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
-            let rows_block = taken.expect("the executor runs each chunk of the loop once");
+            let (_, rows_block) = blocks.take(rows.start / self.leaf);
             (self.body)(rows_block, lo + rows.start);
         });
     }
