@@ -9,16 +9,20 @@
 //! not). Pool statistics are summed over snapshots taken just before and just after
 //! each timed run, so the time a pool sleeps while the other executors take their turn
 //! is not counted as its idle time.
+//!
+//! `--policy affinity` follows `--schedule FILE`, loaded before anything runs and checked
+//! against the pools' machine, their thread count and the one kernel input of the run.
 
 use crate::cli::BenchArgs;
 use anyhow::{bail, ensure, Context, Result};
 use indicatif::ProgressBar;
 use locus::{PolicyKind, PoolStats, ThreadPoolBuilder};
+use locus_kernels::sparse::MatrixSpec;
 use locus_kernels::{Kernel, Locus, Params, Prepared, Rayon};
 use locus_topo::Topology;
 use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The executor name rayon results carry.
@@ -52,8 +56,18 @@ pub(crate) struct BenchPlan {
 impl BenchPlan {
     /// Resolves the arguments; every error here is bad input, found before any run.
     pub(crate) fn new(args: &BenchArgs) -> Result<BenchPlan> {
-        let jobs = jobs(&args.kernel, args.size.as_deref())?;
-        let policies = policies(&args.policy)?;
+        let jobs = jobs(&args.kernel, args.size.as_deref(), args.matrix.as_deref())?;
+        let schedule = crate::profile::schedule_flag(&args.policy, args.schedule.as_deref())?;
+        if schedule.is_some() {
+            ensure!(
+                jobs.len() == 1,
+                "--policy {:?} names affinity, whose schedule is for one input, but KERNEL \
+                 {:?} runs {} kernels: name the kernel the schedule was made for",
+                args.policy,
+                args.kernel,
+                jobs.len()
+            );
+        }
         let topology = crate::topo::machine(args.machine.as_deref())?;
         // As the pool builder does: one worker per PU of the machine the pools run on,
         // which for a described machine is its PU count, not this machine's.
@@ -69,6 +83,10 @@ impl BenchPlan {
             "--threads {threads}: expected 1..={}",
             locus::MAX_THREADS
         );
+        let affinity = schedule
+            .map(|path| crate::profile::load_affinity(path, &jobs[0], &topology, threads))
+            .transpose()?;
+        let policies = parse_policies(&args.policy, &PolicyKind::ALL, affinity.as_ref())?;
         ensure!(
             args.reps >= 1,
             "--reps 0: at least one timed repetition is needed"
@@ -101,14 +119,21 @@ impl BenchPlan {
     }
 }
 
-/// The kernels of `KERNEL` (a name or `all`) with the sizes of `--size`.
-fn jobs(kernel: &str, size: Option<&str>) -> Result<Vec<Params>> {
+/// The kernels of `KERNEL` (a name or `all`) with the sizes of `--size` and the matrix
+/// of `--matrix`.
+fn jobs(kernel: &str, size: Option<&str>, matrix: Option<&Path>) -> Result<Vec<Params>> {
     if kernel.trim().eq_ignore_ascii_case("all") {
         if let Some(size) = size {
             bail!(
                 "--size {size:?} needs a single KERNEL, not `all` (every kernel reads sizes \
                  differently); name one of: {}",
                 Kernel::ALL.map(Kernel::name).join(", ")
+            );
+        }
+        if let Some(path) = matrix {
+            bail!(
+                "--matrix {path:?} needs a single sparse KERNEL (spmv-crs, spmv-ccs or spmm), \
+                 not `all`"
             );
         }
         return Ok(Kernel::ALL.iter().map(|k| k.default_params()).collect());
@@ -118,24 +143,47 @@ fn jobs(kernel: &str, size: Option<&str>) -> Result<Vec<Params>> {
         Some(s) => kernel.parse_size(s).context("bad --size")?,
         None => kernel.default_params(),
     };
-    Ok(vec![params])
+    Ok(vec![with_matrix(params, matrix)?])
 }
 
-/// The policies of `--policy`: a comma-separated list, or `all`.
-fn policies(list: &str) -> Result<Vec<PolicyKind>> {
-    parse_policies(list, &PolicyKind::ALL)
+/// `params` with the matrix of `--matrix FILE`, if given, in place of the size's
+/// (sparse kernels only; refused when the size names a matrix file itself).
+pub(crate) fn with_matrix(params: Params, matrix: Option<&Path>) -> Result<Params> {
+    let Some(path) = matrix else {
+        return Ok(params);
+    };
+    if let Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) = &params {
+        if let MatrixSpec::File(m) = &p.matrix {
+            bail!(
+                "--matrix {path:?}: --size already names a matrix file (matrix={}); give the \
+                 matrix once, with --matrix or in --size",
+                m.path().display()
+            );
+        }
+    }
+    params
+        .with_matrix(path)
+        .with_context(|| format!("bad --matrix {path:?}"))
 }
 
 /// `--policy`: a comma-separated list of policy names without repeats, or `all`.
-pub(crate) fn parse_policies(list: &str, all: &[PolicyKind]) -> Result<Vec<PolicyKind>> {
+/// `affinity` is the given policy, made from `--schedule FILE` (an error without one).
+pub(crate) fn parse_policies(
+    list: &str,
+    all: &[PolicyKind],
+    affinity: Option<&PolicyKind>,
+) -> Result<Vec<PolicyKind>> {
     if list.trim().eq_ignore_ascii_case("all") {
         return Ok(all.to_vec());
     }
     let mut out: Vec<PolicyKind> = Vec::new();
     for item in list.split(',') {
-        let kind: PolicyKind = item
-            .parse()
-            .with_context(|| format!("bad --policy {list:?}"))?;
+        let kind: PolicyKind = match affinity {
+            Some(kind) if item.trim().eq_ignore_ascii_case("affinity") => kind.clone(),
+            _ => item
+                .parse()
+                .with_context(|| format!("bad --policy {list:?}"))?,
+        };
         ensure!(
             !out.contains(&kind),
             "bad --policy {list:?}: {kind} is listed twice"
@@ -293,10 +341,10 @@ pub(crate) fn run_kernel(
     let mut prepared = params.prepare();
 
     let mut executors = Vec::with_capacity(plan.num_executors());
-    for &kind in &plan.policies {
+    for kind in &plan.policies {
         let mut builder = ThreadPoolBuilder::new()
             .num_threads(plan.threads)
-            .policy(kind)
+            .policy(kind.clone())
             .topology(plan.topology.clone());
         if let Some(counters) = plan.counters {
             builder = builder.counters(counters);
@@ -404,6 +452,8 @@ mod tests {
             threads: Some(2),
             machine: None,
             size: None,
+            matrix: None,
+            schedule: None,
             reps: 2,
             warmup: 0,
             json: None,
@@ -415,17 +465,71 @@ mod tests {
 
     #[test]
     fn kernels_and_sizes_resolve() {
-        assert_eq!(jobs("all", None).unwrap().len(), Kernel::ALL.len());
+        assert_eq!(jobs("all", None, None).unwrap().len(), Kernel::ALL.len());
         assert_eq!(
-            jobs("FIB", Some("12")).unwrap(),
+            jobs("FIB", Some("12"), None).unwrap(),
             vec![Kernel::Fib.parse_size("12").unwrap()]
         );
-        let e = format!("{:#}", jobs("all", Some("12")).unwrap_err());
+        let e = format!("{:#}", jobs("all", Some("12"), None).unwrap_err());
         assert!(e.contains("--size") && e.contains("single KERNEL"), "{e}");
-        let e = format!("{:#}", jobs("fibb", None).unwrap_err());
+        let e = format!("{:#}", jobs("fibb", None, None).unwrap_err());
         assert!(e.contains("fibb"), "{e}");
-        let e = format!("{:#}", jobs("fib", Some("x")).unwrap_err());
+        let e = format!("{:#}", jobs("fib", Some("x"), None).unwrap_err());
         assert!(e.contains("--size") && e.contains("\"x\""), "{e}");
+    }
+
+    /// A 3 x 3 matrix in a scratch file named after the test.
+    fn matrix_file(name: &str) -> PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("locus-bench-{name}-{}.mtx", std::process::id()));
+        std::fs::write(
+            &path,
+            "%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 2.0\n2 2 2.0\n3 3 2.0\n1 3 -1.0\n",
+        )
+        .unwrap();
+        path
+    }
+
+    #[test]
+    fn a_matrix_file_replaces_the_sizes_matrix_of_sparse_kernels_only() {
+        let path = matrix_file("matrix");
+        let m = Some(path.as_path());
+        let p = jobs("spmv-crs", Some("laplace2d:8,iters=3,grain=2"), m).unwrap();
+        let text = p[0].to_string();
+        assert_eq!(text, format!("matrix={},iters=3,grain=2", path.display()));
+        for (kernel, size, what) in [
+            ("fib", None, "takes no matrix"),
+            ("all", None, "single sparse KERNEL"),
+            ("spmm", Some(text.as_str()), "already names a matrix file"),
+        ] {
+            let e = format!("{:#}", jobs(kernel, size, m).unwrap_err());
+            assert!(e.contains("--matrix") && e.contains(what), "{kernel}: {e}");
+        }
+        let missing = path.with_extension("none");
+        let e = format!("{:#}", jobs("spmv-ccs", None, Some(&missing)).unwrap_err());
+        assert!(e.contains("--matrix") && e.contains(".none"), "{e}");
+        std::fs::remove_file(&path).unwrap();
+    }
+
+    #[test]
+    fn affinity_needs_a_schedule_for_one_kernel() {
+        let mut a = args("all");
+        a.policy = "ws,affinity".to_owned();
+        let e = format!("{:#}", BenchPlan::new(&a).unwrap_err());
+        assert!(e.contains("--schedule FILE"), "{e}");
+        a.schedule = Some(PathBuf::from("schedule.json"));
+        let e = format!("{:#}", BenchPlan::new(&a).unwrap_err());
+        assert!(e.contains("for one input") && e.contains("kernels"), "{e}");
+        a.kernel = "irreg".to_owned();
+        a.policy = "static".to_owned();
+        let e = format!("{:#}", BenchPlan::new(&a).unwrap_err());
+        assert!(e.contains("only read by --policy affinity"), "{e}");
+        a.schedule = None;
+        assert_eq!(BenchPlan::new(&a).unwrap().policies, [PolicyKind::Static]);
+    }
+
+    fn policies(list: &str) -> Result<Vec<PolicyKind>> {
+        parse_policies(list, &PolicyKind::ALL, None)
     }
 
     #[test]

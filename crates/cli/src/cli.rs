@@ -92,7 +92,7 @@ pub(crate) struct SimArgs {
 pub(crate) enum SimCommand {
     /// Simulate over a range of one parameter (input rows, cab's boundary level BL, the
     /// mts chunk) and plot the makespan.
-    Sweep(SweepArgs),
+    Sweep(Box<SweepArgs>),
     /// Simulate multi-threaded applications on a multi-socket machine under the thread
     /// mapper (linux-like spreading, sam, sam-mph, best static) and compare their
     /// progress.
@@ -115,6 +115,13 @@ pub(crate) struct SimCommonArgs {
     /// heat is the CATS paper's 1024x512, 8-row leaves, 10 iterations]
     #[arg(long, short = 's', value_name = "S")]
     pub(crate) size: Option<String>,
+
+    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for the
+    /// sparse kernels (spmv-crs, spmv-ccs, spmm); the size's other options (iters,
+    /// grain, seed) stay. Refused for other kernels and with a --size that names
+    /// matrix=PATH itself.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) matrix: Option<PathBuf>,
 
     /// Seed of the simulated workers' random victim choices and wake-up delays; the same
     /// seed and inputs give bit-identical results.
@@ -144,14 +151,26 @@ pub(crate) struct SimRunArgs {
     pub(crate) common: SimCommonArgs,
 
     /// Policies: a comma-separated list (ws, central, rr-fifo, rr-lifo, mts, mts:CHUNK,
-    /// cab, cab:B:SIZE, cab:bl=N, cats, cats:CMPI, and the published forms of the last
-    /// two without iteration affinity: cab-paper[:...], cats-paper[:CMPI]) or `all`
-    /// (every policy except ws-unpinned, which only differs from ws in pinning).
+    /// cab, cab:B:SIZE, cab:bl=N, cats, cats:CMPI, the published forms of the last two
+    /// without iteration affinity: cab-paper[:...], cats-paper[:CMPI]; static: every
+    /// parallel loop dealt in one block of consecutive chunks per worker, as OpenMP's
+    /// schedule(static); affinity: the schedule of --schedule FILE) or `all`: ws,
+    /// central, rr-fifo, rr-lifo, mts, cab, cab-paper, cats and cats-paper (not
+    /// ws-unpinned, which only differs from ws in pinning, nor static and affinity,
+    /// which are run when named).
     #[arg(long, short = 'p', value_name = "P", default_value = "all")]
     pub(crate) policy: String,
 
-    /// Iterations of an iterative kernel (heat, heat-ub, heat-moving, sor, sor-ub), replacing the
-    /// size's. [default: the size's]
+    /// The schedule file --policy affinity follows, as `locus profile KERNEL --out DIR`
+    /// writes it (DIR/schedule.json). It must have been made for this kernel and input
+    /// (--size, --matrix, --iters) on this --machine with as many --threads; needs
+    /// affinity in --policy.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) schedule: Option<PathBuf>,
+
+    /// Iterations of an iterative kernel (heat, heat-ub, heat-loop, heat-moving, sor,
+    /// sor-ub, spmv-crs, spmv-ccs, spmm, radix, irreg), replacing the size's.
+    /// [default: the size's]
     #[arg(long, value_name = "K")]
     pub(crate) iters: Option<usize>,
 
@@ -220,11 +239,18 @@ pub(crate) struct SweepArgs {
     pub(crate) common: SimCommonArgs,
 
     /// Policies for a rows sweep [default: ws,mts,cab,cats]; for a bl sweep, cab (with
-    /// iteration affinity, the default) or cab-paper (the published CAB).
+    /// iteration affinity, the default) or cab-paper (the published CAB). Not affinity:
+    /// its schedule is for one input (run `locus sim KERNEL --schedule FILE` instead).
     #[arg(long, short = 'p', value_name = "P")]
     pub(crate) policy: Option<String>,
 
-    /// Iterations of an iterative kernel, replacing the size's.
+    /// Refused with an explanation: a schedule is for one input and a sweep runs several
+    /// settings (`locus sim KERNEL --policy affinity --schedule FILE` runs one).
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub(crate) schedule: Option<PathBuf>,
+
+    /// Iterations of an iterative kernel (those `locus sim --help` lists), replacing the
+    /// size's.
     #[arg(long, value_name = "K")]
     pub(crate) iters: Option<usize>,
 
@@ -268,13 +294,17 @@ pub(crate) struct TopoArgs {
 #[derive(Debug, Args)]
 #[command(after_help = crate::bench::kernels_help())]
 pub(crate) struct BenchArgs {
-    /// The kernel to run (fib, nqueens, heat, sort), or `all` for every kernel at its
-    /// default size.
+    /// The kernel to run (one of those below), or `all` for every kernel at its default
+    /// size.
     #[arg(value_name = "KERNEL", default_value = "all")]
     pub(crate) kernel: String,
 
     /// Policies to compare: a comma-separated list (ws, ws-unpinned, central, rr-fifo,
-    /// rr-lifo, mts, mts:CHUNK), or `all` for every policy.
+    /// rr-lifo, mts, mts:CHUNK, cab[:B:SIZE|:bl=N], cab-paper[:...], cats[:CMPI],
+    /// cats-paper[:CMPI]; static: every parallel loop dealt in one block of consecutive
+    /// chunks per worker, as OpenMP's schedule(static); affinity: the schedule of
+    /// --schedule FILE, with a single KERNEL), or `all`: ws, ws-unpinned, central,
+    /// rr-fifo, rr-lifo and mts (the others run when named).
     #[arg(
         long,
         short = 'p',
@@ -301,6 +331,19 @@ pub(crate) struct BenchArgs {
     /// [default: the kernel's default size]
     #[arg(long, short = 's', value_name = "S")]
     pub(crate) size: Option<String>,
+
+    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for a
+    /// single sparse KERNEL (spmv-crs, spmv-ccs, spmm); the size's other options stay.
+    /// Refused with a --size that names matrix=PATH itself.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) matrix: Option<PathBuf>,
+
+    /// The schedule file --policy affinity follows, as `locus profile KERNEL --out DIR`
+    /// writes it (DIR/schedule.json). It must have been made for this KERNEL and input
+    /// (--size, --matrix) on the machine the pools use (--machine, or this one) with as
+    /// many --threads; needs affinity in --policy.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) schedule: Option<PathBuf>,
 
     /// Timed repetitions per executor, interleaved across executors.
     #[arg(long, short = 'r', value_name = "R", default_value_t = 10,
@@ -373,5 +416,36 @@ mod tests {
         assert!(Cli::try_parse_from(["locus", "bench", "--threads", "4097"]).is_err());
         assert!(Cli::try_parse_from(["locus", "bench", "--threads", "x"]).is_err());
         assert!(Cli::try_parse_from(["locus", "bench", "--warmup", "0"]).is_ok());
+    }
+
+    /// The `--help` text of a subcommand path, e.g. `["sim"]`.
+    fn help(path: &[&str]) -> String {
+        let mut cmd = Cli::command();
+        let mut sub = &mut cmd;
+        for name in path {
+            sub = sub.find_subcommand_mut(name).expect("a subcommand");
+        }
+        sub.render_long_help().to_string()
+    }
+
+    #[test]
+    fn sim_and_bench_help_explain_schedules_and_matrices() {
+        for path in [&["sim"][..], &["bench"]] {
+            let help = help(path);
+            for text in ["--schedule", "--matrix", "static", "affinity", "`all`: ws"] {
+                assert!(
+                    help.contains(text),
+                    "{path:?}: {text} missing from:\n{help}"
+                );
+            }
+        }
+        let sim = help(&["sim"]);
+        assert!(sim.contains("schedule(static)"), "{sim}");
+        assert!(sim.contains("radix, irreg), replacing"), "--iters: {sim}");
+        let sweep = help(&["sim", "sweep"]);
+        assert!(
+            !sweep.contains("--schedule <FILE>"),
+            "sweeps take no schedule: {sweep}"
+        );
     }
 }

@@ -6,24 +6,33 @@
 //!
 //! Every argument is resolved and the output folder made writable before anything
 //! runs (bad input exits 2). Files are written through temporary names renamed into
-//! place, so a folder never holds half a file.
+//! place, so a folder never holds half a file. The report ends with the command that
+//! runs the schedule.
+//!
+//! The other end lives here too: `locus sim` and `locus bench` read `--schedule FILE`
+//! through [`schedule_flag`] and [`load_affinity`], which identify the machine and the
+//! input exactly as a profile run does, so a schedule loads only for the run it was
+//! made for.
 
 use crate::app::Failure;
 use crate::report::count;
-use anyhow::{ensure, Context, Result};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Args;
 use locus_kernels::{Kernel, Params};
+use locus_policy::PolicyKind;
 use locus_profile::graph::{DEFAULT_DENSE_RATIO, DEFAULT_MAX_EDGES};
 use locus_profile::partition::DEFAULT_TOLERANCE;
 use locus_profile::profile::DEFAULT_CAP;
 use locus_profile::{
-    AffinityGraph, GraphOptions, MachineDesc, Partition, PartitionOptions, Profile, Schedule,
+    schedule, AffinityGraph, GraphOptions, MachineDesc, Partition, PartitionOptions, Profile,
+    Schedule,
 };
 use locus_topo::Topology;
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Above this many tasks the DOT file is not written: Graphviz lays such graphs out
@@ -41,6 +50,12 @@ pub(crate) struct ProfileArgs {
     /// The kernel's input (syntax below). [default: the kernel's default size]
     #[arg(long, short = 's', value_name = "S")]
     pub(crate) size: Option<String>,
+
+    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for the
+    /// sparse kernels (spmv-crs, spmv-ccs, spmm); the schedule is then for this file's
+    /// content. Refused for other kernels and with a --size that names matrix=PATH.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) matrix: Option<PathBuf>,
 
     /// The machine the schedule is for: a preset (`locus topo --list-presets`), an hwloc
     /// synthetic string, SxC shorthand, or an hwloc XML file. Later runs follow the
@@ -140,6 +155,8 @@ pub(crate) struct ProfilePlan {
     graph: GraphOptions,
     partition: PartitionOptions,
     cap: usize,
+    /// The command that runs the schedule, without `--schedule FILE`.
+    run_it: String,
 }
 
 impl ProfilePlan {
@@ -150,8 +167,8 @@ impl ProfilePlan {
             Some(s) => kernel.parse_size(s).context("bad --size")?,
             None => kernel.default_params(),
         };
-        let input = locus_profile::input_identity(kernel.name(), &params.to_string())
-            .context("cannot identify the input")?;
+        let params = crate::bench::with_matrix(params, args.matrix.as_deref())?;
+        let input = input_identity(&params)?;
         let topology: Topology = crate::topo::machine(args.machine.as_deref())?;
         let threads = args.threads.unwrap_or_else(|| topology.num_pus());
         ensure!(
@@ -161,6 +178,7 @@ impl ProfilePlan {
         );
         let machine = MachineDesc::new(&topology, threads)?;
         prepare_out(&args.out)?;
+        let run_it = run_command(args, kernel, threads, topology.num_pus());
         Ok(ProfilePlan {
             params,
             input,
@@ -175,8 +193,122 @@ impl ProfilePlan {
                 ..PartitionOptions::default()
             },
             cap: args.cap,
+            run_it,
         })
     }
+}
+
+/// The identity of the input of `params`, as schedules record it.
+fn input_identity(params: &Params) -> Result<String> {
+    locus_profile::input_identity(params.kernel().name(), &params.to_string())
+        .context("cannot identify the input")
+}
+
+/// The command that runs a schedule made with `args`, up to `--schedule`: `locus sim`
+/// on the described machine, or `locus bench` where the simulator cannot run it (this
+/// machine, or more workers than PUs).
+fn run_command(args: &ProfileArgs, kernel: Kernel, threads: usize, pus: usize) -> String {
+    let mut words = Vec::new();
+    match &args.machine {
+        Some(m) if threads <= pus => {
+            words.extend(["sim".to_owned(), kernel.name().to_owned()]);
+            push_flag(&mut words, "--size", args.size.as_deref());
+            push_path(&mut words, "--matrix", args.matrix.as_deref());
+            push_flag(&mut words, "--machine", Some(m));
+            let given = args.threads.map(|n| n.to_string());
+            push_flag(&mut words, "--threads", given.as_deref());
+        }
+        machine => {
+            words.extend(["bench".to_owned(), kernel.name().to_owned()]);
+            push_flag(&mut words, "--size", args.size.as_deref());
+            push_path(&mut words, "--matrix", args.matrix.as_deref());
+            push_flag(&mut words, "--machine", machine.as_deref());
+            // bench's default thread count is this process's CPUs, not the PUs.
+            push_flag(&mut words, "--threads", Some(&threads.to_string()));
+        }
+    }
+    push_flag(&mut words, "--policy", Some("static,affinity"));
+    format!("locus {}", words.join(" "))
+}
+
+fn push_flag(words: &mut Vec<String>, flag: &str, value: Option<&str>) {
+    if let Some(v) = value {
+        words.push(flag.to_owned());
+        words.push(shell_word(v));
+    }
+}
+
+fn push_path(words: &mut Vec<String>, flag: &str, path: Option<&Path>) {
+    let text = path.map(|p| p.display().to_string());
+    push_flag(words, flag, text.as_deref());
+}
+
+/// `s` as one word of a POSIX shell command: as it is when it has no character the shell
+/// reads specially, else in single quotes.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-+./:=,@%^".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The schedule `--policy LIST` needs: `--schedule FILE` when the list names affinity
+/// (`None` when it does not). Refuses the one without the other.
+pub(crate) fn schedule_flag<'a>(
+    list: &str,
+    schedule: Option<&'a Path>,
+) -> Result<Option<&'a Path>> {
+    let affinity = list
+        .split(',')
+        .any(|item| item.trim().eq_ignore_ascii_case("affinity"));
+    match (affinity, schedule) {
+        (true, Some(path)) => Ok(Some(path)),
+        (false, None) => Ok(None),
+        (true, None) => bail!(
+            "--policy {list:?} names affinity, which follows a schedule file: give it with \
+             --schedule FILE (`locus profile KERNEL --out DIR` writes DIR/schedule.json)"
+        ),
+        (false, Some(path)) => bail!(
+            "--schedule {path:?} is only read by --policy affinity, which --policy {list:?} \
+             does not name: add it (e.g. --policy static,affinity) or leave --schedule out"
+        ),
+    }
+}
+
+/// The `affinity` policy following the schedule file at `path`, which must have been
+/// made for the input of `params` and `workers` workers on `topology`: the machine and
+/// input identity are computed as `locus profile` computes them.
+pub(crate) fn load_affinity(
+    path: &Path,
+    params: &Params,
+    topology: &Topology,
+    workers: usize,
+) -> Result<PolicyKind> {
+    let machine = MachineDesc::new(topology, workers)?;
+    let input = input_identity(params)?;
+    let loaded = schedule::load(path, &machine, &input)
+        .and_then(|s| s.task_schedule())
+        .map_err(|e| anyhow!(chain(&e)))
+        .with_context(|| format!("bad --schedule {path:?}"))?;
+    Ok(PolicyKind::Affinity(Arc::new(loaded)))
+}
+
+/// An error's message followed by those of its causes, each left out where the message
+/// before already includes it (a schedule error's message includes its kind's).
+fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = cause.source();
+    }
+    out
 }
 
 /// Creates `dir` if needed and checks that files can be written in it.
@@ -353,6 +485,8 @@ pub(crate) fn run(plan: &ProfilePlan) -> Result<String> {
     }
     let names: Vec<String> = written.iter().map(|p| p.display().to_string()).collect();
     let _ = writeln!(out, "wrote {}", names.join(", "));
+    let schedule = shell_word(&dir.join("schedule.json").display().to_string());
+    let _ = writeln!(out, "run it: {} --schedule {schedule}", plan.run_it);
     Ok(out)
 }
 
@@ -370,5 +504,64 @@ mod tests {
         assert_eq!(cap("7"), Ok(7));
         assert!(cap("0").is_err());
         assert!(threads("0").is_err());
+    }
+
+    #[test]
+    fn shell_words_are_quoted_where_needed() {
+        assert_eq!(shell_word("small,grain=16"), "small,grain=16");
+        assert_eq!(
+            shell_word("/tmp/out/schedule.json"),
+            "/tmp/out/schedule.json"
+        );
+        assert_eq!(shell_word("pack:2 core:4"), "'pack:2 core:4'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word(""), "''");
+    }
+
+    #[test]
+    fn the_run_command_gives_the_flags_that_make_the_same_schedule() {
+        let args = |machine: Option<&str>, threads: Option<usize>| ProfileArgs {
+            kernel: "irreg".to_owned(),
+            size: Some("small,grain=16".to_owned()),
+            matrix: None,
+            machine: machine.map(str::to_owned),
+            threads,
+            out: PathBuf::from("out"),
+            dense_ratio: DEFAULT_DENSE_RATIO,
+            tolerance: DEFAULT_TOLERANCE,
+            max_edges: DEFAULT_MAX_EDGES,
+            cap: DEFAULT_CAP,
+        };
+        let irreg = Kernel::Irreg;
+        assert_eq!(
+            run_command(&args(Some("2x2"), Some(3)), irreg, 3, 4),
+            "locus sim irreg --size small,grain=16 --machine 2x2 --threads 3 --policy \
+             static,affinity"
+        );
+        // More workers than PUs: the simulator cannot, a pool on the described machine can.
+        assert_eq!(
+            run_command(&args(Some("pack:2 pu:2"), Some(8)), irreg, 8, 4),
+            "locus bench irreg --size small,grain=16 --machine 'pack:2 pu:2' --threads 8 \
+             --policy static,affinity"
+        );
+        // This machine: bench, with the profile's worker count.
+        assert_eq!(
+            run_command(&args(None, None), irreg, 6, 6),
+            "locus bench irreg --size small,grain=16 --threads 6 --policy static,affinity"
+        );
+    }
+
+    #[test]
+    fn affinity_and_schedule_go_together() {
+        let file = Path::new("s.json");
+        assert_eq!(schedule_flag("ws,static", None).unwrap(), None);
+        assert_eq!(
+            schedule_flag("static, Affinity", Some(file)).unwrap(),
+            Some(file)
+        );
+        let e = schedule_flag("ws,affinity", None).unwrap_err().to_string();
+        assert!(e.contains("--schedule FILE"), "{e}");
+        let e = schedule_flag("all", Some(file)).unwrap_err().to_string();
+        assert!(e.contains("only read by --policy affinity"), "{e}");
     }
 }

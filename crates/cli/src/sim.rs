@@ -1,7 +1,9 @@
 //! `locus sim`: run the policies on a simulated machine over a kernel's recorded task
 //! tree, and `locus sim sweep`: the same over a range of one parameter, with a plot.
 //!
-//! Every argument is resolved before anything runs (bad input exits 2). Each kernel
+//! Every argument is resolved before anything runs (bad input exits 2), the schedule of
+//! `--policy affinity --schedule FILE` included: it is loaded and checked against the
+//! simulated machine, the simulated workers and the kernel's input. Each kernel
 //! input is recorded once; the simulations of one command run in parallel on this
 //! machine's cores (each is deterministic, so the order does not matter).
 
@@ -110,8 +112,14 @@ impl RunPlan {
             )
         })?;
         let setup = Setup::new(&args.common)?;
-        let params = kernel_params(kernel, args.common.size.as_deref(), args.iters)?;
-        let policies = policies(&args.policy)?;
+        let params = kernel_params(kernel, &args.common, args.iters)?;
+        // The schedule is for the simulated machine and the workers the run uses.
+        let affinity = crate::profile::schedule_flag(&args.policy, args.schedule.as_deref())?
+            .map(|path| {
+                crate::profile::load_affinity(path, &params, &setup.topology, setup.workers())
+            })
+            .transpose()?;
+        let policies = policies(&args.policy, affinity.as_ref())?;
         if let Some(path) = &args.trace {
             check_writable("--trace", path)?;
             ensure!(
@@ -201,12 +209,17 @@ pub(crate) struct SweepPlan {
 impl SweepPlan {
     pub(crate) fn new(args: &SweepArgs) -> Result<SweepPlan> {
         let setup = Setup::new(&args.common)?;
-        let base = kernel_params(&args.kernel, args.common.size.as_deref(), args.iters)?;
+        let base = kernel_params(&args.kernel, &args.common, args.iters)?;
         let values = values(&args.values)?;
         if let Some(path) = &args.plot {
             check_writable("--plot", path)?;
         }
-        let given = args.policy.as_deref().map(policies).transpose()?;
+        refuse_schedules(args)?;
+        let given = args
+            .policy
+            .as_deref()
+            .map(|list| policies(list, None))
+            .transpose()?;
         let mut jobs = Vec::with_capacity(values.len());
         let mut references = Vec::new();
         let mut marker = None;
@@ -320,18 +333,20 @@ pub(crate) fn sweep(plan: &SweepPlan, bar: &ProgressBar) -> Result<String> {
         .jobs
         .iter()
         .flat_map(|(v, params, policies)| {
-            policies.iter().map(move |k| (Some(*v), params.clone(), *k))
+            policies
+                .iter()
+                .map(move |k| (Some(*v), params.clone(), k.clone()))
         })
         .chain(
             plan.references
                 .iter()
-                .map(|k| (None, plan.base.clone(), *k)),
+                .map(|k| (None, plan.base.clone(), k.clone())),
         )
         .collect();
     let results: Vec<(Option<u64>, SimResult)> = tasks
         .par_iter()
         .map(|(v, params, kind)| {
-            let r = simulate(workload_of(params), topology, *kind, config)
+            let r = simulate(workload_of(params), topology, kind.clone(), config)
                 .with_context(|| format!("simulating {kind}"));
             bar.inc(1);
             r.map(|r| (*v, r))
@@ -448,7 +463,7 @@ fn simulate_all(
     policies
         .par_iter()
         .map(|kind| {
-            let r = simulate(workload, topology, *kind, config)
+            let r = simulate(workload, topology, kind.clone(), config)
                 .with_context(|| format!("simulating {kind}"));
             bar.inc(1);
             r
@@ -456,27 +471,82 @@ fn simulate_all(
         .collect()
 }
 
-/// The kernel's parameters from KERNEL, `--size` and `--iters`.
-fn kernel_params(kernel: &str, size: Option<&str>, iters: Option<usize>) -> Result<Params> {
+/// A sweep runs several inputs or policy settings; a schedule is for one input.
+fn refuse_schedules(args: &SweepArgs) -> Result<()> {
+    let run_one = "run `locus sim KERNEL --policy static,affinity --schedule FILE` on the \
+                   input the schedule was made for";
+    if let Some(path) = &args.schedule {
+        bail!(
+            "--schedule {path:?}: a sweep takes no schedule, since it runs several settings \
+             and a schedule is for one input; {run_one}"
+        );
+    }
+    if let Some(list) = &args.policy {
+        ensure!(
+            !list
+                .split(',')
+                .any(|item| item.trim().eq_ignore_ascii_case("affinity")),
+            "--policy {list:?}: a sweep cannot run affinity, whose schedule is for one input; \
+             {run_one}"
+        );
+    }
+    Ok(())
+}
+
+/// The kernel's parameters from KERNEL, `--size`, `--matrix` and `--iters`.
+fn kernel_params(kernel: &str, common: &SimCommonArgs, iters: Option<usize>) -> Result<Params> {
     let kernel: Kernel = kernel.parse().context("bad KERNEL")?;
-    let mut params = match size {
+    let params = match common.size.as_deref() {
         Some(s) => kernel.parse_size(s).context("bad --size")?,
         None => kernel.default_params(),
     };
+    let mut params = crate::bench::with_matrix(params, common.matrix.as_deref())?;
     if let Some(k) = iters {
         ensure!(k >= 1, "--iters 0: at least one iteration is needed");
-        match &mut params {
-            Params::Heat(p) | Params::HeatUb(p) => p.iters = k,
-            Params::HeatMoving(p) => p.heat.iters = k,
-            Params::Sor(p) | Params::SorUb(p) => p.iters = k,
-            other => bail!(
-                "--iters {k}: {} runs once, it has no iterations (heat, heat-ub, \
-                 heat-moving, sor and sor-ub have)",
-                other.kernel()
+        match iterations(&mut params) {
+            Some(iters) => *iters = k,
+            None => bail!(
+                "--iters {k}: {} runs once, it has no iterations ({} have)",
+                params.kernel(),
+                iterative_kernels()
             ),
         }
     }
     Ok(params)
+}
+
+/// The iteration count of `params` (sweeps, sorts, products), for kernels that repeat.
+fn iterations(params: &mut Params) -> Option<&mut usize> {
+    match params {
+        Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) => Some(&mut p.iters),
+        Params::HeatMoving(p) => Some(&mut p.heat.iters),
+        Params::Sor(p) | Params::SorUb(p) => Some(&mut p.iters),
+        Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) => Some(&mut p.iters),
+        Params::Radix(p) => Some(&mut p.iters),
+        Params::Irreg(p) => Some(&mut p.iters),
+        Params::Fib(_)
+        | Params::Nqueens(_)
+        | Params::Sort(_)
+        | Params::Ge(_)
+        | Params::GeUb(_)
+        | Params::Mergesort(_)
+        | Params::Mandelbrot(_)
+        | Params::Fft(_)
+        | Params::Knapsack(_) => None,
+    }
+}
+
+/// The kernels `--iters` applies to, as a list for messages: "heat, ..., sor and irreg".
+fn iterative_kernels() -> String {
+    let names: Vec<&str> = Kernel::ALL
+        .into_iter()
+        .filter(|k| iterations(&mut k.default_params()).is_some())
+        .map(Kernel::name)
+        .collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }
 
 /// `base` with its first number (grid rows; n for the other kernels) set to `rows`.
@@ -526,9 +596,10 @@ fn values(list: &str) -> Result<Vec<u64>> {
     Ok(out)
 }
 
-/// The policies of `--policy`: a comma-separated list, or `all`.
-fn policies(list: &str) -> Result<Vec<PolicyKind>> {
-    let out = crate::bench::parse_policies(list, &ALL)?;
+/// The policies of `--policy`: a comma-separated list, or `all`; `affinity` is the policy
+/// made from `--schedule FILE`.
+fn policies(list: &str, affinity: Option<&PolicyKind>) -> Result<Vec<PolicyKind>> {
+    let out = crate::bench::parse_policies(list, &ALL, affinity)?;
     ensure!(
         !out.contains(&PolicyKind::WsUnpinned),
         "bad --policy {list:?}: ws-unpinned differs from ws only in pinning, which the \
@@ -638,7 +709,8 @@ fn explanations(results: &[SimResult]) -> String {
         if r.explain.is_empty() {
             out.push_str("(nothing to explain)\n");
         } else {
-            out.push_str(&r.explain);
+            out.push_str(r.explain.trim_end());
+            out.push('\n');
         }
         let stats: Vec<String> = r
             .policy_stats
@@ -715,20 +787,79 @@ mod tests {
         assert_eq!(with_rows(&fib, 25).unwrap().to_string(), "25,cutoff=0");
     }
 
+    fn common(size: Option<&str>) -> SimCommonArgs {
+        SimCommonArgs {
+            machine: None,
+            threads: None,
+            size: size.map(str::to_owned),
+            matrix: None,
+            seed: 1,
+            latencies: None,
+            json: None,
+        }
+    }
+
+    fn params(kernel: &str, size: Option<&str>, iters: Option<usize>) -> Result<Params> {
+        kernel_params(kernel, &common(size), iters)
+    }
+
     #[test]
     fn iterations_only_where_a_kernel_has_them() {
-        let p = kernel_params("heat", Some("130x64"), Some(3)).unwrap();
+        let p = params("heat", Some("130x64"), Some(3)).unwrap();
         assert_eq!(p.to_string(), "130x64,leaf=8,iters=3");
-        let e = kernel_params("fib", None, Some(3)).unwrap_err().to_string();
+        for (kernel, size, expect) in [
+            ("heat-loop", "130x64", "130x64,leaf=8,iters=3"),
+            ("irreg", "small,grain=16", "small,iters=3,grain=16"),
+            (
+                "spmv-crs",
+                "laplace2d:8,grain=4",
+                "laplace2d:8,iters=3,grain=4",
+            ),
+            (
+                "spmv-ccs",
+                "laplace2d:8,grain=4",
+                "laplace2d:8,iters=3,grain=4",
+            ),
+            ("spmm", "laplace2d:8,grain=4", "laplace2d:8,iters=3,grain=4"),
+            ("radix", "1024,grain=64", "1024,iters=3,grain=64"),
+        ] {
+            let p = params(kernel, Some(size), Some(3)).unwrap();
+            assert_eq!(p.to_string(), expect, "{kernel}");
+        }
+        let e = params("fib", None, Some(3)).unwrap_err().to_string();
         assert!(e.contains("no iterations"), "{e}");
-        assert!(kernel_params("heat", None, Some(0)).is_err());
+        assert!(e.contains("heat, heat-ub, heat-loop,") && e.contains("radix and irreg have"));
+        assert!(params("heat", None, Some(0)).is_err());
+    }
+
+    #[test]
+    fn the_iters_help_lists_the_kernels_with_iterations() {
+        use clap::CommandFactory;
+        let mut cli = crate::cli::Cli::command();
+        let help = cli
+            .find_subcommand_mut("sim")
+            .expect("sim")
+            .render_long_help()
+            .to_string();
+        let listed = iterative_kernels().replace(" and ", ", ");
+        assert!(
+            help.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .contains(&format!("({listed}), replacing")),
+            "--iters help does not list {listed}:\n{help}"
+        );
     }
 
     #[test]
     fn policies_of_the_simulator() {
+        let policies = |list| policies(list, None);
         assert_eq!(policies("all").unwrap().len(), 9);
         assert!(policies("ws-unpinned").is_err());
         assert!(policies("ws,ws").is_err());
+        assert_eq!(policies("static,ws").unwrap()[0], PolicyKind::Static);
+        let e = format!("{:#}", policies("ws,affinity").unwrap_err());
+        assert!(e.contains("--schedule FILE"), "{e}");
         assert_eq!(
             policies("cab:bl=3,mts:2").unwrap(),
             vec![

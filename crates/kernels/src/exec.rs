@@ -198,6 +198,10 @@ impl Executor for Locus {
         locus::for_range(range, grain, body);
     }
 
+    /// The root's task id comes from the caller's call site, as the recorder's does
+    /// (`locus_sim::record`), so that a schedule made from a recording names the tasks
+    /// of a run.
+    #[track_caller]
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         self.pool.install(f)
     }

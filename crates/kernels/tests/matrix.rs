@@ -52,7 +52,9 @@ fn every_policy_kernel_thread_count_and_machine_verifies() {
     for policy in PolicyKind::ALL {
         for machine in MACHINES {
             for threads in THREADS {
-                let mut builder = ThreadPoolBuilder::new().num_threads(threads).policy(policy);
+                let mut builder = ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .policy(policy.clone());
                 if machine != "this" {
                     builder = builder.topology(Topology::parse_spec(machine).expect("machine"));
                 }

@@ -19,7 +19,7 @@ fn stat(stats: &[(String, u64)], name: &str) -> Option<u64> {
 fn opteron_pool(policy: PolicyKind) -> Locus {
     let pool = ThreadPoolBuilder::new()
         .num_threads(16)
-        .policy(policy)
+        .policy(policy.clone())
         .topology(Topology::parse_spec("opteron-8380").unwrap())
         .counters(CounterKind::Declared)
         .build()

@@ -105,6 +105,10 @@ pub struct Layout {
     /// The engine reports every task's start and finish ([`crate::Policy::task_started`],
     /// [`crate::Policy::task_finished`]), with its cost where the policy asks for it.
     pub task_events: bool,
+    /// The engine asks [`crate::Policy::plan_loop`] at every parallel loop and runs the
+    /// lanes of the plan it gets (static schedules). Needs an [`Layout::inbox`]: a lane
+    /// waits in its worker's inbox.
+    pub loop_plans: bool,
 }
 
 impl Layout {
@@ -118,6 +122,49 @@ impl Layout {
             pinned: true,
             inter_pools: false,
             task_events: false,
+            loop_plans: false,
         }
+    }
+}
+
+/// How a policy deals the chunks of one parallel loop itself, as a static schedule does
+/// ([`crate::Policy::plan_loop`]): each worker gets a lane, the chunks it runs one after
+/// the other in the lane's order (as an OpenMP thread runs its share of a
+/// `schedule(static)` loop, or the affinity paper's threads run their `mytasks` list),
+/// and the chunks no lane holds are spawned and placed one by one as usual.
+///
+/// A lane waits in its worker's inbox, and only that worker runs it: nothing is stolen
+/// from a lane. Every chunk of the loop is in exactly one lane or in `rest`
+/// ([`LoopPlan::covers`]); the engines check this and refuse a plan that does not.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LoopPlan {
+    /// `lanes[w]`: the indices of the chunks worker `w` runs, in the order it runs them
+    /// (empty for a worker without any; as many lanes as workers).
+    pub lanes: Vec<Vec<u32>>,
+    /// The chunks no lane holds, spawned and placed as [`crate::Policy::place`] says.
+    pub rest: Vec<u32>,
+}
+
+impl LoopPlan {
+    /// Whether the plan holds each of the `chunks` chunks exactly once, in lanes for
+    /// `workers` workers.
+    pub fn covers(&self, chunks: u32, workers: usize) -> bool {
+        if self.lanes.len() != workers {
+            return false;
+        }
+        let mut seen = vec![false; chunks as usize];
+        let all = self.lanes.iter().flatten().chain(&self.rest);
+        for &i in all {
+            match seen.get_mut(i as usize) {
+                Some(s) if !*s => *s = true,
+                _ => return false,
+            }
+        }
+        seen.into_iter().all(|s| s)
+    }
+
+    /// Chunks in lanes.
+    pub fn planned(&self) -> usize {
+        self.lanes.iter().map(Vec::len).sum()
     }
 }

@@ -24,6 +24,8 @@
 //! | `mts` | Qthreads MTS | own squad's shared LIFO | own squad's LIFO, then a bulk steal of a squad-sized chunk from a remote squad, one worker per squad at a time |
 //! | `cab` | CAB (Chen et al.) | inter-socket tasks (levels up to Eq. 4's boundary): the squad's inter-socket pool, parent-first; others: own deque | own deque, squad peers; a squad's head, while its squad runs no leaf inter-socket subtree: its inter-socket pool, then other squads' |
 //! | `cats` | CATS (Chen et al.) | first iteration: own deque, parent-first (profiled); then by each task's SOID (Fig. 6), as `cab` | as `ws` while profiling, then as `cab` |
+//! | `static` | OpenMP `schedule(static)`, the affinity paper's baseline | a loop: one lane of consecutive chunks per worker; others: own deque | own inbox (its lanes), own deque, a random victim's deque |
+//! | `affinity` | feedback-directed affinity scheduling (Song et al.) | a loop: per worker a lane of the chunks the schedule gives it, in its order; a scheduled task: its worker's inbox; others: own deque | as `static` |
 //!
 //! `cab` and `cats` add iteration affinity: a leaf inter-socket task goes to the pool of
 //! the squad that ran it in the previous iteration (first: subtree `i` of `k` to squad
@@ -46,11 +48,11 @@ mod stability;
 mod task;
 mod workers;
 
-pub use decision::{Layout, Order, Place, Probe, Source, Victims};
+pub use decision::{Layout, LoopPlan, Order, Place, Probe, Source, Victims};
 pub use policies::{
-    boundary_level, classify, contiguous_counts, contiguous_squad, is_cpu_bound, soid, Cab,
-    CabInputs, Cats, Central, Mts, PolicyError, PolicyKind, RoundRobin, Tier, WorkStealing,
-    DEFAULT_CMPI_THRESHOLD,
+    boundary_level, classify, contiguous_counts, contiguous_squad, is_cpu_bound, soid, Affinity,
+    Cab, CabInputs, Cats, Central, Mts, PolicyError, PolicyKind, RoundRobin, Slot, StaticBlocks,
+    TaskSchedule, TaskScheduleError, Tier, WorkStealing, DEFAULT_CMPI_THRESHOLD,
 };
 pub use stability::{ChunkPlacement, CHUNK_COMPARED, CHUNK_SAME_SQUAD};
 pub use task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
@@ -78,6 +80,20 @@ pub trait Policy: Send + Sync + std::fmt::Debug {
     fn parent_first(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> bool {
         let _ = (spawner, parent, task);
         false
+    }
+
+    /// How the `chunks` chunks of a parallel loop opened by `parent` on `spawner` are
+    /// dealt to workers (see [`LoopPlan`]), or `None` to spawn each and place it with
+    /// [`Policy::place`]. Asked once per loop, only with [`Layout::loop_plans`]. Chunk
+    /// `i`'s id is `parent.id.child(FIRST_SCOPE_SPAWN + i)`.
+    fn plan_loop(
+        &self,
+        spawner: WorkerId,
+        parent: &TaskInfo,
+        chunks: u32,
+    ) -> Option<std::sync::Arc<LoopPlan>> {
+        let _ = (spawner, parent, chunks);
+        None
     }
 
     /// Fills `plan` (cleared by the caller) with the places `worker` looks for work, in

@@ -37,7 +37,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use locus_policy::TaskId;
+use locus_policy::{TaskId, TaskSchedule, TaskScheduleError};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
@@ -216,6 +216,24 @@ impl Schedule {
         self.entries
             .iter()
             .map(|p| (p.task, p.squad, p.worker, p.order))
+    }
+
+    /// The schedule as the `affinity` policy follows it (`PolicyKind::Affinity`): each
+    /// task's worker and order, for [`MachineDesc::num_workers`] workers.
+    ///
+    /// # Errors
+    /// If the policy's map refuses an entry (a task twice, a worker out of range), which
+    /// a schedule from [`load`] or [`Schedule::new`] never has: both check the entries.
+    pub fn task_schedule(&self) -> Result<TaskSchedule, ScheduleError> {
+        let entries = self
+            .placements()
+            .map(|(task, _, worker, order)| (task, worker, order));
+        TaskSchedule::new(self.machine.num_workers(), entries).map_err(|err| {
+            ScheduleError::new(
+                &format!("for {:?} on {}", self.input, self.machine.topology()),
+                Kind::Unfollowable { err },
+            )
+        })
     }
 
     fn written_entries(&self) -> Vec<Entry> {
@@ -673,6 +691,11 @@ enum Kind {
     Order { msg: String },
     #[error("the schedule places no task; re-run locus profile on an input with tasks")]
     NoEntries,
+    #[error("the affinity policy cannot follow it; re-run locus profile")]
+    Unfollowable {
+        #[source]
+        err: TaskScheduleError,
+    },
 }
 
 impl fmt::Display for Placement {
@@ -682,5 +705,62 @@ impl fmt::Display for Placement {
             "task {} on worker {} (squad {}) at {}",
             self.task, self.worker, self.squad, self.order
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::SquadDesc;
+    use crate::synthetic::grid_graph;
+
+    /// Two squads of two workers; eight tasks, two per worker.
+    fn schedule() -> (Schedule, Partition) {
+        let squad = |workers: Vec<usize>, numa| SquadDesc {
+            workers,
+            numa,
+            package: numa,
+        };
+        let machine =
+            MachineDesc::from_parts("test", vec![squad(vec![0, 1], 0), squad(vec![2, 3], 1)])
+                .unwrap();
+        let graph = grid_graph(2, 4, |_, _| 1);
+        let partition =
+            Partition::from_workers(&graph, &machine, &[3, 3, 2, 2, 1, 1, 0, 0]).unwrap();
+        let schedule = Schedule::new(&machine, "test 2x4", &graph, &partition).unwrap();
+        (schedule, partition)
+    }
+
+    #[test]
+    fn the_policy_map_places_every_task_on_its_worker_in_its_order() {
+        let (schedule, partition) = schedule();
+        let tasks = schedule.task_schedule().unwrap();
+        assert_eq!(tasks.workers(), 4);
+        assert_eq!(tasks.len(), 8);
+        for v in 0..8 {
+            let slot = tasks.slot(TaskId(v as u64)).unwrap();
+            assert_eq!(slot.worker, partition.worker_of(v), "task {v}");
+            assert_eq!(slot.order, partition.order_of(v), "task {v}");
+        }
+        assert_eq!(tasks.slot(TaskId(8)), None, "a task the schedule lacks");
+    }
+
+    #[test]
+    fn a_schedule_the_policy_cannot_follow_is_an_error_naming_it() {
+        let (mut schedule, _) = schedule();
+        // Only possible by hand: `new` and `load` refuse a task placed twice.
+        let twice = schedule.entries[0];
+        schedule.entries.push(twice);
+        let e = schedule.task_schedule().unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("\"test 2x4\" on test") && msg.contains("cannot follow it"),
+            "{msg}"
+        );
+        let cause = std::error::Error::source(&e)
+            .and_then(std::error::Error::source)
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        assert!(cause.contains("scheduled twice"), "{cause}");
     }
 }

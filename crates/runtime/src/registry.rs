@@ -149,6 +149,19 @@ impl Registry {
         self.map.num_workers()
     }
 
+    /// Whether the policy deals parallel loops itself (`Layout::loop_plans`).
+    #[inline]
+    pub(crate) fn plans_loops(&self) -> bool {
+        self.layout.loop_plans
+    }
+
+    /// Publishes a loop plan's lane, which only `worker` runs, in its inbox.
+    pub(crate) fn push_lane(&self, worker: usize, job: JobRef) {
+        self.inboxes[worker].push(job);
+        // The pusher is another worker, which must not lose the wake-up: `wake` is fenced.
+        self.sleep.wake(worker);
+    }
+
     /// Loop chunk `id` starts on a worker of `squad`.
     fn chunk_started(&self, id: TaskId, squad: usize) {
         if let Some(p) = &self.chunk_placement {
@@ -420,6 +433,24 @@ impl WorkerThread {
         } else {
             // SAFETY: as above.
             unsafe { job.execute() };
+        }
+        self.ctx.set(saved);
+    }
+
+    /// Runs `f` here and now as the task `info` (a loop chunk run by its lane), in its
+    /// own task context, with the task events a job gets; `count` counts it as a task.
+    /// `f` must not unwind: the caller catches its panics.
+    pub(crate) fn run_as_task(&self, info: TaskInfo, count: bool, f: impl FnOnce()) {
+        let saved = self.ctx.replace(TaskCtx::of(info));
+        if count {
+            self.count_tasks(1);
+        }
+        if self.events {
+            let costed = self.task_begin(&info, Source::Local);
+            f();
+            self.task_end(&info, costed);
+        } else {
+            f();
         }
         self.ctx.set(saved);
     }

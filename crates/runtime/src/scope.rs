@@ -11,6 +11,7 @@ use crate::job::HeapJob;
 use crate::latch::{CountLatch, Latch};
 use crate::registry::{TaskCtx, WorkerThread};
 use crate::unwind;
+use locus_policy::{LoopPlan, TaskInfo, FIRST_SCOPE_SPAWN};
 use std::any::Any;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -125,6 +126,86 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
+        self.spawn_job(body, Spawned::Next { loop_chunks });
+    }
+
+    /// The plan of the policy for a loop of `chunks` chunks that this scope's owner
+    /// opens, if the policy deals loops itself (`locus_policy::Layout::loop_plans`) and
+    /// the owner runs on a worker of the scope's pool.
+    fn loop_plan(&self, chunks: u32) -> Option<Arc<LoopPlan>> {
+        let worker = WorkerThread::current()?;
+        let registry = &*self.registry;
+        if !registry.plans_loops() || !std::ptr::eq(&*worker.registry, registry) {
+            return None;
+        }
+        let plan = registry
+            .policy
+            .plan_loop(worker.index, &self.owner_task.info(), chunks)?;
+        assert!(
+            plan.covers(chunks, registry.num_workers()),
+            "{}: a loop plan must hold each of the loop's {chunks} chunks once",
+            registry.policy.name()
+        );
+        Some(plan)
+    }
+
+    /// Spawns a loop of `chunks` chunks as `plan` deals it: one job per non-empty lane,
+    /// into its worker's inbox, which runs the lane's chunks one after the other; the
+    /// chunks of no lane one job each, placed by the policy. Chunk `i` runs as the task
+    /// it would be if spawned (the owner's spawn `FIRST_SCOPE_SPAWN + i`), whoever runs it.
+    fn spawn_plan(&self, plan: &Arc<LoopPlan>, chunks: u32, run: &'scope (dyn Fn(u32) + Sync)) {
+        let owner = self.owner_task;
+        let level = owner.level + 1;
+        let chunk = move |i: u32| TaskInfo {
+            id: owner.id.child(FIRST_SCOPE_SPAWN + i),
+            level,
+            loop_chunks: chunks,
+        };
+        for (worker, lane) in plan.lanes.iter().enumerate() {
+            if lane.is_empty() {
+                continue;
+            }
+            // A lane is not one of the loop's chunks: an id past them.
+            let id = FIRST_SCOPE_SPAWN
+                .wrapping_add(chunks)
+                .wrapping_add(worker as u32);
+            let info = TaskInfo {
+                id: owner.id.child(id),
+                level,
+                loop_chunks: 0,
+            };
+            let plan = Arc::clone(plan);
+            self.spawn_job(
+                move |scope| scope.run_lane(&plan.lanes[worker], chunk, run),
+                Spawned::Lane { info, worker },
+            );
+        }
+        for &i in &plan.rest {
+            self.spawn_job(move |_| run(i), Spawned::Named(chunk(i)));
+        }
+    }
+
+    /// Runs a lane: its chunks in order, each as its own task; a chunk's panic is kept
+    /// for the owner and the lane goes on, as the other chunks of a loop run on when one
+    /// panics.
+    fn run_lane(&self, lane: &[u32], chunk: impl Fn(u32) -> TaskInfo, run: &(dyn Fn(u32) + Sync)) {
+        let worker = WorkerThread::current().expect("a lane runs on a worker of its pool");
+        for (n, &i) in lane.iter().enumerate() {
+            // The lane's job was counted as a task as it started: it stands for its
+            // first chunk, so a loop counts one task per chunk under every policy.
+            worker.run_as_task(chunk(i), n > 0, || {
+                if let Err(p) = unwind::halt_unwinding(|| run(i)) {
+                    self.keep_panic(p);
+                }
+            });
+        }
+    }
+
+    /// Publishes `body` as a job of this scope, named and placed as `how` says.
+    fn spawn_job<BODY>(&self, body: BODY, how: Spawned)
+    where
+        BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
+    {
         self.latch.increment();
         let scope_ptr = ScopePtr(self as *const Scope<'scope>);
         let job = HeapJob::new(
@@ -141,18 +222,37 @@ impl<'scope> Scope<'scope> {
             },
             &self.latch,
         );
-        match WorkerThread::current() {
-            Some(worker) if std::ptr::eq(&*worker.registry, &*self.registry) => {
-                let mut ctx = worker.ctx.get();
-                let info = ctx.next_spawn(loop_chunks);
-                worker.ctx.set(ctx);
+        match (WorkerThread::current(), how) {
+            (Some(worker), how) if std::ptr::eq(&*worker.registry, &*self.registry) => {
+                let (info, lane) = match how {
+                    Spawned::Next { loop_chunks } => {
+                        let mut ctx = worker.ctx.get();
+                        let info = ctx.next_spawn(loop_chunks);
+                        worker.ctx.set(ctx);
+                        (info, None)
+                    }
+                    Spawned::Named(info) => (info, None),
+                    Spawned::Lane { info, worker } => (info, Some(worker)),
+                };
                 // SAFETY: the job borrows only what outlives `'scope`, and the scope
                 // waits for it; the ref is pushed once.
-                worker.push(unsafe { job.into_job_ref(info) });
+                let job = unsafe { job.into_job_ref(info) };
+                match lane {
+                    Some(target) => self.registry.push_lane(target, job),
+                    None => {
+                        worker.push(job);
+                    }
+                }
             }
-            _ => {
+            (_, how) => {
+                // Plans are made only on a worker of this pool (`loop_plan`), so only
+                // plain spawns come from outside.
+                let loop_chunks = match how {
+                    Spawned::Next { loop_chunks } => loop_chunks,
+                    Spawned::Named(info) | Spawned::Lane { info, .. } => info.loop_chunks,
+                };
                 let index = self.foreign_spawns.fetch_add(1, Ordering::Relaxed);
-                let info = locus_policy::TaskInfo {
+                let info = TaskInfo {
                     id: self.owner_task.id.child(u32::MAX - index),
                     level: self.owner_task.level + 1,
                     loop_chunks,
@@ -182,6 +282,19 @@ impl<'scope> Scope<'scope> {
     }
 }
 
+/// How a job spawned into a scope is named, and where it goes.
+#[derive(Debug, Clone, Copy)]
+enum Spawned {
+    /// The spawning task's next spawn, a chunk of a loop of `loop_chunks` chunks (0 for
+    /// a plain spawn), placed by the policy.
+    Next { loop_chunks: u32 },
+    /// The task `info` (a loop chunk no lane of its loop's plan holds), placed by the
+    /// policy.
+    Named(TaskInfo),
+    /// A lane of a loop plan, which only `worker` runs.
+    Lane { info: TaskInfo, worker: usize },
+}
+
 /// A scope pointer a spawned job carries to the worker that runs it.
 struct ScopePtr<T>(*const T);
 // SAFETY: it points to a `Scope`, which is `Sync` (atomics, an Arc, a latch), and the
@@ -199,6 +312,12 @@ unsafe impl<T: Sync> Send for ScopePtr<T> {}
 /// send chunk `i` of `k` to squad `⌊i·m/k⌋` first, then back to the squad that ran it
 /// last), and on two squads or more the pool counts how many chunks ran on the same
 /// squad as the time before ([`crate::ThreadPool::policy_stats`]).
+///
+/// A policy that deals loops itself (`static`, `affinity`: `locus_policy::LoopPlan`)
+/// gets the whole loop at once instead: each worker's chunks are one job in its inbox,
+/// which runs them one after the other in the plan's order (as an OpenMP thread runs its
+/// share of a statically scheduled loop), and the chunks no lane holds are spawned as
+/// above. Each chunk still runs as its own task, with the id it would have if spawned.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -218,8 +337,21 @@ where
     }
     let grain = grain.max(1);
     let body = &body;
-    let chunks = u32::try_from(range.len().div_ceil(grain)).unwrap_or(u32::MAX);
+    let exact = u32::try_from(range.len().div_ceil(grain)).ok();
+    let chunks = exact.unwrap_or(u32::MAX);
+    let run_chunk = |i: u32| {
+        let lo = range.start + i as usize * grain;
+        crate::registry::loop_chunk_started();
+        body(lo..lo + grain.min(range.end - lo));
+    };
+    let run_chunk: &(dyn Fn(u32) + Sync) = &run_chunk;
     scope(|s| {
+        // A policy that deals loops itself (a static schedule) gets every loop whose
+        // chunks can be numbered.
+        if let Some(plan) = exact.and_then(|k| s.loop_plan(k)) {
+            s.spawn_plan(&plan, chunks, run_chunk);
+            return;
+        }
         let mut lo = range.start;
         while lo < range.end {
             let hi = lo + grain.min(range.end - lo);

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 fn join_scope_and_loops_borrow_the_callers_stack() {
     for policy in PolicyKind::ALL {
         for machine in MACHINES {
-            let pool = pool(policy, 3, machine);
+            let pool = pool(policy.clone(), 3, machine);
             let n = if cfg!(miri) { 64 } else { 10_000 };
             let mut data: Vec<u64> = (0..n).collect();
             pool.install(|| {

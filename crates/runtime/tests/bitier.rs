@@ -68,7 +68,7 @@ fn policy_stat(pool: &ThreadPool, name: &str) -> Option<u64> {
 fn iterate(policy: PolicyKind, machine: &str, threads: usize) -> ThreadPool {
     let pool = ThreadPoolBuilder::new()
         .num_threads(threads)
-        .policy(policy)
+        .policy(policy.clone())
         .topology(Topology::parse_spec(machine).unwrap())
         .counters(CounterKind::Declared)
         .build()
@@ -112,7 +112,7 @@ fn bi_tier_policies_conserve_tasks_and_keep_one_subtree_per_squad() {
         cmpi_threshold: if cfg!(miri) { Some(0.0) } else { None },
     };
     let policies = [
-        cats,
+        cats.clone(),
         PolicyKind::Cab(locus::CabInputs::Auto),
         "cab:2:16MiB".parse().unwrap(),
     ];
@@ -126,8 +126,8 @@ fn bi_tier_policies_conserve_tasks_and_keep_one_subtree_per_squad() {
         ("opteron-8380", 16),
     ];
     for (machine, threads) in machines {
-        for policy in policies {
-            let pool = iterate(policy, machine, threads);
+        for policy in policies.clone() {
+            let pool = iterate(policy.clone(), machine, threads);
             let explain = pool.explain();
             let inter: u64 = pool
                 .policy_stats()
@@ -163,7 +163,7 @@ fn with_one_squad_the_bi_tier_policies_are_plain_work_stealing() {
     ] {
         let pool = ThreadPoolBuilder::new()
             .num_threads(2)
-            .policy(policy)
+            .policy(policy.clone())
             .topology(Topology::parse_spec("1x2").unwrap())
             .build()
             .unwrap();
@@ -194,7 +194,7 @@ fn loop_chunks_run_once_and_their_placement_is_counted() {
     for policy in policies {
         let pool = ThreadPoolBuilder::new()
             .num_threads(4)
-            .policy(policy)
+            .policy(policy.clone())
             .topology(Topology::parse_spec("2x2").unwrap())
             .counters(CounterKind::Declared)
             .build()

@@ -40,7 +40,11 @@ fn bad_settings_name_the_variable() {
         ("LOCUS_NUM_THREADS", "zero", "positive whole number"),
         ("LOCUS_NUM_THREADS", "0", "at least one"),
         ("LOCUS_NUM_THREADS", "-3", "positive whole number"),
-        ("LOCUS_POLICY", "fifo", "unknown policy"),
+        (
+            "LOCUS_POLICY",
+            "fifo",
+            "policy 'fifo': no policy has this name",
+        ),
         ("LOCUS_POLICY", "mts:0", "at least 1"),
         ("LOCUS_TOPOLOGY", "pack:0 pu:1", "pack:0 pu:1"),
         ("LOCUS_TOPOLOGY", "no-such-machine", "no-such-machine"),

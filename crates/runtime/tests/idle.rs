@@ -30,7 +30,7 @@ fn an_idle_pool_sleeps() {
         // spinning ones would show.
         let pool = ThreadPoolBuilder::new()
             .num_threads(8)
-            .policy(policy)
+            .policy(policy.clone())
             .topology(Topology::parse_spec("opteron-8380").unwrap())
             .build()
             .unwrap();

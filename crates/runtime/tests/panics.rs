@@ -33,7 +33,7 @@ fn fib(n: u64) -> u64 {
 #[test]
 fn panics_reach_the_caller_and_the_pool_survives() {
     for policy in PolicyKind::ALL {
-        let pool = pool(policy, 4, "2x2");
+        let pool = pool(policy.clone(), 4, "2x2");
         for round in 0..if cfg!(miri) { 1 } else { 3 } {
             // The second half of a join panics deep in a tree; the other leaves all run.
             let ran = AtomicUsize::new(0);
@@ -100,7 +100,7 @@ fn a_scope_resumes_the_first_panic_after_all_spawns_finish() {
         PolicyKind::Mts { chunk: None },
         PolicyKind::RrFifo,
     ] {
-        let pool = pool(policy, 3, "opteron-8380");
+        let pool = pool(policy.clone(), 3, "opteron-8380");
         let finished = AtomicUsize::new(0);
         let err = catch_unwind(AssertUnwindSafe(|| {
             pool.scope(|s| {

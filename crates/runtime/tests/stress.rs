@@ -65,7 +65,7 @@ impl Tree<'_> {
 }
 
 fn stress(policy: PolicyKind, threads: usize, machine: &str, leaves: usize, seed: u64) -> u64 {
-    let pool = pool(policy, threads, machine);
+    let pool = pool(policy.clone(), threads, machine);
     let sum = AtomicU64::new(0);
     let marks: Vec<AtomicU8> = (0..leaves).map(|_| AtomicU8::new(0)).collect();
     let tree = Tree {
@@ -126,7 +126,7 @@ fn every_policy_conserves_tasks() {
             for threads in [2, 8] {
                 let leaves = if cfg!(miri) { 1 << 6 } else { 1 << 16 };
                 stress(
-                    policy,
+                    policy.clone(),
                     threads,
                     machine,
                     leaves,

@@ -571,6 +571,7 @@ impl<'w> Sim<'w> {
         self.trace_slice(w, frame.task, start, clock);
         match fork {
             Some(Step::Join(a, b)) => self.join(w, a, b),
+            Some(Step::Spawn(c)) if self.layout.loop_plans && self.spawn_planned_loop(w, c) => {}
             Some(Step::Spawn(c)) => {
                 self.spend(w, self.lat.spawn);
                 self.outstanding[frame.task as usize] += 1;
@@ -586,6 +587,63 @@ impl<'w> Sim<'w> {
             _ if (frame.pc as usize) < steps.len() => self.schedule(w),
             _ => self.finish(w),
         }
+    }
+
+    /// At the first chunk `first` of a parallel loop, under a policy that plans loops:
+    /// asks for the plan and, if there is one, spawns the whole loop as it says and
+    /// returns true. Each lane is one spawn into its worker's inbox, its chunks queued
+    /// there in the lane's order (only that worker pops its inbox, oldest first, so it
+    /// runs them one after the other as the runtime's lane does); the chunks of no lane
+    /// are spawned and placed one by one. False, and nothing done, for any other spawn.
+    fn spawn_planned_loop(&mut self, w: usize, first: u32) -> bool {
+        let info = self.info(first);
+        let parent = self.top(w).task;
+        let parent_info = self.info(parent);
+        if info.chunk_index(&parent_info) != Some(0) {
+            return false;
+        }
+        let k = info.loop_chunks;
+        let Some(plan) = self.policy.plan_loop(w, &parent_info, k) else {
+            return false;
+        };
+        assert!(
+            plan.covers(k, self.workers.len()),
+            "{}: a loop plan must hold each of the loop's {k} chunks once",
+            self.policy.name()
+        );
+        // The loop's spawns are consecutive steps of the parent, the first just taken.
+        let steps = self.workload.steps(parent);
+        let from = self.top(w).pc as usize - 1;
+        let chunks: Vec<u32> = steps[from..from + k as usize]
+            .iter()
+            .map(|step| match step {
+                Step::Spawn(c) => *c,
+                other => unreachable!("a recorded loop spawns its chunks in a row, not {other:?}"),
+            })
+            .collect();
+        self.top(w).pc = (from + k as usize) as u32;
+        self.outstanding[parent as usize] += k;
+        for (target, lane) in plan.lanes.iter().enumerate() {
+            if lane.is_empty() {
+                continue;
+            }
+            self.spend(w, self.lat.spawn);
+            let now = self.workers[w].clock;
+            for &i in lane {
+                let task = chunks[i as usize];
+                self.queues.inboxes[target].push_back(task);
+                self.pushed_by[task as usize] = w as u32;
+                self.pushed_at[task as usize] = now;
+            }
+        }
+        let now = self.workers[w].clock;
+        self.wake_idle(now);
+        for &i in &plan.rest {
+            self.spend(w, self.lat.spawn);
+            self.push(w, chunks[i as usize]);
+        }
+        self.schedule(w);
+        true
     }
 
     /// Scheduler work of `cycles` on worker `w`.

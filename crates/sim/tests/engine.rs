@@ -8,7 +8,7 @@ use locus_sim::latency::Latencies;
 use locus_sim::record::{record, Step, Workload};
 use locus_topo::Topology;
 
-const POLICIES: [PolicyKind; 9] = [
+const POLICIES: [PolicyKind; 10] = [
     PolicyKind::Ws,
     PolicyKind::WsUnpinned,
     PolicyKind::Central,
@@ -20,12 +20,13 @@ const POLICIES: [PolicyKind; 9] = [
     PolicyKind::Cats {
         cmpi_threshold: None,
     },
+    PolicyKind::Static,
 ];
 
 fn run(workload: &Workload, machine: &Topology, kind: PolicyKind, threads: usize) -> SimResult {
     let mut config = SimConfig::for_machine(machine);
     config.threads = Some(threads);
-    simulate(workload, machine, kind, &config)
+    simulate(workload, machine, kind.clone(), &config)
         .unwrap_or_else(|e| panic!("{} under {kind}: {e}", workload.name))
 }
 
@@ -38,6 +39,8 @@ fn every_task_runs_exactly_once_under_every_policy() {
         (Kernel::Sort, "4000,cutoff=256"),
         (Kernel::Mandelbrot, "32x32"),
         (Kernel::Knapsack, "16"),
+        (Kernel::HeatLoop, "66x64,leaf=4,iters=2"),
+        (Kernel::Irreg, "small,grain=64,iters=2"),
     ];
     let machines = [
         ("opteron-8380", 16),
@@ -51,7 +54,7 @@ fn every_task_runs_exactly_once_under_every_policy() {
         for (machine, threads) in machines {
             let topo = Topology::parse_spec(machine).unwrap();
             for kind in POLICIES {
-                let r = run(&workload, &topo, kind, threads);
+                let r = run(&workload, &topo, kind.clone(), threads);
                 let what = format!("{kernel} {size} on {machine} under {kind}");
                 assert_eq!(
                     r.sched.tasks,
@@ -173,8 +176,8 @@ fn the_same_inputs_give_bit_identical_results() {
             cmpi_threshold: None,
         },
     ] {
-        let x = serde_json::to_string(&run(&a, &machine, kind, 16)).unwrap();
-        let y = serde_json::to_string(&run(&b, &machine, kind, 16)).unwrap();
+        let x = serde_json::to_string(&run(&a, &machine, kind.clone(), 16)).unwrap();
+        let y = serde_json::to_string(&run(&b, &machine, kind.clone(), 16)).unwrap();
         assert_eq!(x, y, "{kind}");
     }
     // Another seed steals from other victims: a different run, every task once all the same.
@@ -236,5 +239,50 @@ fn bad_thread_counts_are_refused() {
             .unwrap_err()
             .to_string();
         assert!(e.contains("4 PUs"), "{e}");
+    }
+}
+
+#[test]
+fn static_runs_each_block_of_a_loop_on_its_worker_in_order() {
+    // heat-loop 130x64 with 4-row chunks: 32 chunks a loop.
+    let params = Kernel::HeatLoop
+        .parse_size("130x64,leaf=4,iters=2")
+        .unwrap();
+    let workload = record(&params).unwrap();
+    let topo = Topology::preset("altix-2x2").unwrap();
+    let mut config = SimConfig::for_machine(&topo);
+    config.trace = true;
+    let r = simulate(&workload, &topo, PolicyKind::Static, &config).unwrap();
+    assert_eq!(r.sched.tasks, workload.tasks().len() as u64);
+    let tasks = workload.tasks();
+    let by_id: std::collections::HashMap<u64, usize> = tasks
+        .iter()
+        .enumerate()
+        .map(|(n, t)| (t.info.id.0, n))
+        .collect();
+    let mut slices = r.timeline.unwrap().slices;
+    slices.sort_by_key(|s| s.start);
+    // Per loop (iteration and parent) and worker, the chunks in the order they started.
+    let mut runs: std::collections::BTreeMap<(u32, u32, usize), Vec<u32>> = Default::default();
+    for slice in slices {
+        let t = &tasks[by_id[&slice.task]];
+        let Some(parent) = t.parent else { continue };
+        let Some(i) = t.info.chunk_index(&tasks[parent as usize].info) else {
+            continue;
+        };
+        let k = t.info.loop_chunks;
+        assert_eq!(slice.worker, (i * 4 / k) as usize, "chunk {i} of {k}");
+        let run = runs
+            .entry((slice.iteration, parent, slice.worker))
+            .or_default();
+        if run.last() != Some(&i) {
+            run.push(i);
+        }
+    }
+    // Two sweeps and the first-touch loop, on four workers.
+    assert!(runs.len() >= 3 * 4, "{} runs", runs.len());
+    for (key, run) in runs {
+        assert!(run.windows(2).all(|p| p[0] < p[1]), "{key:?}: {run:?}");
+        assert_eq!(run.len(), 8, "{key:?}: a block of 8 of the 32 chunks");
     }
 }

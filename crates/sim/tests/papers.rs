@@ -33,9 +33,9 @@ fn sim(workload: &Workload, machine: &str, policies: &[PolicyKind]) -> Vec<SimRe
     std::thread::scope(|s| {
         let runs: Vec<_> = policies
             .iter()
-            .map(|&kind| {
+            .map(|kind| {
                 let (topo, config) = (&topo, &config);
-                s.spawn(move || simulate(workload, topo, kind, config).unwrap())
+                s.spawn(move || simulate(workload, topo, kind.clone(), config).unwrap())
             })
             .collect();
         runs.into_iter().map(|r| r.join().unwrap()).collect()
@@ -253,10 +253,10 @@ fn affinity_keeps_unbalanced_and_changing_programs_balanced() {
     let runs = [
         (&ub, [CAB, CAB_PAPER]),
         (&ub, [CATS, CATS_PAPER]),
-        (&ub, fine),
+        (&ub, fine.clone()),
         (&moving, [CAB, CAB_PAPER]),
         (&moving, [CATS, CATS_PAPER]),
-        (&moving, fine),
+        (&moving, fine.clone()),
     ];
     for (w, pair) in runs {
         let [a, p] = sim(w, "opteron-8380", &pair).try_into().unwrap();

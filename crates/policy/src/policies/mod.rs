@@ -2,6 +2,7 @@
 //! parallelism on multi-socket multicore systems"), and how to name them.
 
 mod affinity;
+mod assigned;
 pub(crate) mod bitier;
 mod cab;
 mod cats;
@@ -12,6 +13,7 @@ mod rr;
 mod ws;
 
 pub use affinity::{contiguous_counts, contiguous_squad};
+pub use assigned::{Affinity, Slot, StaticBlocks, TaskSchedule, TaskScheduleError};
 pub use bitier::Tier;
 pub use cab::{boundary_level, Cab, CabInputs};
 pub use cats::{Cats, DEFAULT_CMPI_THRESHOLD};
@@ -27,7 +29,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 /// The policies locus ships, by name.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum PolicyKind {
     /// `ws`: work stealing with pinned workers (Cilk-a).
     Ws,
@@ -61,11 +63,17 @@ pub enum PolicyKind {
         /// CMPI below which the program is CPU-bound; `None` for the default.
         cmpi_threshold: Option<f64>,
     },
+    /// `static`: every parallel loop in blocks of consecutive chunks, one per worker
+    /// (OpenMP's `schedule(static)`), the rest work stealing.
+    Static,
+    /// `affinity`: a schedule made offline from an affinity graph (`locus profile`),
+    /// the tasks it does not know work stealing's.
+    Affinity(Arc<TaskSchedule>),
 }
 
 /// An unknown or malformed policy name.
 #[derive(Debug, thiserror::Error)]
-#[error("unknown policy '{input}': {reason} (expected one of: {})", PolicyKind::NAMES.join(", "))]
+#[error("policy '{input}': {reason} (expected one of: {})", PolicyKind::NAMES.join(", "))]
 pub struct PolicyError {
     input: String,
     reason: String,
@@ -83,8 +91,9 @@ impl PolicyKind {
     ];
 
     /// The names [`FromStr`] accepts (`mts` also takes `mts:CHUNK`, `cab` and `cab-paper`
-    /// take `:B:SIZE` or `:bl=N`, `cats` and `cats-paper` take `:CMPI`).
-    pub const NAMES: [&'static str; 10] = [
+    /// take `:B:SIZE` or `:bl=N`, `cats` and `cats-paper` take `:CMPI`; `affinity` is
+    /// named here but made with [`PolicyKind::Affinity`] from a loaded schedule).
+    pub const NAMES: [&'static str; 12] = [
         "ws",
         "ws-unpinned",
         "central",
@@ -95,19 +104,21 @@ impl PolicyKind {
         "cab-paper",
         "cats",
         "cats-paper",
+        "static",
+        "affinity",
     ];
 
     /// Builds the policy for the workers of `map`.
-    pub fn build(self, map: &WorkerMap) -> Arc<dyn Policy> {
+    pub fn build(&self, map: &WorkerMap) -> Arc<dyn Policy> {
         match self {
             PolicyKind::Ws => Arc::new(WorkStealing::new(map, true)),
             PolicyKind::WsUnpinned => Arc::new(WorkStealing::new(map, false)),
             PolicyKind::Central => Arc::new(Central),
             PolicyKind::RrFifo => Arc::new(RoundRobin::new(map, Order::Fifo)),
             PolicyKind::RrLifo => Arc::new(RoundRobin::new(map, Order::Lifo)),
-            PolicyKind::Mts { chunk } => Arc::new(Mts::new(map, chunk)),
-            PolicyKind::Cab(inputs) => Arc::new(Cab::new(map, inputs, true)),
-            PolicyKind::CabPaper(inputs) => Arc::new(Cab::new(map, inputs, false)),
+            PolicyKind::Mts { chunk } => Arc::new(Mts::new(map, *chunk)),
+            PolicyKind::Cab(inputs) => Arc::new(Cab::new(map, *inputs, true)),
+            PolicyKind::CabPaper(inputs) => Arc::new(Cab::new(map, *inputs, false)),
             PolicyKind::Cats { cmpi_threshold } => Arc::new(Cats::new(
                 map,
                 cmpi_threshold.unwrap_or(DEFAULT_CMPI_THRESHOLD),
@@ -118,6 +129,8 @@ impl PolicyKind {
                 cmpi_threshold.unwrap_or(DEFAULT_CMPI_THRESHOLD),
                 false,
             )),
+            PolicyKind::Static => Arc::new(StaticBlocks::new(map)),
+            PolicyKind::Affinity(schedule) => Arc::new(Affinity::new(map, Arc::clone(schedule))),
         }
     }
 }
@@ -136,6 +149,8 @@ impl fmt::Display for PolicyKind {
             PolicyKind::CabPaper(inputs) => write_cab(f, "cab-paper", inputs),
             PolicyKind::Cats { cmpi_threshold } => write_cats(f, "cats", cmpi_threshold),
             PolicyKind::CatsPaper { cmpi_threshold } => write_cats(f, "cats-paper", cmpi_threshold),
+            PolicyKind::Static => f.write_str("static"),
+            PolicyKind::Affinity(_) => f.write_str("affinity"),
         }
     }
 }
@@ -218,6 +233,11 @@ impl FromStr for PolicyKind {
             "cats-paper" => Ok(PolicyKind::CatsPaper {
                 cmpi_threshold: None,
             }),
+            "static" => Ok(PolicyKind::Static),
+            "affinity" => Err(err(
+                "affinity follows a schedule file: give it with --schedule FILE \
+                 (`locus profile KERNEL --out DIR` writes DIR/schedule.json)",
+            )),
             "" => Err(err("the name is empty")),
             _ => Err(err("no policy has this name")),
         }
@@ -264,9 +284,11 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for kind in PolicyKind::ALL {
+        for kind in PolicyKind::ALL.into_iter().chain([PolicyKind::Static]) {
             assert_eq!(kind.to_string().parse::<PolicyKind>().unwrap(), kind);
         }
+        let e = "affinity".parse::<PolicyKind>().unwrap_err().to_string();
+        assert!(e.contains("--schedule FILE"), "{e}");
         assert_eq!(
             "mts:3".parse::<PolicyKind>().unwrap(),
             PolicyKind::Mts { chunk: Some(3) }
