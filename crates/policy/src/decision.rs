@@ -163,6 +163,16 @@ impl LoopPlan {
         seen.into_iter().all(|s| s)
     }
 
+    /// Panics unless the plan [`covers`](LoopPlan::covers) a loop of `chunks` chunks
+    /// for `workers` workers: a plan that misses or repeats a chunk would lose or repeat
+    /// a task, so the engines refuse to carry it out. `policy` names the culprit.
+    pub fn assert_covers(&self, chunks: u32, workers: usize, policy: &str) {
+        assert!(
+            self.covers(chunks, workers),
+            "{policy}: a loop plan must hold each of the loop's {chunks} chunks once"
+        );
+    }
+
     /// Chunks in lanes.
     pub fn planned(&self) -> usize {
         self.lanes.iter().map(Vec::len).sum()

@@ -141,11 +141,7 @@ impl<'scope> Scope<'scope> {
         let plan = registry
             .policy
             .plan_loop(worker.index, &self.owner_task.info(), chunks)?;
-        assert!(
-            plan.covers(chunks, registry.num_workers()),
-            "{}: a loop plan must hold each of the loop's {chunks} chunks once",
-            registry.policy.name()
-        );
+        plan.assert_covers(chunks, registry.num_workers(), registry.policy.name());
         Some(plan)
     }
 

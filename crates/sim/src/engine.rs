@@ -606,11 +606,7 @@ impl<'w> Sim<'w> {
         let Some(plan) = self.policy.plan_loop(w, &parent_info, k) else {
             return false;
         };
-        assert!(
-            plan.covers(k, self.workers.len()),
-            "{}: a loop plan must hold each of the loop's {k} chunks once",
-            self.policy.name()
-        );
+        plan.assert_covers(k, self.workers.len(), self.policy.name());
         // The loop's spawns are consecutive steps of the parent, the first just taken.
         let steps = self.workload.steps(parent);
         let from = self.top(w).pc as usize - 1;
