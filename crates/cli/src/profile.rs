@@ -90,7 +90,7 @@ pub(crate) struct ProfileArgs {
 
     /// Most edges the affinity graph may have; a graph with more is refused (lower
     /// --dense-ratio, or raise this where memory allows: each million edges costs about
-    /// 60 MB while building and partitioning).
+    /// 40 MB while building and partitioning).
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_EDGES, value_parser = max_edges)]
     pub(crate) max_edges: usize,
 

@@ -24,16 +24,19 @@
 //!
 //! # Weights
 //! A vertex weighs its task's work (declared instructions per instance), so a partition
-//! balances load rather than task counts (the paper's Section 7 weakness). METIS takes
+//! balances load rather than task counts (the paper's Section 7 weakness). An edge
+//! weighs at most `u32::MAX` lines (256 GiB shared; more saturates). METIS takes
 //! 32-bit weights whose sums must fit too: [`AffinityGraph::metis_vertex_weights`] and
 //! [`AffinityGraph::metis_edge_weights`] scale them down proportionally where needed,
-//! each at least 1; the partition and the METIS file both use those.
+//! each at least 1; the partition and the METIS file both use those, and where nothing
+//! needs scaling METIS reads the graph's own edge weights.
 //!
 //! # Output
 //! CSR adjacency in task order (`xadj`, `adjncy`, `adjwgt`, `vwgt`; every edge stored in
 //! both directions, each vertex's neighbours ascending), and writers for Graphviz DOT
 //! (for looking) and the METIS graph file (for `gpmetis` and other partitioners).
 
+use std::borrow::Cow;
 use std::io::{self, BufWriter, Write};
 
 use locus_policy::TaskId;
@@ -46,10 +49,11 @@ use crate::profile::Profile;
 
 /// The dense ratio of the paper's experiments.
 pub const DEFAULT_DENSE_RATIO: f64 = 0.9;
-/// Edges a graph may have by default: 32 Mi. Measured: the 60 M edges of `irreg large`
-/// with one edge per task (440,000 tasks) peaked at 3.7 GB through the partition, about
-/// 60 bytes per edge, so this default keeps a profile run near 2 GB.
-pub const DEFAULT_MAX_EDGES: usize = 1 << 25;
+/// Edges a graph may have by default: 64 Mi. Measured: `locus profile` of `irreg large`
+/// with one task per mesh edge (440,000 tasks, 60 M graph edges) peaked at 2.4 GB for
+/// the whole run, about 40 bytes per edge, so the paper's largest mesh fits and no
+/// profile run passes about 3 GB unless asked to.
+pub const DEFAULT_MAX_EDGES: usize = 1 << 26;
 /// Most vertices a graph may have: leaves headroom in METIS's 32-bit weight sums.
 pub(crate) const MAX_VERTICES: usize = 1 << 29;
 /// Most adjacency entries (twice the edges) METIS's 32-bit indices can take.
@@ -123,7 +127,7 @@ pub struct AffinityGraph {
     ids: Vec<TaskId>,
     xadj: Vec<usize>,
     adjncy: Vec<u32>,
-    adjwgt: Vec<u64>,
+    adjwgt: Vec<u32>,
     vwgt: Vec<u64>,
     stats: GraphStats,
 }
@@ -246,7 +250,7 @@ impl AffinityGraph {
         let mut touched: Vec<u32> = Vec::new();
         let mut xadj = Vec::with_capacity(n + 1);
         let mut adjncy: Vec<u32> = Vec::new();
-        let mut adjwgt: Vec<u64> = Vec::new();
+        let mut adjwgt: Vec<u32> = Vec::new();
         xadj.push(0);
         for v in 0..n {
             for &s in &task_segs[task_start[v]..task_start[v + 1]] {
@@ -265,7 +269,8 @@ impl AffinityGraph {
             touched.sort_unstable();
             for &u in &touched {
                 adjncy.push(u);
-                adjwgt.push(std::mem::take(&mut acc[u as usize]));
+                let lines = std::mem::take(&mut acc[u as usize]);
+                adjwgt.push(u32::try_from(lines).unwrap_or(u32::MAX));
             }
             touched.clear();
             // Each edge is listed from both ends: more entries than twice the limit
@@ -278,7 +283,7 @@ impl AffinityGraph {
         adjncy.shrink_to_fit();
         adjwgt.shrink_to_fit();
         stats.edges = adjncy.len() / 2;
-        stats.total_edge_weight = adjwgt.iter().fold(0u64, |s, &w| s.saturating_add(w)) / 2;
+        stats.total_edge_weight = adjwgt.iter().map(|&w| u64::from(w)).sum::<u64>() / 2;
         Ok(AffinityGraph {
             ids: tasks.iter().map(|t| t.id()).collect(),
             xadj,
@@ -302,7 +307,7 @@ impl AffinityGraph {
         ids: Vec<TaskId>,
         xadj: Vec<usize>,
         adjncy: Vec<u32>,
-        adjwgt: Vec<u64>,
+        adjwgt: Vec<u32>,
         vwgt: Vec<u64>,
     ) -> Result<AffinityGraph, ProfileError> {
         let n = ids.len();
@@ -353,7 +358,7 @@ impl AffinityGraph {
                 vertices: n,
                 edges: adjncy.len() / 2,
                 dense_ratio: f64::NAN,
-                total_edge_weight: adjwgt.iter().fold(0u64, |s, &w| s.saturating_add(w)) / 2,
+                total_edge_weight: adjwgt.iter().map(|&w| u64::from(w)).sum::<u64>() / 2,
                 ..GraphStats::default()
             },
             ids,
@@ -402,8 +407,8 @@ impl AffinityGraph {
         &self.adjncy
     }
 
-    /// CSR edge weights: distinct lines shared.
-    pub fn adjwgt(&self) -> &[u64] {
+    /// CSR edge weights: distinct lines shared (saturating at `u32::MAX`).
+    pub fn adjwgt(&self) -> &[u32] {
         &self.adjwgt
     }
 
@@ -418,7 +423,7 @@ impl AffinityGraph {
         self.adjncy[r.clone()]
             .iter()
             .copied()
-            .zip(self.adjwgt[r].iter().copied())
+            .zip(self.adjwgt[r].iter().map(|&w| u64::from(w)))
     }
 
     /// The weight of edge `a`-`b`, if there is one.
@@ -426,7 +431,7 @@ impl AffinityGraph {
         let r = self.xadj[a]..self.xadj[a + 1];
         let list = &self.adjncy[r.clone()];
         let i = list.binary_search(&u32::try_from(b).ok()?).ok()?;
-        Some(self.adjwgt[r.start + i])
+        Some(u64::from(self.adjwgt[r.start + i]))
     }
 
     /// What building the graph found.
@@ -441,9 +446,17 @@ impl AffinityGraph {
     }
 
     /// Edge weights (per CSR entry) as METIS takes them: at least 1, scaled down
-    /// proportionally where the sum over both directions would pass 2^29.
-    pub fn metis_edge_weights(&self) -> Vec<Idx> {
-        scale(&self.adjwgt)
+    /// proportionally where the sum over both directions would pass 2^29. Where it does
+    /// not, they are the graph's own, borrowed: on a graph of 10^8 entries a copy costs
+    /// a second, most of it page faults.
+    pub fn metis_edge_weights(&self) -> Cow<'_, [Idx]> {
+        // Every weight is at least 1 (built from lines shared; checked by `from_csr`).
+        let total: u64 = self.adjwgt.iter().map(|&w| u64::from(w)).sum();
+        if total <= WEIGHT_LIMIT {
+            Cow::Borrowed(as_idx(&self.adjwgt))
+        } else {
+            Cow::Owned(scale(&self.adjwgt))
+        }
     }
 
     /// Writes the graph in Graphviz DOT: one box per task labelled with its index, id
@@ -508,13 +521,22 @@ impl AffinityGraph {
         let vw = self.metis_vertex_weights();
         let aw = self.metis_edge_weights();
         writeln!(out, "{} {} 011", self.num_vertices(), self.num_edges())?;
+        // Numbers through `itoa` and one line at a time: `write!` per number takes
+        // seconds on a graph of 10^8 entries.
+        let mut number = itoa::Buffer::new();
+        let mut line = Vec::new();
         for (v, w) in vw.iter().enumerate() {
-            write!(out, "{w}")?;
+            line.clear();
+            line.extend_from_slice(number.format(*w).as_bytes());
             let r = self.xadj[v]..self.xadj[v + 1];
             for (u, w) in self.adjncy[r.clone()].iter().zip(&aw[r]) {
-                write!(out, " {} {w}", u + 1)?;
+                line.push(b' ');
+                line.extend_from_slice(number.format(u + 1).as_bytes());
+                line.push(b' ');
+                line.extend_from_slice(number.format(*w).as_bytes());
             }
-            writeln!(out)?;
+            line.push(b'\n');
+            out.write_all(&line)?;
         }
         out.flush()
     }
@@ -522,16 +544,38 @@ impl AffinityGraph {
 
 /// `values` as 32-bit METIS weights: each at least 1, divided by a common factor where
 /// their sum would pass [`WEIGHT_LIMIT`].
-fn scale(values: &[u64]) -> Vec<Idx> {
-    let total: u128 = values.iter().map(|&v| u128::from(v.max(1))).sum();
+/// `values` reinterpreted as METIS's index type.
+///
+/// Callers pass values below 2^31 (vertices below [`MAX_VERTICES`], weights below
+/// [`WEIGHT_LIMIT`]), which read as the same numbers.
+pub(crate) fn as_idx(values: &[u32]) -> &[Idx] {
+    const _: () = assert!(size_of::<Idx>() == size_of::<u32>());
+    // SAFETY: `Idx` is `i32` (the size is checked above): it has the size and alignment
+    // of `u32` and every bit pattern is valid, so the slice reads as `Idx` over the same
+    // memory and length, borrowed for as long as `values`.
+    unsafe { std::slice::from_raw_parts(values.as_ptr().cast::<Idx>(), values.len()) }
+}
+
+/// `values` as METIS weights: each at least 1, all divided by one factor where their
+/// sum would pass [`WEIGHT_LIMIT`].
+fn scale<T: Copy + Into<u64>>(values: &[T]) -> Vec<Idx> {
+    let total: u128 = values.iter().map(|&v| u128::from(v.into().max(1))).sum();
     let factor = if total <= u128::from(WEIGHT_LIMIT) {
         1
     } else {
         total.div_ceil(u128::from(WEIGHT_LIMIT)) as u64
     };
+    // Without the division where nothing is scaled: on a graph of 10^8 entries it
+    // costs more than the rest.
+    if factor == 1 {
+        return values
+            .iter()
+            .map(|&v| v.into().clamp(1, WEIGHT_LIMIT) as Idx)
+            .collect();
+    }
     values
         .iter()
-        .map(|&v| (v / factor).clamp(1, WEIGHT_LIMIT) as Idx)
+        .map(|&v| (v.into() / factor).clamp(1, WEIGHT_LIMIT) as Idx)
         .collect()
 }
 
@@ -541,7 +585,7 @@ mod tests {
 
     #[test]
     fn weights_are_scaled_to_fit_metis() {
-        assert_eq!(scale(&[0, 1, 5]), vec![1, 1, 5]);
+        assert_eq!(scale(&[0u64, 1, 5]), vec![1, 1, 5]);
         let big = scale(&[u64::MAX / 4, u64::MAX / 4, 3]);
         let sum: i64 = big.iter().map(|&w| i64::from(w)).sum();
         assert!(sum < i64::from(i32::MAX), "{big:?}");

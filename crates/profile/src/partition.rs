@@ -36,6 +36,7 @@
 //! index not yet reached, neighbours in ascending index, restarting for each component.
 //! The orders of a worker are a permutation of `0..tasks of that worker`.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::sync::Mutex;
 
@@ -44,7 +45,7 @@ use metis::{Idx, Real};
 use serde::Serialize;
 
 use crate::error::{Kind, ProfileError};
-use crate::graph::{AffinityGraph, MAX_VERTICES};
+use crate::graph::{as_idx, AffinityGraph, MAX_VERTICES};
 use crate::machine::MachineDesc;
 
 /// Held during every METIS call. METIS (GKlib's `random.c`) keeps its random generator
@@ -123,6 +124,17 @@ impl Partition {
         machine: &MachineDesc,
         options: &PartitionOptions,
     ) -> Result<Partition, ProfileError> {
+        Partition::compute_with(graph, machine, options, INDUCE_BESIDE)
+    }
+
+    /// [`Partition::compute`], inducing subgraphs of `beside` adjacency entries or more
+    /// on a second thread.
+    fn compute_with(
+        graph: &AffinityGraph,
+        machine: &MachineDesc,
+        options: &PartitionOptions,
+        beside: usize,
+    ) -> Result<Partition, ProfileError> {
         let n = check_graph(graph)?;
         let t = options.tolerance;
         if !(t > 1.0 && t <= MAX_TOLERANCE) {
@@ -143,7 +155,10 @@ impl Partition {
             graph,
             vw: graph.metis_vertex_weights(),
             aw: graph.metis_edge_weights(),
-            local: vec![u32::MAX; n],
+            set_of: vec![0; n],
+            index: vec![0; n],
+            subs: Default::default(),
+            beside,
             ufactor,
             seed: options.seed,
             calls: 0,
@@ -161,7 +176,13 @@ impl Partition {
             machine.topology(),
             machine.top_level().name()
         );
-        let parts = splitter.split(&all, &targets, &what)?;
+        let parts = splitter
+            .split_level(&[Set {
+                verts: &all,
+                targets,
+                what,
+            }])?
+            .remove(0);
         let mut domain = vec![0u32; n];
         for (&v, &p) in all.iter().zip(&parts) {
             domain[v as usize] = p;
@@ -169,29 +190,36 @@ impl Partition {
         let by_domain = buckets(&all, &parts, domains.len());
 
         // 2. Each domain into its squads.
+        let sets: Vec<Set<'_>> = (by_domain.iter().enumerate())
+            .map(|(d, verts)| Set {
+                verts,
+                targets: domains[d]
+                    .iter()
+                    .map(|&s| squads[s].workers.len())
+                    .collect(),
+                what: format!("domain {d} into its squads"),
+            })
+            .collect();
         let mut squad = vec![0u32; n];
-        for (d, verts) in by_domain.iter().enumerate() {
-            let targets: Vec<usize> = domains[d]
-                .iter()
-                .map(|&s| squads[s].workers.len())
-                .collect();
-            let parts = splitter.split(verts, &targets, &format!("domain {d} into its squads"))?;
-            for (&v, &p) in verts.iter().zip(&parts) {
+        for (d, parts) in splitter.split_level(&sets)?.iter().enumerate() {
+            for (&v, &p) in by_domain[d].iter().zip(parts) {
                 squad[v as usize] = domains[d][p as usize] as u32;
             }
         }
 
         // 3. Each squad into its workers.
         let by_squad = buckets(&all, &squad, squads.len());
-        let mut worker = vec![0u32; n];
-        for (s, verts) in by_squad.iter().enumerate() {
-            let members = &squads[s].workers;
-            let parts = splitter.split(
+        let sets: Vec<Set<'_>> = (by_squad.iter().enumerate())
+            .map(|(s, verts)| Set {
                 verts,
-                &vec![1; members.len()],
-                &format!("squad {s} into its workers"),
-            )?;
-            for (&v, &p) in verts.iter().zip(&parts) {
+                targets: vec![1; squads[s].workers.len()],
+                what: format!("squad {s} into its workers"),
+            })
+            .collect();
+        let mut worker = vec![0u32; n];
+        for (s, parts) in splitter.split_level(&sets)?.iter().enumerate() {
+            let members = &squads[s].workers;
+            for (&v, &p) in by_squad[s].iter().zip(parts) {
                 worker[v as usize] = members[p as usize] as u32;
             }
         }
@@ -262,29 +290,13 @@ impl Partition {
     ) -> Partition {
         let n = graph.num_vertices();
         let workers = machine.num_workers();
-        let order = bfs_order(graph, &worker, workers);
+        let (order, cut) = walk(graph, &worker, &squad, domain, workers);
         let weight = |v: usize| graph.vwgt()[v].max(1);
         let mut load = vec![0u64; workers];
         let mut total = 0u64;
         for v in 0..n {
             load[worker[v] as usize] = load[worker[v] as usize].saturating_add(weight(v));
             total = total.saturating_add(weight(v));
-        }
-        let (mut edge_cut, mut squad_cut, mut domain_cut, mut all) = (0u64, 0u64, 0u64, 0u64);
-        for v in 0..n {
-            for (u, w) in graph.neighbours(v).filter(|&(u, _)| u as usize > v) {
-                let u = u as usize;
-                all = all.saturating_add(w);
-                if worker[u] != worker[v] {
-                    edge_cut = edge_cut.saturating_add(w);
-                }
-                if squad[u] != squad[v] {
-                    squad_cut = squad_cut.saturating_add(w);
-                }
-                if domain[u] != domain[v] {
-                    domain_cut = domain_cut.saturating_add(w);
-                }
-            }
         }
         let max_worker_weight = load.iter().copied().max().unwrap_or(0);
         let imbalance = if total == 0 {
@@ -300,10 +312,10 @@ impl Partition {
                 levels: 0,
                 ufactor: 0,
                 metis_calls: 0,
-                edge_cut,
-                squad_cut,
-                domain_cut,
-                total_edge_weight: all,
+                edge_cut: cut.workers,
+                squad_cut: cut.squads,
+                domain_cut: cut.domains,
+                total_edge_weight: graph.stats().total_edge_weight,
                 total_weight: total,
                 max_worker_weight,
                 imbalance,
@@ -382,58 +394,183 @@ fn buckets(verts: &[u32], parts: &[u32], k: usize) -> Vec<Vec<u32>> {
     out
 }
 
-/// Splits sets of vertices of one graph.
+/// One set of vertices to split, and how.
+struct Set<'a> {
+    /// The vertices, ascending.
+    verts: &'a [u32],
+    /// The parts' weights, proportional (all positive).
+    targets: Vec<usize>,
+    /// What is split, for errors.
+    what: String,
+}
+
+/// Splits the vertices of one graph, a level of the hierarchy at a time.
 struct Splitter<'g> {
     graph: &'g AffinityGraph,
     vw: Vec<Idx>,
-    aw: Vec<Idx>,
-    /// Vertex -> index in the set being split; `u32::MAX` outside it. Reset after use.
-    local: Vec<u32>,
+    aw: Cow<'g, [Idx]>,
+    /// Vertex -> the set of the level being split that holds it, and its index there.
+    set_of: Vec<u32>,
+    index: Vec<u32>,
+    /// Two subgraphs, one for METIS and one being induced beside it, their buffers
+    /// kept from split to split: on a graph of tens of millions of edges, fresh ones
+    /// cost more in page faults than the copying does.
+    subs: [Subgraph; 2],
+    /// Subgraphs of this many adjacency entries or more are induced on a second thread.
+    beside: usize,
     ufactor: Idx,
     seed: i32,
     calls: usize,
 }
 
+/// An induced subgraph in METIS's CSR form.
+#[derive(Default)]
+struct Subgraph {
+    xadj: Vec<Idx>,
+    adjncy: Vec<Idx>,
+    adjwgt: Vec<Idx>,
+}
+
+/// Subgraphs with fewer adjacency entries than this are induced on the calling thread
+/// (after METIS): a thread costs more than they do.
+const INDUCE_BESIDE: usize = 1 << 20;
+
 impl Splitter<'_> {
-    /// The part (index into `targets`) of each vertex of `verts` (ascending), parts
-    /// weighted in proportion to `targets` (all positive).
-    fn split(
-        &mut self,
-        verts: &[u32],
-        targets: &[usize],
-        what: &str,
-    ) -> Result<Vec<u32>, ProfileError> {
-        let k = targets.len();
-        if k <= 1 || verts.is_empty() {
-            return Ok(vec![0; verts.len()]);
+    /// The part (index into its targets) of each vertex of each set, the sets disjoint.
+    ///
+    /// METIS calls are serialised (see [`METIS`]); on a large graph most of the rest is
+    /// copying each set's subgraph out of the graph, so the next set's is induced on a
+    /// second thread while METIS splits the current one.
+    fn split_level(&mut self, sets: &[Set<'_>]) -> Result<Vec<Vec<u32>>, ProfileError> {
+        let n = self.graph.num_vertices();
+        for (s, set) in sets.iter().enumerate() {
+            for (i, &v) in set.verts.iter().enumerate() {
+                self.set_of[v as usize] = s as u32;
+                self.index[v as usize] = i as u32;
+            }
         }
-        let weights: Vec<Idx> = verts.iter().map(|&v| self.vw[v as usize]).collect();
-        if verts.len() <= k {
-            return Ok(greedy(&weights, targets));
+        // The sets METIS splits, and whether each is the whole graph (given to METIS as
+        // it is: copying the top split of a large graph would cost a gigabyte).
+        let for_metis: Vec<usize> = (0..sets.len())
+            .filter(|&s| {
+                let k = sets[s].targets.len();
+                k > 1 && sets[s].verts.len() > k
+            })
+            .collect();
+        let whole = |s: usize| sets[s].verts.len() == n;
+        let [mut current, mut next] = std::mem::take(&mut self.subs);
+        let this = &*self;
+        if let Some(&s) = for_metis.first().filter(|&&s| !whole(s)) {
+            this.induce(s, sets[s].verts, &mut current);
         }
-        for (i, &v) in verts.iter().enumerate() {
-            self.local[v as usize] = i as u32;
+        let mut parts = Vec::with_capacity(sets.len());
+        let mut calls = 0;
+        for (s, set) in sets.iter().enumerate() {
+            let k = set.targets.len();
+            if !for_metis.contains(&s) {
+                parts.push(if k <= 1 {
+                    vec![0; set.verts.len()]
+                } else {
+                    greedy(&this.weights(set.verts), &set.targets)
+                });
+                continue;
+            }
+            let after = for_metis.iter().copied().find(|&t| t > s && !whole(t));
+            let graph = if whole(s) {
+                current.xadj.clear();
+                current
+                    .xadj
+                    .extend(this.graph.xadj().iter().map(|&x| x as Idx));
+                Csr {
+                    xadj: &current.xadj,
+                    adjncy: as_idx(this.graph.adjncy()),
+                    adjwgt: &this.aw,
+                }
+            } else {
+                Csr {
+                    xadj: &current.xadj,
+                    adjncy: &current.adjncy,
+                    adjwgt: &current.adjwgt,
+                }
+            };
+            let beside = after.filter(|&t| this.entries(sets[t].verts) >= this.beside);
+            let part = std::thread::scope(|scope| {
+                let inducing = beside.map(|t| {
+                    let next = &mut next;
+                    scope.spawn(move || this.induce(t, sets[t].verts, next))
+                });
+                let part = this.metis(set, &graph);
+                if let Some(inducing) = inducing {
+                    if let Err(panic) = inducing.join() {
+                        std::panic::resume_unwind(panic);
+                    }
+                }
+                part
+            })?;
+            calls += usize::from(!graph.adjncy.is_empty());
+            parts.push(part);
+            if let Some(t) = after.filter(|_| beside.is_none()) {
+                this.induce(t, sets[t].verts, &mut next);
+            }
+            std::mem::swap(&mut current, &mut next);
         }
-        let mut xadj: Vec<Idx> = Vec::with_capacity(verts.len() + 1);
-        let mut adjncy: Vec<Idx> = Vec::new();
-        let mut adjwgt: Vec<Idx> = Vec::new();
-        xadj.push(0);
+        self.subs = [current, next];
+        self.calls += calls;
+        Ok(parts)
+    }
+
+    /// The METIS weights of `verts`.
+    fn weights(&self, verts: &[u32]) -> Vec<Idx> {
+        verts.iter().map(|&v| self.vw[v as usize]).collect()
+    }
+
+    /// The adjacency entries of `verts` in the whole graph: at most what their subgraph
+    /// keeps.
+    fn entries(&self, verts: &[u32]) -> usize {
+        let gx = self.graph.xadj();
+        verts
+            .iter()
+            .map(|&v| gx[v as usize + 1] - gx[v as usize])
+            .sum()
+    }
+
+    /// Fills `sub` with the subgraph that set `s` of the level (`verts`) induces,
+    /// vertices numbered by their index in the set.
+    fn induce(&self, s: usize, verts: &[u32], sub: &mut Subgraph) {
         let (gx, ga) = (self.graph.xadj(), self.graph.adjncy());
+        let Subgraph {
+            xadj,
+            adjncy,
+            adjwgt,
+        } = sub;
+        xadj.clear();
+        adjncy.clear();
+        adjwgt.clear();
+        // Reserved once, so the lists never move while they fill.
+        let most = self.entries(verts);
+        xadj.reserve(verts.len() + 1);
+        adjncy.reserve(most);
+        adjwgt.reserve(most);
+        xadj.push(0);
+        let s = s as u32;
         for &v in verts {
             let r = gx[v as usize]..gx[v as usize + 1];
             for (&u, &w) in ga[r.clone()].iter().zip(&self.aw[r]) {
-                let u = self.local[u as usize];
-                if u != u32::MAX {
-                    adjncy.push(u as Idx);
+                if self.set_of[u as usize] == s {
+                    adjncy.push(self.index[u as usize] as Idx);
                     adjwgt.push(w);
                 }
             }
             xadj.push(adjncy.len() as Idx);
         }
-        for &v in verts {
-            self.local[v as usize] = u32::MAX;
-        }
-        if adjncy.is_empty() {
+    }
+
+    /// The part of each vertex of `set`, whose subgraph is `graph`: contiguous runs
+    /// where it has no edge, else METIS's k-way partition evened out by [`rebalance`].
+    fn metis(&self, set: &Set<'_>, graph: &Csr<'_>) -> Result<Vec<u32>, ProfileError> {
+        let (targets, k) = (&set.targets, set.targets.len());
+        let weights = self.weights(set.verts);
+        if graph.adjncy.is_empty() {
             return Ok(contiguous(&weights, targets));
         }
         let sum: usize = targets.iter().sum();
@@ -443,38 +580,46 @@ impl Splitter<'_> {
             .collect();
         let rest: Real = tpwgts[..k - 1].iter().sum();
         tpwgts[k - 1] = (1.0 - rest).max(0.0);
-        let mut part: Vec<Idx> = vec![0; verts.len()];
-        // A panic elsewhere while holding the lock leaves nothing half-done here.
-        let _metis = METIS
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut part: Vec<Idx> = vec![0; set.verts.len()];
         let metis_err = |err: metis::Error| -> ProfileError {
             Kind::Metis {
-                what: what.to_owned(),
+                what: set.what.clone(),
                 err,
             }
             .into()
         };
-        metis::Graph::new(1, k as Idx, &xadj, &adjncy)
+        // A panic elsewhere while holding the lock leaves nothing half-done here.
+        let lock = METIS
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        metis::Graph::new(1, k as Idx, graph.xadj, graph.adjncy)
             .map_err(|e| metis_err(e.into()))?
             .set_vwgt(&weights)
-            .set_adjwgt(&adjwgt)
+            .set_adjwgt(graph.adjwgt)
             .set_tpwgts(&tpwgts)
             .set_option(UFactor(self.ufactor))
             .set_option(Seed(self.seed))
             .part_kway(&mut part)
             .map_err(metis_err)?;
-        self.calls += 1;
+        drop(lock);
         if let Some(&bad) = part.iter().find(|&&p| p < 0 || p as usize >= k) {
             return Err(ProfileError::partition(format!(
-                "METIS returned part {bad} of {k} while splitting {what}"
+                "METIS returned part {bad} of {k} while splitting {}",
+                set.what
             )));
         }
         let mut part: Vec<u32> = part.into_iter().map(|p| p as u32).collect();
         let limit = 1.0 + f64::from(self.ufactor) / 1000.0;
-        rebalance(&mut part, &weights, targets, limit, &xadj, &adjncy, &adjwgt);
+        rebalance(&mut part, &weights, targets, limit, graph);
         Ok(part)
     }
+}
+
+/// A graph in METIS's CSR form, borrowed.
+struct Csr<'a> {
+    xadj: &'a [Idx],
+    adjncy: &'a [Idx],
+    adjwgt: &'a [Idx],
 }
 
 /// Moves vertices out of parts heavier than `limit` times their share (which METIS
@@ -482,16 +627,13 @@ impl Splitter<'_> {
 /// one at a time from the heaviest part to a part it fits in, choosing the move that
 /// cuts the fewest shared lines (most edge weight into the new part less that left
 /// behind), until every part fits or no move lowers the heaviest part. The graph is the
-/// subgraph METIS was given (`xadj`, `adjncy`, `adjwgt`).
-fn rebalance(
-    part: &mut [u32],
-    weights: &[Idx],
-    targets: &[usize],
-    limit: f64,
-    xadj: &[Idx],
-    adjncy: &[Idx],
-    adjwgt: &[Idx],
-) {
+/// subgraph METIS was given.
+fn rebalance(part: &mut [u32], weights: &[Idx], targets: &[usize], limit: f64, graph: &Csr<'_>) {
+    let Csr {
+        xadj,
+        adjncy,
+        adjwgt,
+    } = *graph;
     let k = targets.len();
     let total: f64 = weights.iter().map(|&w| f64::from(w)).sum();
     let sum: usize = targets.iter().sum();
@@ -584,9 +726,28 @@ fn contiguous(weights: &[Idx], targets: &[usize]) -> Vec<u32> {
     part
 }
 
-/// Each vertex's position in a breadth-first walk of its worker's induced subgraph.
-fn bfs_order(graph: &AffinityGraph, worker: &[u32], workers: usize) -> Vec<u32> {
+/// Weight of the edges cut between workers, squads and top-level domains.
+#[derive(Default)]
+struct Cut {
+    workers: u64,
+    squads: u64,
+    domains: u64,
+}
+
+/// Each vertex's position in a breadth-first walk of its worker's induced subgraph, and
+/// the cut, measured on the way: the walk reads every neighbour list once, and on a
+/// large graph reading them is most of the work. A squad is a set of workers and a
+/// domain a set of squads, so only an edge between workers can cut more.
+fn walk(
+    graph: &AffinityGraph,
+    worker: &[u32],
+    squad: &[u32],
+    domain: &[u32],
+    workers: usize,
+) -> (Vec<u32>, Cut) {
     let n = graph.num_vertices();
+    let (xadj, adjncy, adjwgt) = (graph.xadj(), graph.adjncy(), graph.adjwgt());
+    let mut cut = Cut::default();
     let mut next = vec![0u32; workers];
     let mut order = vec![0u32; n];
     let mut seen = vec![false; n];
@@ -603,21 +764,46 @@ fn bfs_order(graph: &AffinityGraph, worker: &[u32], workers: usize) -> Vec<u32> 
         while let Some(v) = queue.pop_front() {
             order[v] = next[w as usize];
             next[w as usize] += 1;
-            for (u, _) in graph.neighbours(v) {
-                let u = u as usize;
-                if !seen[u] && worker[u] == w {
-                    seen[u] = true;
-                    queue.push_back(u);
+            for e in xadj[v]..xadj[v + 1] {
+                let u = adjncy[e] as usize;
+                if worker[u] == w {
+                    if !seen[u] {
+                        seen[u] = true;
+                        queue.push_back(u);
+                    }
+                } else if u > v {
+                    let weight = u64::from(adjwgt[e]);
+                    cut.workers = cut.workers.saturating_add(weight);
+                    if squad[u] != squad[v] {
+                        cut.squads = cut.squads.saturating_add(weight);
+                        if domain[u] != domain[v] {
+                            cut.domains = cut.domains.saturating_add(weight);
+                        }
+                    }
                 }
             }
         }
     }
-    order
+    (order, cut)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inducing_beside_metis_gives_what_inducing_in_turn_gives() {
+        // Three levels: 2 packages of 2 L3 squads of 2 workers.
+        let topology = locus_topo::Topology::parse_spec("pack:2 l3:2 core:2 pu:1").unwrap();
+        let m = MachineDesc::new(&topology, 8).unwrap();
+        let g = crate::synthetic::grid_graph(40, 40, |r, c| 1 + (r * c % 3) as u64);
+        let options = PartitionOptions::default();
+        let in_turn = Partition::compute_with(&g, &m, &options, usize::MAX).unwrap();
+        let beside = Partition::compute_with(&g, &m, &options, 0).unwrap();
+        assert_eq!(in_turn.stats().levels, 3);
+        assert_eq!(in_turn.stats().metis_calls, 1 + 2 + 4);
+        assert_eq!(in_turn, beside);
+    }
 
     #[test]
     fn greedy_puts_the_heaviest_where_there_is_most_room() {
@@ -643,6 +829,11 @@ mod tests {
         }
         let adjwgt = vec![1 as Idx; adjncy.len()];
         let weights = vec![1 as Idx; n];
+        let graph = Csr {
+            xadj: &xadj,
+            adjncy: &adjncy,
+            adjwgt: &adjwgt,
+        };
         let mut sizes = [4usize; 16];
         (sizes[0], sizes[1]) = (5, 3);
         let mut part: Vec<u32> = sizes
@@ -650,7 +841,7 @@ mod tests {
             .enumerate()
             .flat_map(|(p, &c)| std::iter::repeat_n(p as u32, c))
             .collect();
-        rebalance(&mut part, &weights, &[1; 16], 1.05, &xadj, &adjncy, &adjwgt);
+        rebalance(&mut part, &weights, &[1; 16], 1.05, &graph);
         let mut count = [0; 16];
         part.iter().for_each(|&p| count[p as usize] += 1);
         assert_eq!(count, [4; 16]);
@@ -660,7 +851,7 @@ mod tests {
         );
         // Within the limit already: nothing moves.
         let before = part.clone();
-        rebalance(&mut part, &weights, &[1; 16], 1.05, &xadj, &adjncy, &adjwgt);
+        rebalance(&mut part, &weights, &[1; 16], 1.05, &graph);
         assert_eq!(part, before);
     }
 

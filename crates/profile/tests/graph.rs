@@ -272,6 +272,19 @@ fn many_tasks_on_one_stretch_cost_segments_not_lines() {
     assert!(w.iter().map(|&x| i64::from(x)).sum::<i64>() < i64::from(i32::MAX));
 }
 
+#[test]
+fn an_edge_of_more_than_u32_max_lines_saturates() {
+    // Two tasks over the same 5 * 10^9 lines (320 GB).
+    let lines = vec![vec![0..5_000_000_000u64], vec![0..5_000_000_000u64]];
+    let g = graph(&lines, 1.0);
+    assert_eq!(g.edge_weight(0, 1), Some(u64::from(u32::MAX)));
+    assert_eq!(g.stats().shared_lines, 5_000_000_000);
+    // Scaled down to fit METIS's sums, both directions alike.
+    let w = g.metis_edge_weights();
+    assert_eq!(w[0], w[1]);
+    assert!(w[0] > 1 << 27 && w.iter().sum::<i32>() <= 1 << 29, "{w:?}");
+}
+
 /// The METIS manual's Figure 2(c) graph (weights on vertices and edges), built by hand.
 fn manual_graph() -> AffinityGraph {
     // 1-based in the manual: (u, v, weight).
@@ -289,7 +302,7 @@ fn manual_graph() -> AffinityGraph {
         (6, 7, 6),
     ];
     let vwgt = vec![4, 2, 5, 3, 1, 6, 2];
-    let mut adj: Vec<Vec<(u32, u64)>> = vec![Vec::new(); 7];
+    let mut adj: Vec<Vec<(u32, u32)>> = vec![Vec::new(); 7];
     for &(u, v, w) in &list {
         adj[u - 1].push((v as u32 - 1, w));
         adj[v - 1].push((u as u32 - 1, w));
@@ -361,7 +374,7 @@ fn the_dot_file_labels_tasks_and_edges() {
 fn malformed_csr_is_refused() {
     let ids = || (0..3).map(TaskId).collect::<Vec<_>>();
     /// `xadj`, `adjncy`, `adjwgt`, `vwgt`, and a word of the expected message.
-    type Case = (Vec<usize>, Vec<u32>, Vec<u64>, Vec<u64>, &'static str);
+    type Case = (Vec<usize>, Vec<u32>, Vec<u32>, Vec<u64>, &'static str);
     let cases: Vec<Case> = vec![
         (
             vec![0, 1, 2],
