@@ -200,8 +200,12 @@ impl ProfilePlan {
 
 /// The identity of the input of `params`, as schedules record it.
 fn input_identity(params: &Params) -> Result<String> {
-    locus_profile::input_identity(params.kernel().name(), &params.to_string())
-        .context("cannot identify the input")
+    locus_profile::input_identity(
+        params.kernel().name(),
+        &params.to_string(),
+        &params.input_files(),
+    )
+    .context("cannot identify the input")
 }
 
 /// The command that runs a schedule made with `args`, up to `--schedule`: `locus sim`
@@ -291,7 +295,8 @@ pub(crate) fn load_affinity(
     let loaded = schedule::load(path, &machine, &input)
         .and_then(|s| s.task_schedule())
         .map_err(|e| anyhow!(chain(&e)))
-        .with_context(|| format!("bad --schedule {path:?}"))?;
+        // The error names the file already ("schedule PATH: ...").
+        .context("bad --schedule")?;
     Ok(PolicyKind::Affinity(Arc::new(loaded)))
 }
 

@@ -67,7 +67,7 @@ fn profile_writes_the_four_files_and_the_schedule_loads_back() {
 
     // The schedule is for this machine and this input, and for nothing else.
     let machine = MachineDesc::new(&Topology::preset("opteron-8380").unwrap(), 16).unwrap();
-    let input = locus_profile::input_identity("heat", SIZE).unwrap();
+    let input = locus_profile::input_identity("heat", SIZE, &[]).unwrap();
     let path = out_dir.join("schedule.json");
     let s = schedule::load(&path, &machine, &input).unwrap();
     assert_eq!(s.placements().count(), tasks);
@@ -115,7 +115,7 @@ fn threads_and_graph_options_reach_the_schedule() {
     assert!(stdout.contains("tolerance 1.2"), "{stdout}");
     assert!(stdout.contains("at 8 runs"), "{stdout}");
     let machine = MachineDesc::new(&Topology::preset("altix-2x2").unwrap(), 2).unwrap();
-    let input = locus_profile::input_identity("heat", SIZE).unwrap();
+    let input = locus_profile::input_identity("heat", SIZE, &[]).unwrap();
     schedule::load(&dir.join("schedule.json"), &machine, &input).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }

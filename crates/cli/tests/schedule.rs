@@ -303,6 +303,28 @@ const MATRIX: &str = "%%MatrixMarket matrix coordinate real symmetric\n\
                       1 1 4\n2 2 4\n3 3 4\n4 4 4\n5 5 4\n6 6 4\n\
                       2 1 -1\n3 2 -1\n4 3 -1\n5 4 -1\n6 5 -1\n";
 
+/// Profiles spmv-crs on the Matrix Market file `matrix` into `out`; returns the
+/// command the report prints to run the schedule, without `locus `.
+fn profile_matrix(matrix: &str, out: &Path) -> String {
+    let done = locus(&[
+        "profile",
+        "spmv-crs",
+        "--size",
+        "laplace2d:4,iters=2,grain=2",
+        "--matrix",
+        matrix,
+        "--machine",
+        "altix-2x2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(done.status.success(), "{}", text(&done.stderr));
+    let report = text(&done.stdout);
+    let line = report.lines().find(|l| l.starts_with("run it: ")).unwrap();
+    assert!(line.contains(&format!(" --matrix {matrix} ")), "{line}");
+    line["run it: locus ".len()..].to_owned()
+}
+
 #[test]
 fn a_matrix_file_replaces_the_sparse_kernels_matrix() {
     let dir = scratch("matrix");
@@ -329,25 +351,20 @@ fn a_matrix_file_replaces_the_sparse_kernels_matrix() {
 
     // A profile of the file's matrix, and the command it prints, which runs it.
     let out_dir = dir.join("out");
-    let out = locus(&[
-        "profile",
-        "spmv-crs",
-        "--size",
-        "laplace2d:4,iters=2,grain=2",
-        "--matrix",
-        m,
-        "--machine",
-        "altix-2x2",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let report = text(&out.stdout);
-    let line = report.lines().find(|l| l.starts_with("run it: ")).unwrap();
-    assert!(line.contains(&format!(" --matrix {m} ")), "{line}");
-    let args: Vec<&str> = line["run it: locus ".len()..].split(' ').collect();
+    let run = profile_matrix(m, &out_dir);
+    let args: Vec<&str> = run.split(' ').collect();
     let out = locus(&args);
-    assert!(out.status.success(), "{line}: {}", text(&out.stderr));
+    assert!(out.status.success(), "{run}: {}", text(&out.stderr));
+
+    // The input is the file's content, whatever its name: a schedule for one matrix
+    // is refused for another at the same path, a comma in the name included.
+    let comma = dir.join("tri,6.mtx");
+    std::fs::write(&comma, MATRIX).unwrap();
+    let run = profile_matrix(comma.to_str().unwrap(), &dir.join("comma"));
+    let args: Vec<&str> = run.split(' ').collect();
+    assert!(locus(&args).status.success(), "{run}");
+    std::fs::write(&comma, MATRIX.replace("6 6 4\n", "6 6 5\n")).unwrap();
+    refused(&args, &["made for another input", "re-run locus profile"]);
 
     refused(
         &["sim", "fib", "--matrix", m],

@@ -24,7 +24,7 @@ use crate::prepared::Prepared;
 use crate::radix::{self, RadixParams};
 use crate::sor::{self, SorParams};
 use crate::sort::{self, SortParams};
-use crate::sparse::{self, SizeError, SparseParams};
+use crate::sparse::{self, MatrixSpec, SizeError, SparseParams};
 use crate::spmm;
 
 /// A benchmark kernel.
@@ -482,6 +482,19 @@ impl Params {
     /// timing. This can take as long as a serial run of the kernel.
     pub fn prepare(&self) -> Prepared {
         Prepared::new(self.clone())
+    }
+
+    /// The files the input is read from (a sparse kernel's Matrix Market file), which
+    /// the size string names but does not describe: a profile's input identity hashes
+    /// their content.
+    pub fn input_files(&self) -> Vec<&std::path::Path> {
+        match self {
+            Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) => match &p.matrix {
+                MatrixSpec::File(m) => vec![m.path()],
+                MatrixSpec::Generated(_) => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
     }
 
     /// These parameters with the matrix read from the Matrix Market file at `path`

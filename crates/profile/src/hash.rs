@@ -60,29 +60,22 @@ fn hash_file(path: &Path) -> io::Result<u64> {
 }
 
 /// The identity of a kernel's input, as profiles and schedules record it: the kernel's
-/// name, its canonical size string, and the content hash of every file the size names.
-///
-/// An item of the comma-separated size string names a file when it (or, for `key=value`
-/// items, its value) is the path of an existing file, such as a matrix file; its content
-/// is hashed, so a schedule made for one matrix is refused for another file of the same
-/// name. Sizes that name no file (every built-in kernel today) give `"KERNEL SIZE"`.
+/// name, its canonical size string, and the content hash of every file the input is
+/// read from (`files`, such as a matrix file: the kernel's parameters say which), so a
+/// schedule made for one matrix is refused for another file of the same name. An input
+/// read from no file (every built-in generator) is `"KERNEL SIZE"`.
 ///
 /// # Errors
-/// If a named file exists but cannot be read.
-pub fn input_identity(kernel: &str, size: &str) -> Result<String, ProfileError> {
+/// If a file cannot be read.
+pub fn input_identity(kernel: &str, size: &str, files: &[&Path]) -> Result<String, ProfileError> {
     let mut id = format!("{kernel} {size}");
-    for item in size.split(',') {
-        let value = item.split_once('=').map_or(item, |(_, v)| v).trim();
-        let path = Path::new(value);
-        if value.is_empty() || !path.is_file() {
-            continue;
-        }
+    for &path in files {
         let hash = hash_file(path).map_err(|err| Kind::Io {
             what: "input file",
             path: path.to_path_buf(),
             err,
         })?;
-        id.push_str(&format!(" [{value} fnv1a64:{hash:016x}]"));
+        id.push_str(&format!(" [{} fnv1a64:{hash:016x}]", path.display()));
     }
     Ok(id)
 }
@@ -102,22 +95,26 @@ mod tests {
     #[test]
     fn identities_hash_the_files_a_size_names() {
         assert_eq!(
-            input_identity("heat", "64x64,leaf=8,iters=2").unwrap(),
+            input_identity("heat", "64x64,leaf=8,iters=2", &[]).unwrap(),
             "heat 64x64,leaf=8,iters=2"
         );
         let dir = std::env::temp_dir().join(format!("locus-profile-id-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let file = dir.join("m.mtx");
+        // A comma in the path: the size string cannot be split to find it.
+        let file = dir.join("m,1.mtx");
         std::fs::write(&file, b"1 1 1\n").unwrap();
-        let size = format!("file={},x=1", file.display());
-        let a = input_identity("spmv", &size).unwrap();
+        let size = format!("matrix={},x=1", file.display());
+        let a = input_identity("spmv", &size, &[&file]).unwrap();
         assert!(
             a.starts_with(&format!("spmv {size} [{}", file.display())),
             "{a}"
         );
         std::fs::write(&file, b"2 2 1\n").unwrap();
-        let b = input_identity("spmv", &size).unwrap();
+        let b = input_identity("spmv", &size, &[&file]).unwrap();
         assert_ne!(a, b, "another content, another identity");
+        std::fs::remove_file(&file).unwrap();
+        let e = input_identity("spmv", &size, &[&file]).unwrap_err();
+        assert!(e.to_string().contains("m,1.mtx"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -31,7 +31,9 @@
 //! let workload = locus_sim::record::record(&params).unwrap();
 //! let topology = Topology::preset("altix-2x2").unwrap();
 //! let machine = MachineDesc::new(&topology, 4).unwrap();
-//! let input = locus_profile::input_identity("heat", &params.to_string()).unwrap();
+//! let input =
+//!     locus_profile::input_identity("heat", &params.to_string(), &params.input_files())
+//!         .unwrap();
 //! let profile = Profile::from_workload(&workload, machine.clone(), &input, 4096).unwrap();
 //! let graph = AffinityGraph::build(&profile, &GraphOptions::default()).unwrap();
 //! let partition = Partition::compute(&graph, &machine, &PartitionOptions::default()).unwrap();

@@ -20,7 +20,7 @@ fn static_and_affinity(kernel: Kernel, size: &str, machine: &str) -> (SimResult,
     let topo = Topology::preset(machine).unwrap();
     let workers = topo.num_pus();
     let desc = MachineDesc::new(&topo, workers).unwrap();
-    let input = input_identity(kernel.name(), &params.to_string()).unwrap();
+    let input = input_identity(kernel.name(), &params.to_string(), &params.input_files()).unwrap();
     let workload = record(&params).unwrap();
     let profile = Profile::from_workload(&workload, desc.clone(), &input, 4096).unwrap();
     let options = GraphOptions {

@@ -351,7 +351,7 @@ fn every_refusal_has_its_own_message() {
 #[test]
 fn a_recorded_kernel_round_trips_through_a_schedule_file() {
     let params = Kernel::Heat.parse_size("96x64,leaf=8,iters=2").unwrap();
-    let input = locus_profile::input_identity("heat", &params.to_string()).unwrap();
+    let input = locus_profile::input_identity("heat", &params.to_string(), &[]).unwrap();
     let workload = locus_sim::record::record(&params).unwrap();
     let topology = Topology::preset("opteron-8380").unwrap();
     let machine = MachineDesc::new(&topology, 16).unwrap();
