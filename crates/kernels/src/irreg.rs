@@ -55,12 +55,12 @@
 //! Under [`crate::Serial`] the order is the reference's and the result is bitwise equal.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use locus::footprint::{is_listening, read_slice, work, write_slice};
 
 use crate::chunks::{self, side_loop, Half, Parts};
 use crate::exec::Executor;
+use crate::prepared::{timed_run, Run};
 use crate::rng::SplitMix64;
 use crate::size::{self, Opts};
 use crate::sparse::below;
@@ -482,9 +482,11 @@ impl IrregRun {
             ran: false,
         }
     }
+}
 
+impl Run for IrregRun {
     /// Restores the initial node values and clears the accumulators.
-    pub(crate) fn reset(&mut self) {
+    fn reset(&mut self) {
         self.x.copy_from_slice(&self.init);
         for cell in &self.y {
             cell.store(0.0f64.to_bits(), Ordering::Relaxed);
@@ -492,16 +494,14 @@ impl IrregRun {
         self.ran = false;
     }
 
-    /// Runs the kernel inside `ex`'s pool.
-    pub(crate) fn execute<E: Executor>(&mut self, ex: &E) {
+    fn execute<E: Executor>(&mut self, ex: &E) {
         let (mesh, x, y) = (&self.mesh, &mut self.x, &self.y);
         let (iters, grain) = (self.p.iters, self.p.grain);
         ex.install(|| solve(ex, mesh, x, y, iters, grain));
         self.ran = true;
     }
 
-    /// The check of the last run; `None` if nothing ran since the last reset.
-    pub(crate) fn verify(&self) -> Option<Outcome> {
+    fn verify(&self) -> Option<Outcome> {
         self.ran.then(|| {
             let what = format!(
                 "irreg on a {} mesh of {} nodes and {} edges (largest degree {}), {} \
@@ -521,11 +521,7 @@ impl IrregRun {
 /// Runs the kernel on `ex` (inside its pool), timed, and checks it against the serial
 /// reference within the bound of the module doc.
 pub fn verify<E: Executor>(ex: &E, p: &IrregParams) -> Outcome {
-    let mut run = IrregRun::new(p);
-    let start = Instant::now();
-    run.execute(ex);
-    let elapsed = start.elapsed();
-    run.verify().expect("it ran").timed(elapsed)
+    timed_run(IrregRun::new(p), ex)
 }
 
 /// Data bytes of the kernel: the two end-point arrays and `x`, `y` and the weights.

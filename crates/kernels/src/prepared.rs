@@ -645,6 +645,29 @@ impl Outcome {
     }
 }
 
+/// A kernel's input and output, made once and run as often as asked: the
+/// affinity-graph kernels' `*Run` types, which [`Prepared`] holds and each kernel's
+/// `verify` runs once through [`timed_run`].
+pub(crate) trait Run {
+    /// Clears the output (and restores any input the run updates), so a run that writes
+    /// nothing cannot pass.
+    fn reset(&mut self);
+
+    /// Runs the kernel inside `ex`'s pool.
+    fn execute<E: Executor>(&mut self, ex: &E);
+
+    /// The check of the last run; `None` if nothing ran since the last reset.
+    fn verify(&self) -> Option<Outcome>;
+}
+
+/// Runs `run` once on `ex`, timed, and checks it.
+pub(crate) fn timed_run<E: Executor>(mut run: impl Run, ex: &E) -> Outcome {
+    let start = Instant::now();
+    run.execute(ex);
+    let elapsed = start.elapsed();
+    run.verify().expect("it ran").timed(elapsed)
+}
+
 impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let verdict = if self.verified { "ok" } else { "FAILED" };

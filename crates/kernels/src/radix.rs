@@ -35,12 +35,12 @@
 //! The reference is a sorted copy of the input (`sort_unstable`); results must be equal.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Instant;
 
 use locus::footprint::{is_listening, read_slice, work, write_slice};
 
 use crate::chunks::{side_loop, Half, Parts};
 use crate::exec::Executor;
+use crate::prepared::{timed_run, Run};
 use crate::rng::SplitMix64;
 use crate::size::{self, Opts};
 use crate::Outcome;
@@ -417,23 +417,23 @@ impl RadixRun {
             ran: false,
         }
     }
+}
 
+impl Run for RadixRun {
     /// Clears the output, so a run that writes nothing cannot pass.
-    pub(crate) fn reset(&mut self) {
+    fn reset(&mut self) {
         self.out.fill(0);
         self.ran = false;
     }
 
-    /// Runs the kernel inside `ex`'s pool.
-    pub(crate) fn execute<E: Executor>(&mut self, ex: &E) {
+    fn execute<E: Executor>(&mut self, ex: &E) {
         let (input, out, scratch) = (&self.input, &mut self.out, &mut self.scratch);
         let iters = self.p.iters;
         ex.install(|| sort(ex, input, out, scratch, iters));
         self.ran = true;
     }
 
-    /// The check of the last run; `None` if nothing ran since the last reset.
-    pub(crate) fn verify(&self) -> Option<Outcome> {
+    fn verify(&self) -> Option<Outcome> {
         self.ran
             .then(|| compare(&self.p, &self.expected, &self.out))
     }
@@ -442,11 +442,7 @@ impl RadixRun {
 /// Runs the kernel on `ex` (inside its pool), timed, and checks it against the sorted
 /// copy.
 pub fn verify<E: Executor>(ex: &E, p: &RadixParams) -> Outcome {
-    let mut run = RadixRun::new(p);
-    let start = Instant::now();
-    run.execute(ex);
-    let elapsed = start.elapsed();
-    run.verify().expect("it ran").timed(elapsed)
+    timed_run(RadixRun::new(p), ex)
 }
 
 #[cfg(test)]

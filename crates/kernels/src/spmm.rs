@@ -27,12 +27,12 @@
 //! the same order, so results must be bitwise equal.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use locus::footprint::{is_listening, read_slice, work, write_slice};
 
 use crate::chunks::{self, Parts};
 use crate::exec::Executor;
+use crate::prepared::{timed_run, Run};
 use crate::sparse::{Ccs, Csr, SparseParams};
 use crate::spmv;
 use crate::Outcome;
@@ -237,23 +237,23 @@ impl SpmmRun {
             ran: false,
         }
     }
+}
 
+impl Run for SpmmRun {
     /// Clears `C`'s values, so a run that writes nothing cannot pass.
-    pub(crate) fn reset(&mut self) {
+    fn reset(&mut self) {
         self.values.fill(0.0);
         self.ran = false;
     }
 
-    /// Runs the kernel inside `ex`'s pool.
-    pub(crate) fn execute<E: Executor>(&mut self, ex: &E) {
+    fn execute<E: Executor>(&mut self, ex: &E) {
         let (a, b, c, values) = (&*self.a, &self.b, &self.c, &mut self.values);
         let (iters, grain) = (self.p.iters, self.p.grain);
         ex.install(|| multiply(ex, a, b, c, values, iters, grain));
         self.ran = true;
     }
 
-    /// The check of the last run; `None` if nothing ran since the last reset.
-    pub(crate) fn verify(&self) -> Option<Outcome> {
+    fn verify(&self) -> Option<Outcome> {
         self.ran.then(|| {
             let (rows, cols, nnz) = self.p.matrix.shape();
             let what = format!(
@@ -272,11 +272,7 @@ impl SpmmRun {
 /// Runs spmm on `ex` (inside its pool), timed, and checks it bitwise against the serial
 /// reference.
 pub fn verify<E: Executor>(ex: &E, p: &SparseParams) -> Outcome {
-    let mut run = SpmmRun::new(p);
-    let start = Instant::now();
-    run.execute(ex);
-    let elapsed = start.elapsed();
-    run.verify().expect("it ran").timed(elapsed)
+    timed_run(SpmmRun::new(p), ex)
 }
 
 #[cfg(test)]

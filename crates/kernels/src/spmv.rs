@@ -44,12 +44,12 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use locus::footprint::{is_listening, read_slice, work, write_slice};
 
 use crate::chunks::{self, side_loop, Half, Parts};
 use crate::exec::Executor;
+use crate::prepared::{timed_run, Run};
 use crate::sparse::{Ccs, Csr, SparseParams};
 use crate::Outcome;
 
@@ -318,23 +318,23 @@ impl CrsRun {
             ran: false,
         }
     }
+}
 
+impl Run for CrsRun {
     /// Clears `y`, so a run that writes nothing cannot pass.
-    pub(crate) fn reset(&mut self) {
+    fn reset(&mut self) {
         self.y.fill(0.0);
         self.ran = false;
     }
 
-    /// Runs the kernel inside `ex`'s pool.
-    pub(crate) fn execute<E: Executor>(&mut self, ex: &E) {
+    fn execute<E: Executor>(&mut self, ex: &E) {
         let (a, x, y) = (&*self.a, &self.x, &mut self.y);
         let (iters, grain) = (self.p.iters, self.p.grain);
         ex.install(|| crs(ex, a, x, y, iters, grain));
         self.ran = true;
     }
 
-    /// The check of the last run; `None` if nothing ran since the last reset.
-    pub(crate) fn verify(&self) -> Option<Outcome> {
+    fn verify(&self) -> Option<Outcome> {
         self.ran.then(|| {
             compare(
                 &describe("spmv-crs", &self.p),
@@ -378,25 +378,25 @@ impl CcsRun {
             ran: false,
         }
     }
+}
 
+impl Run for CcsRun {
     /// Clears `y`, so a run that writes nothing cannot pass.
-    pub(crate) fn reset(&mut self) {
+    fn reset(&mut self) {
         for cell in &self.y {
             cell.store(0.0f64.to_bits(), Ordering::Relaxed);
         }
         self.ran = false;
     }
 
-    /// Runs the kernel inside `ex`'s pool.
-    pub(crate) fn execute<E: Executor>(&mut self, ex: &E) {
+    fn execute<E: Executor>(&mut self, ex: &E) {
         let (a, x, y) = (&self.a, &self.x, &self.y);
         let (iters, grain) = (self.p.iters, self.p.grain);
         ex.install(|| ccs(ex, a, x, y, iters, grain));
         self.ran = true;
     }
 
-    /// The check of the last run; `None` if nothing ran since the last reset.
-    pub(crate) fn verify(&self) -> Option<Outcome> {
+    fn verify(&self) -> Option<Outcome> {
         self.ran.then(|| {
             compare(
                 &describe("spmv-ccs", &self.p),
@@ -411,21 +411,13 @@ impl CcsRun {
 /// Runs spmv-crs on `ex` (inside its pool), timed, and checks it bitwise against the
 /// serial reference.
 pub fn verify_crs<E: Executor>(ex: &E, p: &SparseParams) -> Outcome {
-    let mut run = CrsRun::new(p);
-    let start = Instant::now();
-    run.execute(ex);
-    let elapsed = start.elapsed();
-    run.verify().expect("it ran").timed(elapsed)
+    timed_run(CrsRun::new(p), ex)
 }
 
 /// Runs spmv-ccs on `ex` (inside its pool), timed, and checks it against the serial
 /// reference within the summation-order bound.
 pub fn verify_ccs<E: Executor>(ex: &E, p: &SparseParams) -> Outcome {
-    let mut run = CcsRun::new(p);
-    let start = Instant::now();
-    run.execute(ex);
-    let elapsed = start.elapsed();
-    run.verify().expect("it ran").timed(elapsed)
+    timed_run(CcsRun::new(p), ex)
 }
 
 #[cfg(test)]
