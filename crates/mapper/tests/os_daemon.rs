@@ -7,7 +7,9 @@
 mod os_common;
 
 use locus_mapper::act::Actuator;
-use locus_mapper::daemon::{self, parse_interval, DaemonError, IntervalError, LoopConfig};
+use locus_mapper::daemon::{
+    self, parse_interval, DaemonError, Decide, IntervalError, LoopConfig, Summary,
+};
 use locus_mapper::{CounterSource, Counts, Move, SourceError, ThreadSample};
 use os_common::FakeAffinity;
 use std::sync::atomic::AtomicBool;
@@ -89,6 +91,19 @@ fn machine() -> FakeAffinity {
         .with(30, &[30], &[0, 1, 2, 3, 4, 5, 6, 7])
 }
 
+/// One run of the loop acting through `act`, with a stop flag nobody sets; what it
+/// prints goes to `out`.
+fn run_on(
+    source: &mut dyn CounterSource,
+    decider: &mut dyn Decide,
+    act: &mut Actuator<FakeAffinity>,
+    config: &LoopConfig,
+    out: &mut Vec<u8>,
+) -> Result<Summary, DaemonError> {
+    let stop = AtomicBool::new(false);
+    daemon::run(source, decider, Some(act), config, &stop, out)
+}
+
 fn text(out: &[u8]) -> String {
     String::from_utf8(out.to_vec()).unwrap()
 }
@@ -108,16 +123,7 @@ fn moves_are_applied_only_to_sampled_threads_within_their_allowed_sets() {
     };
     let mut act = Actuator::new(machine());
     let mut out = Vec::new();
-    let stop = AtomicBool::new(false);
-    let summary = daemon::run(
-        &mut source,
-        &mut decider,
-        Some(&mut act),
-        &fast(2),
-        &stop,
-        &mut out,
-    )
-    .unwrap();
+    let summary = run_on(&mut source, &mut decider, &mut act, &fast(2), &mut out).unwrap();
     let out = text(&out);
     assert_eq!(summary.rounds, 2);
     assert_eq!(summary.threads_seen, 3);
@@ -171,17 +177,15 @@ fn restore_puts_the_original_masks_back_when_the_loop_ends() {
         ]
     };
     let mut act = Actuator::new(machine());
-    let stop = AtomicBool::new(false);
     let config = LoopConfig {
         restore: true,
         ..fast(3)
     };
-    let summary = daemon::run(
+    let summary = run_on(
         &mut source,
         &mut decider,
-        Some(&mut act),
+        &mut act,
         &config,
-        &stop,
         &mut Vec::new(),
     )
     .unwrap();
@@ -195,12 +199,11 @@ fn restore_puts_the_original_masks_back_when_the_loop_ends() {
     let mut source = Script::new(vec![round]);
     let mut act = Actuator::new(machine());
     let mut decider = |_: &[ThreadSample]| vec![mv(10, 10, &[2], "stay")];
-    let summary = daemon::run(
+    let summary = run_on(
         &mut source,
         &mut decider,
-        Some(&mut act),
+        &mut act,
         &fast(1),
-        &stop,
         &mut Vec::new(),
     )
     .unwrap();
@@ -220,7 +223,6 @@ fn threads_vanishing_mid_run_are_not_errors() {
     ]);
     let mut round = 0;
     let mut act = Actuator::new(machine());
-    let stop = AtomicBool::new(false);
     let mut decider = |samples: &[ThreadSample]| {
         round += 1;
         match round {
@@ -236,37 +238,13 @@ fn threads_vanishing_mid_run_are_not_errors() {
     // The fake learns of each exit between rounds, so the rounds run one at a time.
     let config = fast(1);
     let mut out = Vec::new();
-    let s1 = daemon::run(
-        &mut source,
-        &mut decider,
-        Some(&mut act),
-        &config,
-        &stop,
-        &mut out,
-    )
-    .unwrap();
+    let s1 = run_on(&mut source, &mut decider, &mut act, &config, &mut out).unwrap();
     assert_eq!(s1.migrations, 2);
     act.affinity_mut().threads.remove(&11);
-    let s2 = daemon::run(
-        &mut source,
-        &mut decider,
-        Some(&mut act),
-        &config,
-        &stop,
-        &mut out,
-    )
-    .unwrap();
+    let s2 = run_on(&mut source, &mut decider, &mut act, &config, &mut out).unwrap();
     assert_eq!((s2.migrations, s2.skipped, s2.gone), (1, 1, 0));
     act.affinity_mut().threads.remove(&20);
-    let s3 = daemon::run(
-        &mut source,
-        &mut decider,
-        Some(&mut act),
-        &config,
-        &stop,
-        &mut out,
-    )
-    .unwrap();
+    let s3 = run_on(&mut source, &mut decider, &mut act, &config, &mut out).unwrap();
     assert_eq!(
         (s3.migrations, s3.skipped, s3.gone, s3.failed),
         (0, 0, 1, 0)
@@ -289,16 +267,7 @@ fn a_dry_run_prints_and_touches_nothing() {
         ..fast(2)
     };
     let mut out = Vec::new();
-    let stop = AtomicBool::new(false);
-    let summary = daemon::run(
-        &mut source,
-        &mut decider,
-        Some(&mut act),
-        &config,
-        &stop,
-        &mut out,
-    )
-    .unwrap();
+    let summary = run_on(&mut source, &mut decider, &mut act, &config, &mut out).unwrap();
     let out = text(&out);
     assert!(act.affinity().sets.is_empty(), "{:?}", act.affinity().sets);
     assert!(source.applied.is_empty());
@@ -402,13 +371,11 @@ fn a_failing_source_ends_the_loop_after_restoring() {
         rounds: None,
         ..fast(0)
     };
-    let stop = AtomicBool::new(false);
-    let err = daemon::run(
+    let err = run_on(
         &mut source,
         &mut decider,
-        Some(&mut act),
+        &mut act,
         &config,
-        &stop,
         &mut Vec::new(),
     )
     .unwrap_err();
