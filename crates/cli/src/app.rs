@@ -4,6 +4,7 @@
 
 use crate::bench::{self, BenchPlan, KernelResult};
 use crate::cli::{BenchArgs, Cli, Command, SimArgs, SimCommand, TopoArgs};
+use crate::profile;
 use crate::report::{self, Report};
 use crate::sim;
 use crate::topo::{self, TopoPlan};
@@ -129,6 +130,11 @@ fn run_bench(args: &BenchArgs) -> Result<(), Failure> {
             report::table(&result, plan.reps)
         );
         bar.suspend(|| print(&text)).map_err(Failure::Run)?;
+        for r in &result.results {
+            if let Some(warning) = profile::unmatched_schedule(&r.name, &r.policy_stats) {
+                bar.suspend(|| eprintln!("{warning}"));
+            }
+        }
         if plan.explain {
             let text = report::explanations(&result);
             bar.suspend(|| print(&text)).map_err(Failure::Run)?;

@@ -19,7 +19,7 @@ use crate::report::count;
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Args;
 use locus_kernels::{Kernel, Params};
-use locus_policy::PolicyKind;
+use locus_policy::{PolicyKind, SCHEDULE_PLACED, SCHEDULE_UNKNOWN};
 use locus_profile::graph::{DEFAULT_DENSE_RATIO, DEFAULT_MAX_EDGES};
 use locus_profile::partition::DEFAULT_TOLERANCE;
 use locus_profile::profile::DEFAULT_CAP;
@@ -284,6 +284,23 @@ pub(crate) fn schedule_flag<'a>(
 /// The `affinity` policy following the schedule file at `path`, which must have been
 /// made for the input of `params` and `workers` workers on `topology`: the machine and
 /// input identity are computed as `locus profile` computes them.
+/// The warning for a run under `policy` whose schedule placed none of the tasks it was
+/// asked about, all of which then ran under work stealing (which the table alone does
+/// not show). Task ids come from call sites (file, line and column), so the likely cause
+/// is a schedule made by another build of the program.
+pub(crate) fn unmatched_schedule(policy: &str, stats: &[(String, u64)]) -> Option<String> {
+    let stat = |name: &str| stats.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v);
+    let unknown = stat(SCHEDULE_UNKNOWN);
+    (stat(SCHEDULE_PLACED) == 0 && unknown > 0).then(|| {
+        format!(
+            "warning: {policy}: the schedule placed none of the {unknown} tasks it was asked \
+             about, so work stealing ran them all; task ids come from call sites (file, \
+             line, column), and a schedule made by another build of the program knows none \
+             of them: re-run locus profile with this build"
+        )
+    })
+}
+
 pub(crate) fn load_affinity(
     path: &Path,
     params: &Params,
@@ -554,6 +571,24 @@ mod tests {
             run_command(&args(None, None), irreg, 6, 6),
             "locus bench irreg --size small,grain=16 --threads 6 --policy static,affinity"
         );
+    }
+
+    #[test]
+    fn a_schedule_that_placed_nothing_is_warned_of() {
+        let stats = |placed: u64, unknown: u64| {
+            vec![
+                (SCHEDULE_PLACED.to_owned(), placed),
+                (SCHEDULE_UNKNOWN.to_owned(), unknown),
+            ]
+        };
+        let warning = unmatched_schedule("affinity", &stats(0, 440)).unwrap();
+        assert!(
+            warning.contains("placed none of the 440 tasks") && warning.contains("re-run"),
+            "{warning}"
+        );
+        assert_eq!(unmatched_schedule("affinity", &stats(400, 40)), None);
+        assert_eq!(unmatched_schedule("affinity", &stats(0, 0)), None);
+        assert_eq!(unmatched_schedule("ws", &[]), None);
     }
 
     #[test]

@@ -174,6 +174,11 @@ pub(crate) fn run(plan: &RunPlan, bar: &ProgressBar) -> Result<String> {
     if let Some(path) = &plan.setup.json {
         write_json(path, &workload, &results)?;
     }
+    for r in &results {
+        if let Some(warning) = crate::profile::unmatched_schedule(&r.policy, &r.policy_stats) {
+            bar.suspend(|| eprintln!("{warning}"));
+        }
+    }
     let mut out = header(&plan.setup, &workload);
     out.push_str(&table(&results));
     if plan.per_socket {

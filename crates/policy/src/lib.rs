@@ -52,7 +52,8 @@ pub use decision::{Layout, LoopPlan, Order, Place, Probe, Source, Victims};
 pub use policies::{
     boundary_level, classify, contiguous_counts, contiguous_squad, is_cpu_bound, soid, Affinity,
     Cab, CabInputs, Cats, Central, Mts, PolicyError, PolicyKind, RoundRobin, Slot, StaticBlocks,
-    TaskSchedule, TaskScheduleError, Tier, WorkStealing, DEFAULT_CMPI_THRESHOLD,
+    TaskSchedule, TaskScheduleError, Tier, WorkStealing, DEFAULT_CMPI_THRESHOLD, SCHEDULE_PLACED,
+    SCHEDULE_UNKNOWN,
 };
 pub use stability::{ChunkPlacement, CHUNK_COMPARED, CHUNK_SAME_SQUAD};
 pub use task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};

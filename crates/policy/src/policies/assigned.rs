@@ -23,6 +23,12 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// The statistic [`Affinity`] counts the tasks it placed as its schedule says under.
+pub const SCHEDULE_PLACED: &str = "schedule_placed";
+/// The statistic [`Affinity`] counts the tasks its schedule did not know under (they
+/// ran under work stealing).
+pub const SCHEDULE_UNKNOWN: &str = "schedule_unknown";
+
 /// Where a schedule puts one task: its worker, and its rank in that worker's lane.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Slot {
@@ -327,8 +333,8 @@ impl Policy for Affinity {
 
     fn stats(&self) -> Vec<(String, u64)> {
         vec![
-            ("schedule_placed".to_string(), total(&self.placed)),
-            ("schedule_unknown".to_string(), total(&self.unknown)),
+            (SCHEDULE_PLACED.to_string(), total(&self.placed)),
+            (SCHEDULE_UNKNOWN.to_string(), total(&self.unknown)),
         ]
     }
 }

@@ -13,7 +13,10 @@ mod rr;
 mod ws;
 
 pub use affinity::{contiguous_counts, contiguous_squad};
-pub use assigned::{Affinity, Slot, StaticBlocks, TaskSchedule, TaskScheduleError};
+pub use assigned::{
+    Affinity, Slot, StaticBlocks, TaskSchedule, TaskScheduleError, SCHEDULE_PLACED,
+    SCHEDULE_UNKNOWN,
+};
 pub use bitier::Tier;
 pub use cab::{boundary_level, Cab, CabInputs};
 pub use cats::{Cats, DEFAULT_CMPI_THRESHOLD};
