@@ -1,0 +1,208 @@
+//! Unit tests over real files in a scratch folder: links, FIFOs and device-like paths,
+//! caps, collisions.
+
+use super::*;
+use std::os::unix::fs::symlink;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("locus-files-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn mkfifo(path: &Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+}
+
+#[test]
+fn a_regular_file_and_a_link_to_one_are_read() {
+    let dir = scratch("read");
+    let file = dir.join("a.xml");
+    fs::write(&file, "hello").unwrap();
+    symlink(&file, dir.join("link.xml")).unwrap();
+    assert_eq!(
+        read_input("--machine", &file, 5, "a test file").unwrap(),
+        b"hello"
+    );
+    assert_eq!(
+        read_input_string("--machine", &dir.join("link.xml"), 5, "a test file").unwrap(),
+        "hello"
+    );
+}
+
+#[test]
+fn devices_fifos_and_folders_are_not_inputs() {
+    let dir = scratch("notregular");
+    let fifo = dir.join("fifo");
+    mkfifo(&fifo);
+    let zero_link = dir.join("zero.xml");
+    symlink("/dev/zero", &zero_link).unwrap();
+    for (path, kind) in [
+        (Path::new("/dev/zero"), "a character device"),
+        (&zero_link, "a character device"),
+        (&fifo, "a FIFO"),
+        (&dir, "a folder"),
+    ] {
+        let e = read_input("--schedule", path, 1 << 20, "a schedule").unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with("--schedule ") && msg.contains(kind) && msg.contains("regular"),
+            "{msg}"
+        );
+        assert!(!e.is_io());
+    }
+    let e = read_input("--schedule", &dir.join("missing"), 10, "x").unwrap_err();
+    assert!(e.is_io() && e.to_string().contains("cannot read it"), "{e}");
+}
+
+#[test]
+fn a_file_over_the_cap_is_refused_with_both_sizes() {
+    let dir = scratch("cap");
+    let file = dir.join("big.json");
+    fs::write(&file, vec![b' '; 2048]).unwrap();
+    let e = read_input("--latencies", &file, 1024, "a latencies file").unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("--latencies {file:?}: is 2048 bytes, more than the 1 KiB locus reads for a latencies file")
+    );
+    assert!(read_input("--latencies", &file, 2048, "x").is_ok());
+    let bad = dir.join("bad.txt");
+    fs::write(&bad, [0xff, 0xfe]).unwrap();
+    assert!(read_input_string("--latencies", &bad, 10, "x")
+        .unwrap_err()
+        .to_string()
+        .contains("as text"));
+}
+
+#[test]
+fn outputs_go_only_to_new_or_regular_files() {
+    let dir = scratch("outputs");
+    let regular = dir.join("r.json");
+    fs::write(&regular, "old").unwrap();
+    assert!(check_output("--json", &regular).is_ok());
+    assert!(check_output("--json", &dir.join("new.json")).is_ok());
+    let link = dir.join("link.json");
+    symlink(&regular, &link).unwrap();
+    let fifo = dir.join("fifo");
+    mkfifo(&fifo);
+    for (path, what) in [
+        (link.as_path(), "symbolic link"),
+        (Path::new("/dev/null"), "a character device"),
+        (&fifo, "a FIFO"),
+        (&dir, "a folder"),
+        (&dir.join("no/such/x.json"), "does not exist"),
+        (Path::new(""), "empty"),
+    ] {
+        let msg = check_output("--json", path).unwrap_err().to_string();
+        assert!(msg.starts_with("--json") && msg.contains(what), "{msg}");
+    }
+}
+
+#[test]
+fn writing_replaces_a_regular_file_and_leaves_others_alone() {
+    let dir = scratch("write");
+    let target = dir.join("out.json");
+    fs::write(&target, "old").unwrap();
+    write_output("--json", &target, &mut |w: &mut dyn Write| {
+        w.write_all(b"new")
+    })
+    .unwrap();
+    assert_eq!(fs::read(&target).unwrap(), b"new");
+    // A failing writer leaves the old content and no temporary file.
+    let e = write_output("--json", &target, &mut |_: &mut dyn Write| {
+        Err(io::Error::other("disk full"))
+    })
+    .unwrap_err();
+    assert!(e.is_io() && e.to_string().contains("disk full"), "{e}");
+    assert_eq!(fs::read(&target).unwrap(), b"new");
+    assert_eq!(
+        fs::read_dir(&dir).unwrap().count(),
+        1,
+        "no temporary file left"
+    );
+    // A link stays a link, and its target is untouched.
+    let link = dir.join("link.json");
+    symlink(&target, &link).unwrap();
+    assert!(write_output("--json", &link, &mut |w: &mut dyn Write| w.write_all(b"x")).is_err());
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(fs::read(&target).unwrap(), b"new");
+    // /dev/null stays a device.
+    assert!(write_output(
+        "--json",
+        Path::new("/dev/null"),
+        &mut |_: &mut dyn Write| Ok(())
+    )
+    .is_err());
+    assert!(fs::metadata("/dev/null")
+        .unwrap()
+        .file_type()
+        .is_char_device());
+}
+
+#[test]
+fn an_output_may_not_be_an_input_or_another_output() {
+    let dir = scratch("collide");
+    let matrix = dir.join("m.mtx");
+    fs::write(&matrix, "%%MatrixMarket").unwrap();
+    let hard = dir.join("hard.mtx");
+    fs::hard_link(&matrix, &hard).unwrap();
+    let mut files = RunFiles::new();
+    files.input("--matrix", &matrix).unwrap();
+    files.input("--size matrix=", &matrix).unwrap();
+    let e = files.output("--json", &matrix).unwrap_err().to_string();
+    assert!(
+        e.starts_with("--json") && e.contains("--matrix input") && e.contains("own inputs"),
+        "{e}"
+    );
+    let e = files.output("--json", &hard).unwrap_err().to_string();
+    assert!(
+        e.contains("--matrix input"),
+        "a hard link is the same file: {e}"
+    );
+    let dotted = dir.join(".").join("m.mtx");
+    assert!(files.output("--trace", &dotted).is_err());
+    // Two outputs of one run, neither existing yet.
+    files.output("--json", &dir.join("x.json")).unwrap();
+    let e = files
+        .output("--trace", &dir.join("./x.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("--trace") && e.contains("--json output"),
+        "{e}"
+    );
+    // An input noted after an output is checked too.
+    files.output("--plot", &dir.join("p.svg")).unwrap();
+    let e = files.input("--latencies", &dir.join("p.svg")).unwrap_err();
+    assert!(e.to_string().starts_with("--plot"), "{e}");
+}
+
+#[test]
+fn an_output_folder_is_created_only_at_the_last_level() {
+    let dir = scratch("outdir");
+    create_output_dir("--out", &dir.join("a")).unwrap();
+    assert!(dir.join("a").is_dir());
+    create_output_dir("--out", &dir.join("a")).unwrap();
+    let e = create_output_dir("--out", &dir.join("b/c/d")).unwrap_err();
+    assert!(e.to_string().contains("does not exist"), "{e}");
+    assert!(!dir.join("b").exists());
+    fs::write(dir.join("f"), "").unwrap();
+    assert!(create_output_dir("--out", &dir.join("f")).is_err());
+}
+
+#[test]
+fn byte_counts_read_as_people_write_them() {
+    assert_eq!(Bytes(512).to_string(), "512 bytes");
+    assert_eq!(Bytes(1024).to_string(), "1 KiB");
+    assert_eq!(Bytes(64 << 20).to_string(), "64 MiB");
+    assert_eq!(Bytes(3 << 29).to_string(), "1.5 GiB");
+    assert_eq!(Bytes(80_000_000_000).to_string(), "74.5 GiB");
+}
