@@ -108,13 +108,10 @@ fn writing_replaces_a_regular_file_and_leaves_others_alone() {
     let dir = scratch("write");
     let target = dir.join("out.json");
     fs::write(&target, "old").unwrap();
-    write_output("--json", &target, &mut |w: &mut dyn Write| {
-        w.write_all(b"new")
-    })
-    .unwrap();
+    write_output("--json", &target, |w: &mut dyn Write| w.write_all(b"new")).unwrap();
     assert_eq!(fs::read(&target).unwrap(), b"new");
     // A failing writer leaves the old content and no temporary file.
-    let e = write_output("--json", &target, &mut |_: &mut dyn Write| {
+    let e = write_output("--json", &target, |_: &mut dyn Write| {
         Err(io::Error::other("disk full"))
     })
     .unwrap_err();
@@ -128,7 +125,7 @@ fn writing_replaces_a_regular_file_and_leaves_others_alone() {
     // A link stays a link, and its target is untouched.
     let link = dir.join("link.json");
     symlink(&target, &link).unwrap();
-    assert!(write_output("--json", &link, &mut |w: &mut dyn Write| w.write_all(b"x")).is_err());
+    assert!(write_output("--json", &link, |w: &mut dyn Write| w.write_all(b"x")).is_err());
     assert!(fs::symlink_metadata(&link)
         .unwrap()
         .file_type()
