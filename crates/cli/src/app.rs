@@ -1,6 +1,14 @@
 //! What each subcommand does, from parsed arguments to an exit code. Errors are sorted
-//! by who must act: bad input (exit 2) is found before anything runs; a failure while
-//! running, or a result that did not verify, exits 1.
+//! by who must act, so that a script can tell a wrong answer from a missing one:
+//!
+//! | exit | meaning |
+//! | --- | --- |
+//! | 0 | success |
+//! | 1 | everything ran, and some result failed verification (a wrong answer) |
+//! | 2 | bad input: a flag, a variable, a file or a size that locus refuses; nothing ran |
+//! | 3 | the run could not be made: a thread that cannot start, counters refused, an output that cannot be written |
+//!
+//! Bad input is found before anything runs, every file and size included.
 
 use crate::bench::{self, BenchPlan, KernelResult};
 use crate::cli::{BenchArgs, Cli, Command, SimArgs, SimCommand, TopoArgs};
@@ -14,12 +22,19 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
+/// Exit status of a run whose results did not all verify.
+pub(crate) const EXIT_UNVERIFIED: u8 = 1;
+/// Exit status of bad input (clap's own, for flags it refuses).
+pub(crate) const EXIT_BAD_INPUT: u8 = 2;
+/// Exit status of a run that could not be made.
+pub(crate) const EXIT_NOT_RUN: u8 = 3;
+
 /// Why a command did not succeed.
 #[derive(Debug)]
 pub(crate) enum Failure {
     /// The user's input is wrong; nothing ran.
     Input(anyhow::Error),
-    /// Something failed while running.
+    /// Something failed while running: the run could not be made.
     Run(anyhow::Error),
     /// Everything ran and was reported, but some results did not verify.
     Unverified(String),
@@ -31,16 +46,16 @@ impl Failure {
         match self {
             Failure::Input(e) => {
                 eprintln!("error: {e:#}");
-                ExitCode::from(2)
+                ExitCode::from(EXIT_BAD_INPUT)
             }
             Failure::Run(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
             Failure::Run(e) => {
                 eprintln!("error: {e:#}");
-                ExitCode::from(1)
+                ExitCode::from(EXIT_NOT_RUN)
             }
             Failure::Unverified(what) => {
                 eprintln!("error: {what}");
-                ExitCode::from(1)
+                ExitCode::from(EXIT_UNVERIFIED)
             }
         }
     }

@@ -14,9 +14,11 @@
 //! against the pools' machine, their thread count and the one kernel input of the run.
 
 use crate::cli::BenchArgs;
+use crate::given::{flag_or_env, Given, Origin};
 use anyhow::{bail, ensure, Context, Result};
 use indicatif::ProgressBar;
 use locus::{PolicyKind, PoolStats, ThreadPoolBuilder};
+use locus_files::RunFiles;
 use locus_kernels::sparse::MatrixSpec;
 use locus_kernels::{Kernel, Locus, Params, Prepared, Rayon};
 use locus_topo::Topology;
@@ -56,43 +58,60 @@ pub(crate) struct BenchPlan {
 impl BenchPlan {
     /// Resolves the arguments; every error here is bad input, found before any run.
     pub(crate) fn new(args: &BenchArgs) -> Result<BenchPlan> {
+        let mut files = RunFiles::new();
         let jobs = jobs(&args.kernel, args.size.as_deref(), args.matrix.as_deref())?;
-        let schedule = crate::profile::schedule_flag(&args.policy, args.schedule.as_deref())?;
-        if schedule.is_some() {
+        note_inputs(&mut files, &jobs, args.matrix.as_deref())?;
+        let policy = flag_or_env(args.policy.clone(), "--policy", "LOCUS_POLICY", |s| {
+            Ok(s.to_owned())
+        })?
+        .unwrap_or(Given {
+            value: "all".to_owned(),
+            origin: Origin::Flag("--policy"),
+        });
+        let schedule = crate::profile::schedule_flag(&policy, args.schedule.as_deref())?;
+        if let Some(path) = schedule {
+            files.input("--schedule", path)?;
             ensure!(
                 jobs.len() == 1,
-                "--policy {:?} names affinity, whose schedule is for one input, but KERNEL \
-                 {:?} runs {} kernels: name the kernel the schedule was made for",
-                args.policy,
+                "{} names affinity, whose schedule is for one input, but KERNEL {:?} runs \
+                 {} kernels: name the kernel the schedule was made for",
+                policy.origin.with(&policy.value),
                 args.kernel,
                 jobs.len()
             );
         }
-        let topology = crate::topo::machine(args.machine.as_deref())?;
+        let topology = crate::topo::machine(args.machine.as_deref(), &mut files)?;
         // As the pool builder does: one worker per PU of the machine the pools run on,
         // which for a described machine is its PU count, not this machine's.
-        let threads = match (args.threads, &args.machine) {
-            (Some(n), _) => n,
-            (None, Some(_)) => topology.num_pus(),
-            (None, None) => std::thread::available_parallelism()
+        let default_threads = if topology.is_virtual() {
+            topology.num_pus()
+        } else {
+            std::thread::available_parallelism()
                 .context("cannot tell how many CPUs this process may use; give --threads")?
-                .get(),
+                .get()
         };
-        ensure!(
-            (1..=locus::MAX_THREADS).contains(&threads),
-            "--threads {threads}: expected 1..={}",
-            locus::MAX_THREADS
-        );
+        let threads = crate::topo::threads(
+            args.threads,
+            default_threads,
+            &format!("machine {:?}", topology.name()),
+        )?;
         let affinity = schedule
             .map(|path| crate::profile::load_affinity(path, &jobs[0], &topology, threads))
             .transpose()?;
-        let policies = parse_policies(&args.policy, &PolicyKind::ALL, affinity.as_ref())?;
+        let policies = parse_policies(&policy, &PolicyKind::ALL, affinity.as_ref())?;
         ensure!(
             args.reps >= 1,
             "--reps 0: at least one timed repetition is needed"
         );
+        let counters = flag_or_env(
+            args.counters,
+            "--counters",
+            locus::counters::ENV_VAR,
+            crate::cli::counter_kind,
+        )?
+        .map(|given| given.value);
         if let Some(path) = &args.json {
-            crate::sim::check_writable("--json", path)?;
+            files.output("--json", path)?;
         }
         Ok(BenchPlan {
             jobs,
@@ -104,7 +123,7 @@ impl BenchPlan {
             rayon: !args.no_rayon,
             json: args.json.clone(),
             explain: args.explain,
-            counters: args.counters,
+            counters,
         })
     }
 
@@ -166,13 +185,18 @@ pub(crate) fn with_matrix(params: Params, matrix: Option<&Path>) -> Result<Param
         .with_context(|| format!("bad --matrix {path:?}"))
 }
 
-/// `--policy`: a comma-separated list of policy names without repeats, or `all`.
-/// `affinity` is the given policy, made from `--schedule FILE` (an error without one).
+/// `--policy` (or `LOCUS_POLICY`): a comma-separated list of policy names without
+/// repeats, or `all`. `affinity` is the given policy, made from `--schedule FILE` (an
+/// error without one).
 pub(crate) fn parse_policies(
-    list: &str,
+    list: &Given<String>,
     all: &[PolicyKind],
     affinity: Option<&PolicyKind>,
 ) -> Result<Vec<PolicyKind>> {
+    let Given {
+        value: list,
+        origin,
+    } = list;
     if list.trim().eq_ignore_ascii_case("all") {
         return Ok(all.to_vec());
     }
@@ -182,15 +206,36 @@ pub(crate) fn parse_policies(
             Some(kind) if item.trim().eq_ignore_ascii_case("affinity") => kind.clone(),
             _ => item
                 .parse()
-                .with_context(|| format!("bad --policy {list:?}"))?,
+                .with_context(|| format!("bad {}", origin.with(list)))?,
         };
         ensure!(
             !out.contains(&kind),
-            "bad --policy {list:?}: {kind} is listed twice"
+            "bad {}: {kind} is listed twice",
+            origin.with(list)
         );
         out.push(kind);
     }
     Ok(out)
+}
+
+/// Notes the files a run's kernels read among its inputs: `--matrix`, and any the size
+/// names itself (`matrix=PATH`).
+pub(crate) fn note_inputs(
+    files: &mut RunFiles,
+    jobs: &[Params],
+    matrix: Option<&Path>,
+) -> Result<()> {
+    for params in jobs {
+        for path in params.input_files() {
+            let origin = if Some(path) == matrix {
+                "--matrix"
+            } else {
+                "--size"
+            };
+            files.input(origin, path)?;
+        }
+    }
+    Ok(())
 }
 
 /// The `--help` text listing the kernels, their size syntax and default sizes.
@@ -206,10 +251,8 @@ pub(crate) fn kernels_help() -> String {
             k.default_params()
         );
     }
-    out.push_str(
-        "\nEvery run is verified against a serial reference. Exit code: 0 if all runs \
-         verified, 1 if any failed, 2 for bad input.",
-    );
+    out.push_str("\nEvery run is verified against a serial reference.\n");
+    out.push_str(crate::cli::EXIT_CODES);
     out
 }
 
@@ -448,7 +491,7 @@ mod tests {
     fn args(kernel: &str) -> BenchArgs {
         BenchArgs {
             kernel: kernel.to_owned(),
-            policy: "all".to_owned(),
+            policy: Some("all".to_owned()),
             threads: Some(2),
             machine: None,
             size: None,
@@ -514,14 +557,14 @@ mod tests {
     #[test]
     fn affinity_needs_a_schedule_for_one_kernel() {
         let mut a = args("all");
-        a.policy = "ws,affinity".to_owned();
+        a.policy = Some("ws,affinity".to_owned());
         let e = format!("{:#}", BenchPlan::new(&a).unwrap_err());
         assert!(e.contains("--schedule FILE"), "{e}");
         a.schedule = Some(PathBuf::from("schedule.json"));
         let e = format!("{:#}", BenchPlan::new(&a).unwrap_err());
         assert!(e.contains("for one input") && e.contains("kernels"), "{e}");
         a.kernel = "irreg".to_owned();
-        a.policy = "static".to_owned();
+        a.policy = Some("static".to_owned());
         let e = format!("{:#}", BenchPlan::new(&a).unwrap_err());
         assert!(e.contains("only read by --policy affinity"), "{e}");
         a.schedule = None;
@@ -529,7 +572,11 @@ mod tests {
     }
 
     fn policies(list: &str) -> Result<Vec<PolicyKind>> {
-        parse_policies(list, &PolicyKind::ALL, None)
+        let given = Given {
+            value: list.to_owned(),
+            origin: Origin::Flag("--policy"),
+        };
+        parse_policies(&given, &PolicyKind::ALL, None)
     }
 
     #[test]
@@ -569,7 +616,7 @@ mod tests {
     fn a_tiny_bench_runs_and_verifies() {
         let mut a = args("fib");
         a.size = Some("12".to_owned());
-        a.policy = "ws,mts".to_owned();
+        a.policy = Some("ws,mts".to_owned());
         a.machine = Some("2x1".to_owned());
         a.warmup = 1;
         let plan = BenchPlan::new(&a).unwrap();

@@ -4,13 +4,23 @@
 //! the libraries' own explanations.
 //!
 //! Flags that the library also reads from the environment (`LOCUS_NUM_THREADS`,
-//! `LOCUS_POLICY`, `LOCUS_TOPOLOGY`) take it from there when not given.
+//! `LOCUS_POLICY`, `LOCUS_TOPOLOGY`, `LOCUS_COUNTERS`) take it from there when not given;
+//! that fallback is [`crate::given`]'s, so that errors name the variable.
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
-/// `--threads`: 1 up to the runtime's limit.
-fn threads(s: &str) -> Result<usize, String> {
+/// The exit statuses, as every subcommand's `--help` lists them.
+pub(crate) const EXIT_CODES: &str = "Exit status: 0 success; 1 a result failed verification; \
+2 bad input (a flag, variable, file or size locus refuses; nothing ran); 3 the run could not \
+be made (a thread that cannot start, counters refused, an output that cannot be written).
+
+Files: outputs (--json, --trace, --plot, profile --out) are written only to a new file or \
+over a regular file, never through a symbolic link, to a device or FIFO, or over one of \
+the run's own inputs; inputs are read only from regular files.";
+
+/// `--threads` (and `LOCUS_NUM_THREADS`): 1 up to the runtime's limit.
+pub(crate) fn threads(s: &str) -> Result<usize, String> {
     let n = whole(s, "threads")?;
     match n {
         0 => Err("a pool needs at least one thread".to_owned()),
@@ -22,17 +32,30 @@ fn threads(s: &str) -> Result<usize, String> {
     }
 }
 
-/// `--reps`: at least 1.
+/// Most timed repetitions per executor: a median of 10,000 runs is as good as it gets,
+/// and a typo of a few more digits should not run for days.
+pub(crate) const MAX_REPS: usize = 10_000;
+
+/// Most warm-up runs per executor (caches and pools are warm after a few).
+pub(crate) const MAX_WARMUP: usize = 1_000;
+
+/// `--reps`: 1 to [`MAX_REPS`].
 fn reps(s: &str) -> Result<usize, String> {
     match whole(s, "repetitions")? {
         0 => Err("at least one timed repetition is needed".to_owned()),
+        n if n > MAX_REPS => Err(format!(
+            "at most {MAX_REPS} repetitions (a median settles long before)"
+        )),
         n => Ok(n),
     }
 }
 
-/// `--warmup`: any count.
+/// `--warmup`: 0 to [`MAX_WARMUP`].
 fn warmups(s: &str) -> Result<usize, String> {
-    whole(s, "warm-up runs")
+    match whole(s, "warm-up runs")? {
+        n if n > MAX_WARMUP => Err(format!("at most {MAX_WARMUP} warm-up runs")),
+        n => Ok(n),
+    }
 }
 
 fn whole(s: &str, what: &str) -> Result<usize, String> {
@@ -46,7 +69,7 @@ fn whole(s: &str, what: &str) -> Result<usize, String> {
 /// Log verbosity follows RUST_LOG (default: warn), e.g. RUST_LOG=locus=debug. Logs go
 /// to stderr.
 #[derive(Debug, Parser)]
-#[command(name = "locus", version, propagate_version = true)]
+#[command(name = "locus", version, propagate_version = true, after_help = EXIT_CODES)]
 pub(crate) struct Cli {
     /// What to do; without one, this help is printed.
     #[command(subcommand)]
@@ -271,18 +294,18 @@ fn size_bytes(s: &str) -> Result<u64, String> {
 
 /// `locus topo`.
 #[derive(Debug, Args)]
+#[command(after_help = EXIT_CODES)]
 pub(crate) struct TopoArgs {
     /// The machine to show: a preset (see --list-presets), an hwloc synthetic string
     /// ("pack:2 l3:1(size=32MiB) core:8 pu:2"), the shorthand SxC or SxCxT ("2x8"), or
-    /// an hwloc XML file. [default: this machine, as far as the process's affinity mask
-    /// allows]
-    #[arg(long, short = 'm', value_name = "M", env = "LOCUS_TOPOLOGY")]
+    /// an hwloc XML file. [default: LOCUS_TOPOLOGY if set, else this machine, as far as
+    /// the process's affinity mask allows]
+    #[arg(long, short = 'm', value_name = "M")]
     pub(crate) machine: Option<String>,
 
     /// Number of workers whose squads to show; worker i runs on PU i in tree order,
-    /// wrapping around. [default: the machine's PU count]
-    #[arg(long, short = 't', value_name = "N", env = "LOCUS_NUM_THREADS",
-          value_parser = threads)]
+    /// wrapping around. [default: LOCUS_NUM_THREADS if set, else the machine's PU count]
+    #[arg(long, short = 't', value_name = "N", value_parser = threads)]
     pub(crate) threads: Option<usize>,
 
     /// Print the names of the built-in machines (with their synthetic strings) and exit.
@@ -304,27 +327,22 @@ pub(crate) struct BenchArgs {
     /// cats-paper[:CMPI]; static: every parallel loop dealt in one block of consecutive
     /// chunks per worker, as OpenMP's schedule(static); affinity: the schedule of
     /// --schedule FILE, with a single KERNEL), or `all`: ws, ws-unpinned, central,
-    /// rr-fifo, rr-lifo and mts (the others run when named).
-    #[arg(
-        long,
-        short = 'p',
-        value_name = "P",
-        default_value = "all",
-        env = "LOCUS_POLICY"
-    )]
-    pub(crate) policy: String,
+    /// rr-fifo, rr-lifo and mts (the others run when named). [default: LOCUS_POLICY if
+    /// set, else all]
+    #[arg(long, short = 'p', value_name = "P")]
+    pub(crate) policy: Option<String>,
 
     /// Worker threads of every pool, locus and rayon alike. [default: the number of
-    /// CPUs this process may use; with --machine, the described machine's PU count]
-    #[arg(long, short = 't', value_name = "N", env = "LOCUS_NUM_THREADS",
-          value_parser = threads)]
+    /// CPUs this process may use; with --machine, the described machine's PU count;
+    /// LOCUS_NUM_THREADS if set]
+    #[arg(long, short = 't', value_name = "N", value_parser = threads)]
     pub(crate) threads: Option<usize>,
 
     /// A described machine to lay under the locus pools (a virtual topology: squads
     /// follow the description, threads run on this machine's CPUs): a preset, an hwloc
     /// synthetic string, SxC shorthand or an hwloc XML file. Rayon is unaffected.
-    /// [default: this machine]
-    #[arg(long, short = 'm', value_name = "M", env = "LOCUS_TOPOLOGY")]
+    /// [default: LOCUS_TOPOLOGY if set, else this machine]
+    #[arg(long, short = 'm', value_name = "M")]
     pub(crate) machine: Option<String>,
 
     /// The kernel's problem size (syntax below); only with a single KERNEL.
@@ -345,12 +363,13 @@ pub(crate) struct BenchArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) schedule: Option<PathBuf>,
 
-    /// Timed repetitions per executor, interleaved across executors.
+    /// Timed repetitions per executor, interleaved across executors (at most 10000).
     #[arg(long, short = 'r', value_name = "R", default_value_t = 10,
           value_parser = reps)]
     pub(crate) reps: usize,
 
-    /// Untimed warm-up runs per executor before the timed ones (verified all the same).
+    /// Untimed warm-up runs per executor before the timed ones (verified all the same; at
+    /// most 1000).
     #[arg(long, short = 'w', value_name = "W", default_value_t = 2,
           value_parser = warmups)]
     pub(crate) warmup: usize,
@@ -375,14 +394,13 @@ pub(crate) struct BenchArgs {
     /// Counter source for policies that measure tasks (cats; cab learning B and S_d):
     /// perf (hardware counters; an error where they cannot be opened), declared (the
     /// bytes tasks declare through locus::footprint), or off. [default: perf where it
-    /// works, else declared, and the output says which]
-    #[arg(long, value_name = "SOURCE", env = "LOCUS_COUNTERS",
-          value_parser = counter_kind)]
+    /// works, else declared, and the output says which; LOCUS_COUNTERS if set]
+    #[arg(long, value_name = "SOURCE", value_parser = counter_kind)]
     pub(crate) counters: Option<locus::counters::CounterKind>,
 }
 
-/// `--counters`: perf, declared or off.
-fn counter_kind(s: &str) -> Result<locus::counters::CounterKind, String> {
+/// `--counters` (and `LOCUS_COUNTERS`): perf, declared or off.
+pub(crate) fn counter_kind(s: &str) -> Result<locus::counters::CounterKind, String> {
     s.parse()
         .map_err(|e: locus::counters::CounterError| e.to_string())
 }

@@ -8,6 +8,7 @@
 mod app;
 mod bench;
 mod cli;
+mod given;
 mod map;
 mod profile;
 mod report;

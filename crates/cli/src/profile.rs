@@ -15,9 +15,11 @@
 //! made for.
 
 use crate::app::Failure;
+use crate::given::Given;
 use crate::report::count;
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use clap::Args;
+use locus_files::RunFiles;
 use locus_kernels::{Kernel, Params};
 use locus_policy::{PolicyKind, SCHEDULE_PLACED, SCHEDULE_UNKNOWN};
 use locus_profile::graph::{DEFAULT_DENSE_RATIO, DEFAULT_MAX_EDGES};
@@ -29,8 +31,7 @@ use locus_profile::{
 };
 use locus_topo::Topology;
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,6 +39,9 @@ use std::time::{Duration, Instant};
 /// Above this many tasks the DOT file is not written: Graphviz lays such graphs out
 /// slowly and nobody reads them.
 pub(crate) const DOT_LIMIT: usize = 2000;
+
+/// The files `locus profile` writes into `--out`.
+const OUT_FILES: [&str; 4] = ["profile.json", "graph.dot", "graph.metis", "schedule.json"];
 
 /// `locus profile KERNEL --out DIR`.
 #[derive(Debug, Args)]
@@ -59,20 +63,26 @@ pub(crate) struct ProfileArgs {
 
     /// The machine the schedule is for: a preset (`locus topo --list-presets`), an hwloc
     /// synthetic string, SxC shorthand, or an hwloc XML file. Later runs follow the
-    /// schedule only on this machine with this many workers. [default: this machine]
-    #[arg(long, short = 'm', value_name = "M", env = "LOCUS_TOPOLOGY")]
+    /// schedule only on this machine with this many workers. [default: LOCUS_TOPOLOGY if
+    /// set, else this machine]
+    #[arg(long, short = 'm', value_name = "M")]
     pub(crate) machine: Option<String>,
 
     /// Workers to place tasks on; worker i runs on PU i in tree order, wrapping around,
-    /// as in a locus pool. [default: one per PU of the machine]
-    #[arg(long, short = 't', value_name = "N", env = "LOCUS_NUM_THREADS",
-          value_parser = threads)]
+    /// as in a locus pool. [default: LOCUS_NUM_THREADS if set, else one per PU of the
+    /// machine]
+    #[arg(long, short = 't', value_name = "N", value_parser = threads)]
     pub(crate) threads: Option<usize>,
 
-    /// The folder to write profile.json, graph.dot, graph.metis and schedule.json into;
-    /// created if missing, files in it replaced.
+    /// The folder to write profile.json, graph.dot, graph.metis and schedule.json into.
+    /// Created if missing (its parent must exist); a folder that already holds a profile
+    /// is refused unless --force is given.
     #[arg(long, short = 'o', value_name = "DIR")]
     pub(crate) out: PathBuf,
+
+    /// Replace the profile files already in --out (files of other names are left alone).
+    #[arg(long)]
+    pub(crate) force: bool,
 
     /// DenseRatio: a cache line touched by more than this fraction of the tasks is left
     /// out of the affinity graph (a global every task reads would link every pair). 0
@@ -168,16 +178,21 @@ impl ProfilePlan {
             None => kernel.default_params(),
         };
         let params = crate::bench::with_matrix(params, args.matrix.as_deref())?;
+        let mut files = RunFiles::new();
+        crate::bench::note_inputs(
+            &mut files,
+            std::slice::from_ref(&params),
+            args.matrix.as_deref(),
+        )?;
         let input = input_identity(&params)?;
-        let topology: Topology = crate::topo::machine(args.machine.as_deref())?;
-        let threads = args.threads.unwrap_or_else(|| topology.num_pus());
-        ensure!(
-            (1..=locus::MAX_THREADS).contains(&threads),
-            "--threads {threads}: expected 1..={}",
-            locus::MAX_THREADS
-        );
+        let topology: Topology = crate::topo::machine(args.machine.as_deref(), &mut files)?;
+        let threads = crate::topo::threads(
+            args.threads,
+            topology.num_pus(),
+            &format!("machine {:?}", topology.name()),
+        )?;
         let machine = MachineDesc::new(&topology, threads)?;
-        prepare_out(&args.out)?;
+        prepare_out(&args.out, args.force, &mut files)?;
         let run_it = run_command(args, kernel, threads, topology.num_pus());
         Ok(ProfilePlan {
             params,
@@ -258,12 +273,14 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// The schedule `--policy LIST` needs: `--schedule FILE` when the list names affinity
-/// (`None` when it does not). Refuses the one without the other.
+/// The schedule `--policy LIST` (or `LOCUS_POLICY`) needs: `--schedule FILE` when the
+/// list names affinity (`None` when it does not). Refuses the one without the other.
 pub(crate) fn schedule_flag<'a>(
-    list: &str,
+    policies: &Given<String>,
     schedule: Option<&'a Path>,
 ) -> Result<Option<&'a Path>> {
+    let list = &policies.value;
+    let named = policies.origin.with(list);
     let affinity = list
         .split(',')
         .any(|item| item.trim().eq_ignore_ascii_case("affinity"));
@@ -271,19 +288,16 @@ pub(crate) fn schedule_flag<'a>(
         (true, Some(path)) => Ok(Some(path)),
         (false, None) => Ok(None),
         (true, None) => bail!(
-            "--policy {list:?} names affinity, which follows a schedule file: give it with \
+            "{named} names affinity, which follows a schedule file: give it with \
              --schedule FILE (`locus profile KERNEL --out DIR` writes DIR/schedule.json)"
         ),
         (false, Some(path)) => bail!(
-            "--schedule {path:?} is only read by --policy affinity, which --policy {list:?} \
-             does not name: add it (e.g. --policy static,affinity) or leave --schedule out"
+            "--schedule {path:?} is only read by --policy affinity, which {named} does not \
+             name: add it (e.g. --policy static,affinity) or leave --schedule out"
         ),
     }
 }
 
-/// The `affinity` policy following the schedule file at `path`, which must have been
-/// made for the input of `params` and `workers` workers on `topology`: the machine and
-/// input identity are computed as `locus profile` computes them.
 /// The warning for a run under `policy` whose schedule placed none of the tasks it was
 /// asked about, all of which then ran under work stealing (which the table alone does
 /// not show). Task ids come from call sites (file, line and column), so the likely cause
@@ -301,6 +315,9 @@ pub(crate) fn unmatched_schedule(policy: &str, stats: &[(String, u64)]) -> Optio
     })
 }
 
+/// The `affinity` policy following the schedule file at `path`, which must have been
+/// made for the input of `params` and `workers` workers on `topology`: the machine and
+/// input identity are computed as `locus profile` computes them.
 pub(crate) fn load_affinity(
     path: &Path,
     params: &Params,
@@ -334,41 +351,31 @@ fn chain(e: &dyn std::error::Error) -> String {
 }
 
 /// Creates `dir` if needed and checks that files can be written in it.
-fn prepare_out(dir: &Path) -> Result<()> {
+fn prepare_out(dir: &Path, force: bool, files: &mut RunFiles) -> Result<()> {
+    let present: Vec<&str> = OUT_FILES
+        .into_iter()
+        .filter(|name| std::fs::symlink_metadata(dir.join(name)).is_ok())
+        .collect();
     ensure!(
-        !dir.as_os_str().is_empty(),
-        "--out: the folder name is empty"
+        present.is_empty() || force,
+        "--out {dir:?} already holds a profile ({}); give --force to replace it, or name \
+         another folder",
+        present.join(", ")
     );
-    ensure!(
-        !dir.exists() || dir.is_dir(),
-        "--out {dir:?} is a file, not a folder"
-    );
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("--out {dir:?}: cannot create the folder"))?;
-    let probe = dir.join(".locus-profile-probe");
-    File::create(&probe).with_context(|| format!("--out {dir:?}: cannot write files there"))?;
-    let _ = std::fs::remove_file(&probe);
+    locus_files::create_output_dir("--out", dir)?;
+    for name in OUT_FILES {
+        files.output("--out", &dir.join(name))?;
+    }
     Ok(())
 }
 
-/// Writes `path` through `PATH.tmp`, renamed into place once complete.
+/// Writes the output `path` of `--out` atomically (see [`locus_files::write_output`]).
 fn write_file(
     path: &Path,
-    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    let mut tmp = path.as_os_str().to_owned();
-    tmp.push(".tmp");
-    let tmp = PathBuf::from(tmp);
-    let result = File::create(&tmp).and_then(|f| {
-        let mut w = BufWriter::new(f);
-        write(&mut w)?;
-        w.flush()
-    });
-    let result = result.and_then(|()| std::fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write {path:?}"))
+    locus_files::write_output("--out", path, write)?;
+    Ok(())
 }
 
 /// A phase's time in milliseconds, right-aligned.
@@ -491,7 +498,7 @@ pub(crate) fn run(plan: &ProfilePlan) -> Result<String> {
     write_file(&path, |w| graph.write_metis(w))?;
     written.push(path);
     let path = dir.join("schedule.json");
-    schedule.save(&path).context("cannot write the schedule")?;
+    write_file(&path, |w| w.write_all(schedule.to_json().as_bytes()))?;
     written.push(path);
     let _ = writeln!(out, "write     {}", secs(t.elapsed()));
 
@@ -549,6 +556,7 @@ mod tests {
             machine: machine.map(str::to_owned),
             threads,
             out: PathBuf::from("out"),
+            force: false,
             dense_ratio: DEFAULT_DENSE_RATIO,
             tolerance: DEFAULT_TOLERANCE,
             max_edges: DEFAULT_MAX_EDGES,
@@ -594,14 +602,31 @@ mod tests {
     #[test]
     fn affinity_and_schedule_go_together() {
         let file = Path::new("s.json");
-        assert_eq!(schedule_flag("ws,static", None).unwrap(), None);
+        let flag = |list: &str| Given {
+            value: list.to_owned(),
+            origin: crate::given::Origin::Flag("--policy"),
+        };
+        assert_eq!(schedule_flag(&flag("ws,static"), None).unwrap(), None);
         assert_eq!(
-            schedule_flag("static, Affinity", Some(file)).unwrap(),
+            schedule_flag(&flag("static, Affinity"), Some(file)).unwrap(),
             Some(file)
         );
-        let e = schedule_flag("ws,affinity", None).unwrap_err().to_string();
+        let e = schedule_flag(&flag("ws,affinity"), None)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--schedule FILE"), "{e}");
-        let e = schedule_flag("all", Some(file)).unwrap_err().to_string();
+        let e = schedule_flag(&flag("all"), Some(file))
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("only read by --policy affinity"), "{e}");
+        let env = Given {
+            value: "affinity".to_owned(),
+            origin: crate::given::Origin::Env("LOCUS_POLICY"),
+        };
+        let e = schedule_flag(&env, None).unwrap_err().to_string();
+        assert!(
+            e.starts_with("LOCUS_POLICY=\"affinity\" names affinity"),
+            "{e}"
+        );
     }
 }

@@ -3,10 +3,9 @@
 //! running anything.
 
 use crate::bench::{BenchPlan, ExecResult, KernelResult, RAYON};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use locus::{PoolStats, WorkerStats};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use std::io::Write as _;
 use std::path::Path;
 use std::time::Duration;
 
@@ -293,36 +292,20 @@ impl Report {
         }
     }
 
-    /// Writes the document to `path` atomically (see [`write_json`]).
+    /// Writes the document to `--json PATH` (see [`write_json`]).
     pub(crate) fn write(&self, path: &Path) -> Result<()> {
-        write_json(path, self)
+        write_json("--json", path, self)
     }
 }
 
-/// Writes `doc` as JSON to `path` atomically: a temporary file beside it, then a
-/// rename, so readers never see half a document.
-pub(crate) fn write_json(path: &Path, doc: &impl Serialize) -> Result<()> {
-    let name = path
-        .file_name()
-        .with_context(|| format!("{path:?} names no file"))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{}.tmp", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let written = (|| -> Result<()> {
-        let mut file =
-            std::fs::File::create(&tmp).with_context(|| format!("cannot create {tmp:?}"))?;
-        serde_json::to_writer_pretty(std::io::BufWriter::new(&mut file), doc)
-            .context("cannot serialise the results")?;
-        file.write_all(b"\n")
-            .and_then(|()| file.sync_all())
-            .with_context(|| format!("cannot write {tmp:?}"))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("cannot rename {tmp:?} to {path:?}"))
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written
+/// Writes `doc` as JSON to the output of `flag` (`--json`): atomically, and only to a new
+/// or regular file (see [`locus_files::write_output`]).
+pub(crate) fn write_json(flag: &str, path: &Path, doc: &impl Serialize) -> Result<()> {
+    locus_files::write_output(flag, path, |out| {
+        serde_json::to_writer_pretty(&mut *out, doc)?;
+        out.write_all(b"\n")
+    })?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,9 +8,11 @@
 //! machine's cores (each is deterministic, so the order does not matter).
 
 use crate::cli::{SimCommonArgs, SimRunArgs, SweepArgs, SweepParam};
+use crate::given::{flag_or_env, Given, Origin};
 use crate::report::{count, sig3};
 use anyhow::{bail, ensure, Context, Result};
 use indicatif::ProgressBar;
+use locus_files::RunFiles;
 use locus_kernels::{Kernel, Params};
 use locus_policy::{boundary_level, CabInputs, PolicyKind, WorkerMap};
 use locus_sim::engine::{simulate, SimConfig, SimResult};
@@ -52,12 +54,26 @@ pub(crate) struct Setup {
 }
 
 impl Setup {
-    fn new(args: &SimCommonArgs) -> Result<Setup> {
+    /// Resolves the shared flags; the machine and latencies files are noted in `files`
+    /// as inputs, and `--json` as an output.
+    fn new(args: &SimCommonArgs, files: &mut RunFiles) -> Result<Setup> {
         let spec = args.machine.as_deref().unwrap_or(DEFAULT_MACHINE);
+        if Path::new(spec.trim()).exists() {
+            files.input("--machine", Path::new(spec.trim()))?;
+        }
         let topology =
             Topology::parse_spec(spec).with_context(|| format!("bad --machine {spec:?}"))?;
+        // The simulator counts every task's misses itself; a bad LOCUS_COUNTERS is still
+        // an error here, as it is in every other command, so a typo is not carried along.
+        flag_or_env(
+            None,
+            "--counters",
+            locus::counters::ENV_VAR,
+            crate::cli::counter_kind,
+        )?;
         let mut latencies = Latencies::defaults_for(topology.name());
         if let Some(path) = &args.latencies {
+            files.input("--latencies", path)?;
             latencies = latencies
                 .load_overrides(path)
                 .with_context(|| format!("bad --latencies {path:?}"))?;
@@ -71,8 +87,8 @@ impl Setup {
                 topology.num_pus()
             );
         }
-        for path in [&args.json].into_iter().flatten() {
-            check_writable("--json", path)?;
+        if let Some(path) = &args.json {
+            files.output("--json", path)?;
         }
         let config = SimConfig {
             threads: args.threads,
@@ -111,17 +127,31 @@ impl RunPlan {
                 Kernel::ALL.map(Kernel::name).join(", ")
             )
         })?;
-        let setup = Setup::new(&args.common)?;
+        let mut files = RunFiles::new();
         let params = kernel_params(kernel, &args.common, args.iters)?;
+        crate::bench::note_inputs(
+            &mut files,
+            std::slice::from_ref(&params),
+            args.common.matrix.as_deref(),
+        )?;
+        let given = Given {
+            value: args.policy.clone(),
+            origin: Origin::Flag("--policy"),
+        };
+        let schedule = crate::profile::schedule_flag(&given, args.schedule.as_deref())?;
+        if let Some(path) = schedule {
+            files.input("--schedule", path)?;
+        }
+        let setup = Setup::new(&args.common, &mut files)?;
         // The schedule is for the simulated machine and the workers the run uses.
-        let affinity = crate::profile::schedule_flag(&args.policy, args.schedule.as_deref())?
+        let affinity = schedule
             .map(|path| {
                 crate::profile::load_affinity(path, &params, &setup.topology, setup.workers())
             })
             .transpose()?;
         let policies = policies(&args.policy, affinity.as_ref())?;
         if let Some(path) = &args.trace {
-            check_writable("--trace", path)?;
+            files.output("--trace", path)?;
             ensure!(
                 policies.len() == 1,
                 "--trace {path:?} keeps the timeline of one run: give a single --policy \
@@ -165,11 +195,7 @@ pub(crate) fn run(plan: &RunPlan, bar: &ProgressBar) -> Result<String> {
             .timeline
             .as_ref()
             .context("the simulation kept no timeline")?;
-        let file = std::fs::File::create(path)
-            .with_context(|| format!("cannot create --trace {path:?}"))?;
-        timeline
-            .write_chrome_trace(file)
-            .with_context(|| format!("cannot write --trace {path:?}"))?;
+        locus_files::write_output("--trace", path, |out| timeline.write_chrome_trace(out))?;
     }
     if let Some(path) = &plan.setup.json {
         write_json(path, &workload, &results)?;
@@ -213,11 +239,17 @@ pub(crate) struct SweepPlan {
 
 impl SweepPlan {
     pub(crate) fn new(args: &SweepArgs) -> Result<SweepPlan> {
-        let setup = Setup::new(&args.common)?;
+        let mut files = RunFiles::new();
         let base = kernel_params(&args.kernel, &args.common, args.iters)?;
+        crate::bench::note_inputs(
+            &mut files,
+            std::slice::from_ref(&base),
+            args.common.matrix.as_deref(),
+        )?;
+        let setup = Setup::new(&args.common, &mut files)?;
         let values = values(&args.values)?;
         if let Some(path) = &args.plot {
-            check_writable("--plot", path)?;
+            files.output("--plot", path)?;
         }
         refuse_schedules(args)?;
         let given = args
@@ -394,8 +426,10 @@ pub(crate) fn sweep(plan: &SweepPlan, bar: &ProgressBar) -> Result<String> {
     }
     if let Some(path) = &plan.plot {
         let plot = sweep_plot(plan, &results);
-        plot.write_svg(path)
-            .with_context(|| format!("cannot write --plot {path:?}"))?;
+        let svg = plot
+            .to_svg_string()
+            .with_context(|| format!("cannot draw --plot {path:?}"))?;
+        locus_files::write_output("--plot", path, |out| out.write_all(svg.as_bytes()))?;
         let _ = writeln!(out, "plot written to {}", path.display());
     }
     if let Some(path) = &plan.setup.json {
@@ -406,7 +440,7 @@ pub(crate) fn sweep(plan: &SweepPlan, bar: &ProgressBar) -> Result<String> {
             "marker": plan.marker.as_ref().map(|(x, l)| serde_json::json!({"x": x, "label": l})),
             "results": all,
         });
-        write_atomically(path, &doc)?;
+        crate::report::write_json("--json", path, &doc)?;
     }
     Ok(out)
 }
@@ -604,7 +638,11 @@ fn values(list: &str) -> Result<Vec<u64>> {
 /// The policies of `--policy`: a comma-separated list, or `all`; `affinity` is the policy
 /// made from `--schedule FILE`.
 fn policies(list: &str, affinity: Option<&PolicyKind>) -> Result<Vec<PolicyKind>> {
-    let out = crate::bench::parse_policies(list, &ALL, affinity)?;
+    let given = Given {
+        value: list.to_owned(),
+        origin: Origin::Flag("--policy"),
+    };
+    let out = crate::bench::parse_policies(&given, &ALL, affinity)?;
     ensure!(
         !out.contains(&PolicyKind::WsUnpinned),
         "bad --policy {list:?}: ws-unpinned differs from ws only in pinning, which the \
@@ -739,30 +777,7 @@ fn write_json(path: &Path, workload: &Workload, results: &[SimResult]) -> Result
         "instructions": workload.work(),
         "results": results,
     });
-    write_atomically(path, &doc)
-}
-
-fn write_atomically(path: &Path, doc: &serde_json::Value) -> Result<()> {
-    crate::report::write_json(path, doc).with_context(|| format!("cannot write --json {path:?}"))
-}
-
-/// Refuses an output path whose folder does not exist, before anything runs (a bench or
-/// a simulation can take long).
-pub(crate) fn check_writable(flag: &str, path: &Path) -> Result<()> {
-    ensure!(
-        !path.as_os_str().is_empty(),
-        "{flag}: the file name is empty"
-    );
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    ensure!(
-        dir.is_dir(),
-        "{flag} {path:?}: folder {dir:?} does not exist"
-    );
-    ensure!(!path.is_dir(), "{flag} {path:?} is a folder, not a file");
-    Ok(())
+    crate::report::write_json("--json", path, &doc)
 }
 
 #[cfg(test)]

@@ -100,7 +100,7 @@ impl Plan {
             );
         }
         if let Some(path) = &args.json {
-            crate::sim::check_writable("--json", path)?;
+            locus_files::check_output("--json", path)?;
         }
         Ok(Plan {
             mixes,
@@ -211,7 +211,7 @@ fn write_json(path: &std::path::Path, plan: &Plan, results: &[MixResult]) -> Res
             "best-static": mean_speedup(results, Placement::BestStatic),
         },
     });
-    crate::report::write_json(path, &doc).with_context(|| format!("cannot write --json {path:?}"))
+    crate::report::write_json("--json", path, &doc)
 }
 
 #[cfg(test)]

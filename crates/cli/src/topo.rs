@@ -4,17 +4,50 @@
 //! so no threads are started to show them.
 
 use crate::cli::TopoArgs;
-use anyhow::{Context, Result};
+use crate::given::{flag_or_env, Given};
+use anyhow::{bail, Context, Result};
+use locus_files::RunFiles;
 use locus_policy::WorkerMap;
 use locus_topo::Topology;
 use std::fmt::Write as _;
+use std::path::Path;
 
-/// Reads the machine `--machine` names, or this one.
-pub(crate) fn machine(spec: Option<&str>) -> Result<Topology> {
-    match spec {
-        Some(spec) => Topology::parse_spec(spec).with_context(|| format!("bad --machine {spec:?}")),
-        None => Topology::discover()
-            .context("could not read this machine's topology (give one with --machine)"),
+/// The machine `--machine` names, else the one `LOCUS_TOPOLOGY` names, else this one; a
+/// described machine read from a file is noted among the run's inputs.
+pub(crate) fn machine(flag: Option<&str>, files: &mut RunFiles) -> Result<Topology> {
+    let spec = flag_or_env(
+        flag.map(str::to_owned),
+        "--machine",
+        "LOCUS_TOPOLOGY",
+        |s| Ok(s.to_owned()),
+    )?;
+    let Some(Given {
+        value: spec,
+        origin,
+    }) = spec
+    else {
+        return Topology::discover()
+            .context("could not read this machine's topology (give one with --machine)");
+    };
+    let path = Path::new(spec.trim());
+    if path.exists() {
+        files.input(&origin.to_string(), path)?;
+    }
+    Topology::parse_spec(&spec).with_context(|| format!("bad {}", origin.with(&spec)))
+}
+
+/// The workers of a run: `--threads`, else `LOCUS_NUM_THREADS`, else `default`, which is
+/// the machine's PU count (`what` names where that default comes from in a message).
+pub(crate) fn threads(flag: Option<usize>, default: usize, what: &str) -> Result<usize> {
+    let given = flag_or_env(flag, "--threads", "LOCUS_NUM_THREADS", crate::cli::threads)?;
+    match given {
+        Some(Given { value, .. }) => Ok(value),
+        None if default > locus::MAX_THREADS => bail!(
+            "{what} has {default} PUs, and a pool has at most {} workers: give --threads N \
+             (or LOCUS_NUM_THREADS) to run on part of it",
+            locus::MAX_THREADS
+        ),
+        None => Ok(default),
     }
 }
 
@@ -28,13 +61,12 @@ pub(crate) struct TopoPlan {
 impl TopoPlan {
     /// Resolves the arguments; every error here is bad input.
     pub(crate) fn new(args: &TopoArgs) -> Result<TopoPlan> {
-        let topology = machine(args.machine.as_deref())?;
-        let threads = args.threads.unwrap_or_else(|| topology.num_pus());
-        anyhow::ensure!(
-            (1..=locus::MAX_THREADS).contains(&threads),
-            "--threads {threads}: expected 1..={}",
-            locus::MAX_THREADS
-        );
+        let topology = machine(args.machine.as_deref(), &mut RunFiles::new())?;
+        let threads = threads(
+            args.threads,
+            topology.num_pus(),
+            &format!("machine {:?}", topology.name()),
+        )?;
         Ok(TopoPlan { topology, threads })
     }
 
@@ -122,7 +154,7 @@ mod tests {
 
     #[test]
     fn bad_machine_names_the_input() {
-        let e = machine(Some("no-such-box")).unwrap_err();
+        let e = machine(Some("no-such-box"), &mut RunFiles::new()).unwrap_err();
         assert!(format!("{e:#}").contains("no-such-box"), "{e:#}");
     }
 

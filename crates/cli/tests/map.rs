@@ -37,8 +37,9 @@ fn the_hardware_path_says_why_counters_are_missing_or_runs_dry() {
             "a dry run moves nothing: {stdout}"
         );
     } else {
-        // No counters (this project's virtual machine): exit 1, the reason in words.
-        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        // No counters (this project's virtual machine): the run cannot be made (exit 3),
+        // the reason in words.
+        assert_eq!(out.status.code(), Some(3), "{stderr}");
         assert!(
             stderr.starts_with("error: locus map needs per-thread hardware counters"),
             "{stderr}"

@@ -187,7 +187,7 @@ fn bad_input_is_refused_before_anything_runs() {
     );
     refused(
         &["profile", "heat", "--size", SIZE, "--out", &under_out],
-        &["--out", "cannot create the folder"],
+        &["--out", "is a file, not a folder"],
     );
     assert!(!out_dir.exists(), "nothing ran for bad input");
 
@@ -202,7 +202,7 @@ fn bad_input_is_refused_before_anything_runs() {
         "--out",
         o,
     ]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3), "a run that could not be made");
     let err = text(&out.stderr);
     assert!(
         err.contains("more than 3 edges")
@@ -213,7 +213,7 @@ fn bad_input_is_refused_before_anything_runs() {
 
     // A kernel that declares no footprint has nothing to profile: a failed run.
     let out = locus(&["profile", "fib", "--size", "10", "--out", o]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3), "a run that could not be made");
     assert!(
         text(&out.stderr).contains("no leaf task declares a memory access"),
         "{}",

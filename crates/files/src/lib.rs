@@ -98,10 +98,12 @@ enum Kind {
     Empty,
     #[error("folder {0:?} does not exist (locus creates at most the last folder of a path)")]
     NoFolder(PathBuf),
+    #[error("{0:?} is {1}, not a folder")]
+    ParentNotFolder(PathBuf, &'static str),
     #[error("is also this run's {other}; {}", if *.input { "an output never overwrites the run's own inputs" } else { "two outputs of one run need two files" })]
     Collision { other: String, input: bool },
-    #[error("already exists and is not a folder")]
-    DirIsFile,
+    #[error("is {0}, not a folder")]
+    NotAFolder(&'static str),
 }
 
 /// A byte count as a person reads it: `64 MiB`, `1.5 GiB`, `512 bytes`.
@@ -131,7 +133,9 @@ impl fmt::Display for Bytes {
 /// What a file that is not regular is, in words.
 fn kind_of(meta: &Metadata) -> &'static str {
     let t = meta.file_type();
-    if t.is_dir() {
+    if t.is_file() {
+        "a file"
+    } else if t.is_dir() {
         "a folder"
     } else if t.is_char_device() {
         "a character device"
@@ -249,18 +253,27 @@ pub fn check_output(origin: &str, path: &Path) -> Result<(), FileError> {
         Ok(meta) if meta.is_dir() => Err(err(Kind::OutputIsFolder)),
         Ok(meta) if !meta.is_file() => Err(err(Kind::OutputNotRegular(kind_of(&meta)))),
         Ok(_) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let dir = folder_of(path);
-            if dir.is_dir() {
+        // Not there, or its folder is not a folder (ENOTDIR): judge the folder first.
+        Err(e) => {
+            missing_folder(folder_of(path)).map_err(err)?;
+            if e.kind() == io::ErrorKind::NotFound {
                 Ok(())
             } else {
-                Err(err(Kind::NoFolder(dir.to_owned())))
+                Err(err(Kind::Io {
+                    verb: "cannot look at it",
+                    err: e,
+                }))
             }
         }
-        Err(e) => Err(err(Kind::Io {
-            verb: "cannot look at it",
-            err: e,
-        })),
+    }
+}
+
+/// Why `dir`, where a new file or folder is to go, cannot hold it, if it cannot.
+fn missing_folder(dir: &Path) -> Result<(), Kind> {
+    match fs::metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(meta) => Err(Kind::ParentNotFolder(dir.to_owned(), kind_of(&meta))),
+        Err(_) => Err(Kind::NoFolder(dir.to_owned())),
     }
 }
 
@@ -326,11 +339,15 @@ pub fn create_output_dir(origin: &str, path: &Path) -> Result<(), FileError> {
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => Ok(()),
         Ok(meta) if meta.file_type().is_symlink() && path.is_dir() => Ok(()),
-        Ok(_) => Err(err(Kind::DirIsFile)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let parent = folder_of(path);
-            if !parent.is_dir() {
-                return Err(err(Kind::NoFolder(parent.to_owned())));
+        Ok(meta) => Err(err(Kind::NotAFolder(kind_of(&meta)))),
+        // Not there, or its folder is not a folder (ENOTDIR): judge the folder first.
+        Err(e) => {
+            missing_folder(folder_of(path)).map_err(err)?;
+            if e.kind() != io::ErrorKind::NotFound {
+                return Err(err(Kind::Io {
+                    verb: "cannot look at it",
+                    err: e,
+                }));
             }
             fs::create_dir(path).map_err(|e| {
                 err(Kind::Io {
@@ -339,10 +356,6 @@ pub fn create_output_dir(origin: &str, path: &Path) -> Result<(), FileError> {
                 })
             })
         }
-        Err(e) => Err(err(Kind::Io {
-            verb: "cannot look at it",
-            err: e,
-        })),
     }
 }
 

@@ -132,12 +132,7 @@ fn writing_replaces_a_regular_file_and_leaves_others_alone() {
         .is_symlink());
     assert_eq!(fs::read(&target).unwrap(), b"new");
     // /dev/null stays a device.
-    assert!(write_output(
-        "--json",
-        Path::new("/dev/null"),
-        &mut |_: &mut dyn Write| Ok(())
-    )
-    .is_err());
+    assert!(write_output("--json", Path::new("/dev/null"), |_: &mut dyn Write| Ok(())).is_err());
     assert!(fs::metadata("/dev/null")
         .unwrap()
         .file_type()
@@ -192,7 +187,12 @@ fn an_output_folder_is_created_only_at_the_last_level() {
     assert!(e.to_string().contains("does not exist"), "{e}");
     assert!(!dir.join("b").exists());
     fs::write(dir.join("f"), "").unwrap();
-    assert!(create_output_dir("--out", &dir.join("f")).is_err());
+    let e = create_output_dir("--out", &dir.join("f")).unwrap_err();
+    assert!(e.to_string().ends_with("is a file, not a folder"), "{e}");
+    let e = create_output_dir("--out", &dir.join("f/sub")).unwrap_err();
+    assert!(e.to_string().ends_with("is a file, not a folder"), "{e}");
+    let e = check_output("--json", &dir.join("f/x.json")).unwrap_err();
+    assert!(e.to_string().ends_with("is a file, not a folder"), "{e}");
 }
 
 #[test]
