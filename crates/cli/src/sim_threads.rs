@@ -11,6 +11,7 @@ use crate::app::Failure;
 use crate::report::{count, sig3};
 use anyhow::{ensure, Context, Result};
 use clap::Args;
+use locus_files::RunFiles;
 use locus_mapper::workload::{self, MixResult, MixSpec, Placement, RunOptions, MIXES};
 use locus_topo::Topology;
 use rayon::prelude::*;
@@ -81,6 +82,11 @@ impl Plan {
             })?;
             vec![mix]
         };
+        let mut files = RunFiles::new();
+        let machine_file = std::path::Path::new(args.machine.trim());
+        if machine_file.exists() {
+            files.input("--machine", machine_file)?;
+        }
         let topology = Topology::parse_spec(&args.machine)
             .with_context(|| format!("bad --machine {:?}", args.machine))?;
         ensure!(
@@ -100,7 +106,7 @@ impl Plan {
             );
         }
         if let Some(path) = &args.json {
-            locus_files::check_output("--json", path)?;
+            files.output("--json", path)?;
         }
         Ok(Plan {
             mixes,
