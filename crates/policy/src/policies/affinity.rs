@@ -298,12 +298,19 @@ impl Affinity {
         }
     }
 
-    /// Whether the head of `squad` may take leaf inter-socket tasks from other squads'
-    /// pools: always when paper-faithful, else once its own squad has started every leaf
-    /// homed there in this iteration.
+    /// Whether every leaf placed in `squad` this iteration has started (always, without
+    /// affinity): nothing of the squad's own is still to come.
+    #[inline]
+    pub(crate) fn own_leaves_started(&self, squad: SquadId) -> bool {
+        !self.enabled || self.remaining[squad].load(Ordering::Relaxed) == 0
+    }
+
+    /// Whether a worker of `squad` may take leaf inter-socket tasks from other squads'
+    /// pools: once its own squad has started every leaf homed there in this iteration
+    /// (always when paper-faithful). A refusal is counted.
     #[inline]
     pub(crate) fn may_steal_remote(&self, squad: SquadId) -> bool {
-        if !self.enabled || self.remaining[squad].load(Ordering::Relaxed) == 0 {
+        if self.own_leaves_started(squad) {
             return true;
         }
         self.withheld.fetch_add(1, Ordering::Relaxed);

@@ -24,7 +24,7 @@
 
 use crate::policies::affinity::{contiguous_counts, contiguous_squad};
 use crate::policies::bitier::{BiTier, Tier};
-use crate::policies::profile::{leaf_order, Partition, Profile, Spawned};
+use crate::policies::profile::{leaf_order, widths, Entry, Partition, Profile, Spawned};
 use crate::{
     Layout, Place, Policy, Probe, Source, SquadId, TaskCost, TaskId, TaskInfo, WorkerId, WorkerMap,
 };
@@ -205,9 +205,11 @@ impl Cab {
                 let m = self.core.num_squads();
                 let bl = boundary_level(m, self.shared_cache, b, part.data_bytes);
                 if self.core.affinity.enabled() {
+                    let is_leaf = |_: &TaskId, e: &Entry| e.level == bl - 1;
                     self.core
                         .affinity
-                        .preset_contiguous(leaf_order(&entries, |_, e| e.level == bl - 1));
+                        .preset_contiguous(leaf_order(&entries, is_leaf));
+                    self.core.set_widths(widths(&entries, is_leaf));
                 }
                 self.leaf_level.store(bl - 1, Ordering::Release);
                 (part, bl)
@@ -300,7 +302,7 @@ impl Policy for Cab {
             .tier(task.level)
             .filter(|_| !self.core.is_placed_chunk(task));
         match (tier, cost) {
-            (Some(tier), _) => self.core.finished(worker, tier),
+            (Some(tier), _) => self.core.finished(worker, task, tier),
             (None, Some(cost)) => self.profile.finished(task, cost),
             (None, None) => {}
         }

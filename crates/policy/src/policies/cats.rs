@@ -24,8 +24,10 @@
 //! each leaf goes back to the squad that ran it last (see `affinity.rs`).
 
 use crate::policies::bitier::{BiTier, Tier};
-use crate::policies::profile::{leaf_order, Partition, Profile, Spawned};
-use crate::{Layout, Place, Policy, Probe, Source, TaskCost, TaskInfo, WorkerId, WorkerMap};
+use crate::policies::profile::{leaf_order, widths, Entry, Partition, Profile, Spawned};
+use crate::{
+    Layout, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo, WorkerId, WorkerMap,
+};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
@@ -106,11 +108,12 @@ impl Cats {
                 let mut part = Partition::new(&entries, self.shared_cache, self.threshold);
                 if self.core.affinity.enabled() && !part.cpu_bound {
                     part.feed(&entries, self.core.num_squads());
+                    let is_leaf =
+                        |id: &TaskId, _: &Entry| part.tiers.get(id) == Some(&Tier::LeafInter);
                     self.core
                         .affinity
-                        .preset_contiguous(leaf_order(&entries, |id, _| {
-                            part.tiers.get(id) == Some(&Tier::LeafInter)
-                        }));
+                        .preset_contiguous(leaf_order(&entries, is_leaf));
+                    self.core.set_widths(widths(&entries, is_leaf));
                 }
                 part
             });
@@ -161,8 +164,11 @@ impl Policy for Cats {
         let _ = spawner;
         self.spawned(parent, task);
         match self.state.load(Ordering::Acquire) {
-            // "For the convenience of collecting SOID", the paper profiles parent-first.
-            PROFILING => true,
+            // "For the convenience of collecting SOID", the paper profiles parent-first;
+            // the profile here is the same either way (ids and costs do not depend on
+            // the order), so `cats` profiles child-first, as ws runs: a program that
+            // never repeats (one sort) then costs nothing against ws.
+            PROFILING => !self.core.affinity.enabled(),
             _ => self.tier(task).is_some_and(|t| self.core.parent_first(t)),
         }
     }
@@ -192,7 +198,7 @@ impl Policy for Cats {
             .tier(task)
             .filter(|_| !(self.places_chunks() && self.core.is_placed_chunk(task)));
         if let Some(tier) = tier {
-            self.core.finished(worker, tier);
+            self.core.finished(worker, task, tier);
         } else if let (PROFILING, Some(cost)) = (self.state.load(Ordering::Acquire), cost) {
             self.profile.finished(task, cost);
         }

@@ -66,63 +66,120 @@ pub(crate) struct Entry {
 /// The profile of one iteration, being recorded.
 #[derive(Debug, Default)]
 pub(crate) struct Profile {
-    table: Mutex<HashMap<TaskId, Entry>>,
+    inner: Mutex<Table>,
+}
+
+/// The profiled tasks, and how many of them have not completed.
+#[derive(Debug, Default)]
+struct Table {
+    entries: HashMap<TaskId, Entry>,
+    incomplete: usize,
+}
+
+impl Table {
+    /// The entry of `id`, made (at `level`) if new.
+    fn entry(&mut self, id: TaskId, level: u32) -> &mut Entry {
+        let incomplete = &mut self.incomplete;
+        self.entries.entry(id).or_insert_with(|| {
+            *incomplete += 1;
+            Entry {
+                level,
+                ..Entry::default()
+            }
+        })
+    }
+
+    /// Whether every task that has not completed is `id` or one of its ancestors: the
+    /// program is between two iterations of the loop that runs in `id` (or its parent).
+    fn quiescent_below(&self, id: TaskId) -> bool {
+        let mut open_ancestors = 0;
+        let mut at = Some(id);
+        // Ids are hashes: a loop of parent links is cut after as many steps as tasks.
+        for _ in 0..=self.entries.len() {
+            let Some(e) = at.and_then(|a| self.entries.get(&a)) else {
+                break;
+            };
+            open_ancestors += usize::from(e.soid.is_none());
+            at = e.parent;
+        }
+        open_ancestors == self.incomplete
+    }
 }
 
 /// What a spawn tells the profile.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Spawned {
-    /// A task not seen completing before: still the first iteration.
+    /// A task not seen completing before, or one spawned again at the same place while
+    /// others of this iteration still run: still the first iteration.
     New,
-    /// A task that completed before: the second iteration has begun.
+    /// A task that completed before, spawned when nothing else of the iteration runs:
+    /// the second iteration has begun.
     Repeat,
 }
 
 impl Profile {
-    fn table(&self) -> std::sync::MutexGuard<'_, HashMap<TaskId, Entry>> {
-        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    fn table(&self) -> std::sync::MutexGuard<'_, Table> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// `parent` spawned `task`. Idempotent: an engine may report one spawn twice (a
     /// parent-first `join` asks about its first half, then places it).
+    ///
+    /// Task ids number a task's children per sync block, so a task that joins twice
+    /// (mergesort sorts its halves, then merges them) spawns the ids of its first
+    /// children again. Only a repeat that finds the rest of the program quiet (every
+    /// task that has not completed is an ancestor of the spawner, as between two sweeps
+    /// of an iterative program's loop) starts the second iteration; any other is the
+    /// same position of the tree used once more, and its cost adds to the position's.
     pub(crate) fn spawned(&self, parent: &TaskInfo, task: &TaskInfo) -> Spawned {
         let mut table = self.table();
-        match table.get(&task.id) {
-            Some(e) if e.soid.is_some() => return Spawned::Repeat,
+        match table.entries.get(&task.id) {
+            Some(e) if e.soid.is_some() => {
+                return if table.quiescent_below(parent.id) {
+                    Spawned::Repeat
+                } else {
+                    Spawned::New
+                };
+            }
             Some(e) if e.parent.is_some() => return Spawned::New,
             _ => {}
         }
-        let entry = table.entry(task.id).or_default();
+        let entry = table.entry(task.id, task.level);
         entry.parent = Some(parent.id);
         entry.level = task.level;
-        let parent_entry = table.entry(parent.id).or_insert_with(|| Entry {
-            level: parent.level,
-            ..Entry::default()
-        });
-        parent_entry.children += 1;
+        table.entry(parent.id, parent.level).children += 1;
         Spawned::New
     }
 
-    /// `task` completed having cost `cost` itself; its SOID goes to its parent.
+    /// `task` completed having cost `cost` itself; its SOID goes to its parent. A task at
+    /// a position that completed before (see [`Profile::spawned`]) adds to it.
     pub(crate) fn finished(&self, task: &TaskInfo, cost: &TaskCost) {
         let mut table = self.table();
-        let entry = table.entry(task.id).or_insert_with(|| Entry {
-            level: task.level,
-            ..Entry::default()
-        });
-        entry.own = *cost;
-        let total = soid(cost.bytes, &[entry.children_soid]);
+        let entry = table.entry(task.id, task.level);
+        let before = entry.soid;
+        entry.own = TaskCost {
+            misses: entry.own.misses.saturating_add(cost.misses),
+            bytes: entry.own.bytes.saturating_add(cost.bytes),
+            instructions: entry.own.instructions.saturating_add(cost.instructions),
+            nanos: entry.own.nanos.saturating_add(cost.nanos),
+        };
+        let total = soid(entry.own.bytes, &[entry.children_soid]);
         entry.soid = Some(total);
-        if let Some(parent) = entry.parent {
-            let p = table.entry(parent).or_default();
-            p.children_soid = p.children_soid.saturating_add(total);
+        let parent = entry.parent;
+        if before.is_none() {
+            table.incomplete -= 1;
+        }
+        let added = total.saturating_sub(before.unwrap_or(0));
+        if let Some(parent) = parent {
+            let p = table.entry(parent, task.level.saturating_sub(1));
+            p.children_soid = p.children_soid.saturating_add(added);
         }
     }
 
     /// Every entry, completed or not (the loop's own task of an iterative program spawns
     /// the iteration but does not complete within it), for partitioning.
     pub(crate) fn snapshot(&self) -> HashMap<TaskId, Entry> {
-        self.table().clone()
+        self.table().entries.clone()
     }
 }
 
@@ -173,6 +230,49 @@ pub(crate) fn leaf_order(
         }
     }
     out
+}
+
+/// The width of each task of `entries` that `is_leaf` selects: the number of tasks
+/// without children in its subtree, the most of it that can run at once. Computed
+/// bottom-up over the whole profile, once.
+pub(crate) fn widths(
+    entries: &HashMap<TaskId, Entry>,
+    is_leaf: impl Fn(&TaskId, &Entry) -> bool,
+) -> HashMap<TaskId, u32> {
+    let children = children(entries);
+    let mut width: HashMap<TaskId, u32> = HashMap::with_capacity(entries.len());
+    // Ids are hashes: a parent link that loops back (two ids colliding) is cut where it
+    // closes, so the walk ends.
+    let mut expanding: std::collections::HashSet<TaskId> = Default::default();
+    // Post-order without recursion: a task's width once all its children have theirs.
+    let mut stack: Vec<(TaskId, bool)> = entries
+        .iter()
+        .filter(|(id, _)| is_leaf(id, &entries[*id]))
+        .map(|(id, _)| (*id, false))
+        .collect();
+    while let Some((id, expanded)) = stack.pop() {
+        if width.contains_key(&id) {
+            continue;
+        }
+        let kids = children.get(&id).map_or(&[][..], Vec::as_slice);
+        if kids.is_empty() {
+            width.insert(id, 1);
+        } else if expanded {
+            let w = kids
+                .iter()
+                .map(|k| width.get(k).copied().unwrap_or(1))
+                .fold(0u32, u32::saturating_add);
+            width.insert(id, w);
+        } else if expanding.insert(id) {
+            stack.push((id, true));
+            stack.extend(kids.iter().map(|k| (*k, false)));
+        } else {
+            // Met again below itself: the loop of parent links ends here.
+            width.insert(id, 1);
+        }
+    }
+    width.retain(|id, _| entries.get(id).is_some_and(|e| is_leaf(id, e)));
+    width
 }
 
 impl Partition {
@@ -485,6 +585,57 @@ mod tests {
         );
         assert_eq!(part.data_bytes, 8 << 20, "S_d: the iteration's top tasks");
         assert_eq!(part.branching, 2.0);
+    }
+
+    #[test]
+    fn a_second_join_in_a_running_task_is_not_a_second_iteration() {
+        let p = Profile::default();
+        let cost = |bytes| TaskCost {
+            bytes,
+            ..TaskCost::default()
+        };
+        // root -> task (running) -> sorts its halves a, b, then merges with the same
+        // ids while `other`, a sibling of `task`, still runs.
+        let (root, task, other) = (info(1, 0), info(2, 1), info(3, 1));
+        let (a, b) = (info(20, 2), info(21, 2));
+        p.spawned(&root, &task);
+        p.spawned(&root, &other);
+        p.spawned(&task, &a);
+        p.spawned(&task, &b);
+        p.finished(&a, &cost(100));
+        p.finished(&b, &cost(100));
+        assert_eq!(p.spawned(&task, &a), Spawned::New, "`other` still runs");
+        p.finished(&a, &cost(50));
+        let entries = p.snapshot();
+        assert_eq!(
+            entries[&a.id].own.bytes, 150,
+            "the merge's cost adds to the position"
+        );
+        assert_eq!(entries[&task.id].children_soid, 250);
+        p.finished(&b, &cost(0));
+        p.finished(&task, &cost(0));
+        p.finished(&other, &cost(0));
+        assert_eq!(
+            p.spawned(&root, &task),
+            Spawned::Repeat,
+            "all quiet: the next sweep"
+        );
+    }
+
+    #[test]
+    fn a_leaf_is_as_wide_as_its_subtree_has_leaves() {
+        let (entries, levels) = binary_tree(4, 1 << 20);
+        let w = widths(&entries, |_, e| e.level == 2);
+        assert_eq!(w.len(), 4);
+        assert!(levels[2].iter().all(|t| w[&t.id] == 4), "{w:?}");
+        let w = widths(&entries, |_, e| e.level == 4);
+        assert!(levels[4].iter().all(|t| w[&t.id] == 1));
+        // A parent link that loops (colliding ids) still ends.
+        let mut looped = entries.clone();
+        let top = levels[1][0].id;
+        looped.get_mut(&top).unwrap().parent = Some(levels[3][0].id);
+        let w = widths(&looped, |_, e| e.level == 2);
+        assert_eq!(w.len(), 4);
     }
 
     /// A complete binary tree of `depth` below a loop task, each leaf task costing
