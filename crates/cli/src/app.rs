@@ -96,6 +96,19 @@ fn run_sim(args: &SimArgs) -> Result<(), Failure> {
             text
         }
         Some(SimCommand::Threads(threads)) => crate::sim_threads::run(threads)?,
+        Some(SimCommand::Matrix(matrix)) => {
+            let plan = crate::matrix::MatrixPlan::new(matrix).map_err(Failure::Input)?;
+            let bar = progress_bar(0);
+            let (text, within) = crate::matrix::run(&plan, &bar).map_err(Failure::Run)?;
+            bar.finish_and_clear();
+            if !within {
+                print(&text).map_err(Failure::Run)?;
+                return Err(Failure::Unverified(
+                    "a policy's worst ratio to ws is above --limit".to_string(),
+                ));
+            }
+            text
+        }
         None => {
             let plan = sim::RunPlan::new(&args.run).map_err(Failure::Input)?;
             let bar = progress_bar(0);

@@ -120,6 +120,10 @@ pub(crate) enum SimCommand {
     /// mapper (linux-like spreading, sam, sam-mph, best static) and compare their
     /// progress.
     Threads(crate::sim_threads::ThreadsArgs),
+    /// Compare policies with ws over every kernel at sizes from the defaults to the
+    /// papers' largest and beyond, on several machines, and print each policy's worst
+    /// ratio (`--quick`: the same in seconds, scaled down).
+    Matrix(crate::matrix::MatrixArgs),
 }
 
 /// Flags shared by `locus sim` and `locus sim sweep`.

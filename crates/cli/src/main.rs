@@ -10,6 +10,7 @@ mod bench;
 mod cli;
 mod given;
 mod map;
+mod matrix;
 mod profile;
 mod report;
 mod sim;

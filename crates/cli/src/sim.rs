@@ -642,11 +642,21 @@ fn policies(list: &str, affinity: Option<&PolicyKind>) -> Result<Vec<PolicyKind>
         value: list.to_owned(),
         origin: Origin::Flag("--policy"),
     };
-    let out = crate::bench::parse_policies(&given, &ALL, affinity)?;
+    policies_with(&given, affinity)
+}
+
+/// The policies the simulator runs of a list without a schedule (`locus sim matrix`).
+pub(crate) fn policies_of(given: &Given<String>) -> Result<Vec<PolicyKind>> {
+    policies_with(given, None)
+}
+
+fn policies_with(given: &Given<String>, affinity: Option<&PolicyKind>) -> Result<Vec<PolicyKind>> {
+    let out = crate::bench::parse_policies(given, &ALL, affinity)?;
     ensure!(
         !out.contains(&PolicyKind::WsUnpinned),
-        "bad --policy {list:?}: ws-unpinned differs from ws only in pinning, which the \
-         simulator does not model (every simulated worker stays on its PU); use ws"
+        "bad {}: ws-unpinned differs from ws only in pinning, which the simulator does \
+         not model (every simulated worker stays on its PU); use ws",
+        given.origin.with(&given.value)
     );
     Ok(out)
 }

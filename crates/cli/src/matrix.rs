@@ -1,0 +1,392 @@
+//! `locus sim matrix`: the scheduling policies against work stealing over every kernel,
+//! at sizes from the defaults to the papers' largest and beyond, on several simulated
+//! machines, with the worst ratio of each policy.
+//!
+//! A locality policy earns its place only if it never loses much to `ws`; this command
+//! is where its losing cases are looked for. Every case is a kernel, an input and a
+//! machine; each policy's simulated makespan is divided by `ws`'s in the same run (same
+//! recording, same seed), so the table holds ratios only, and the same inputs give the
+//! same table on any host.
+//!
+//! `--quick` runs small inputs on a machine with the opteron-8380's shape and a
+//! sixteenth of its caches (an input a sixteenth the size behaves there as the full one
+//! does on the real preset: heat `768x512,leaf=24` is heat `3072x2048,leaf=96`, whose
+//! leaf subtrees are single leaves), so that the matrix fits in the test suite.
+
+use crate::given::{Given, Origin};
+use anyhow::{bail, ensure, Context, Result};
+use clap::Args;
+use indicatif::ProgressBar;
+use locus_kernels::{Kernel, Params};
+use locus_policy::{PolicyKind, WorkerMap};
+use locus_sim::engine::{simulate, SimConfig};
+use locus_sim::latency::Latencies;
+use locus_sim::record::record;
+use locus_topo::Topology;
+use rayon::prelude::*;
+use std::fmt::Write as _;
+use std::str::FromStr;
+
+/// The machines of the full matrix: the CATS and CAB papers' Opteron, the MTS paper's
+/// Xeon, and a two-socket chiplet machine of today.
+const MACHINES: &str = "opteron-8380,xeon-x7550,epyc-7763-2s";
+
+/// The machine of `--quick`: opteron-8380 (4 packages of 4 cores, one L3 each) with a
+/// sixteenth of each cache, line size and ways kept.
+const QUICK_MACHINE: &str = "pack:4 numa:1 l3:1(size=384KiB linesize=64 ways=48) \
+     l2:4(size=32KiB linesize=64 ways=16) l1d:1(size=4KiB linesize=64 ways=2) \
+     l1i:1(size=4KiB linesize=64 ways=2) core:1 pu:1";
+
+/// How the report names the machine of `--quick`.
+const QUICK_NAME: &str = "opteron-8380 with a sixteenth of its caches";
+
+/// The policies compared by default.
+const POLICIES: &str = "mts,cab,cats";
+
+/// The inputs of the full matrix: every kernel at its default size, and the kernels
+/// whose behaviour depends on the data's size against the caches from there up to the
+/// papers' largest inputs and beyond, with leaves from 8 to 128 rows.
+const FULL: &[(&str, &str)] = &[
+    ("fib", "30"),
+    ("nqueens", "12,depth=3"),
+    ("knapsack", "48"),
+    ("heat", "1024x512,leaf=8,iters=10"),
+    ("heat", "1024x512,leaf=32,iters=10"),
+    ("heat", "1024x512,leaf=128,iters=10"),
+    ("heat", "3072x2048,leaf=8,iters=10"),
+    ("heat", "3072x2048,leaf=32,iters=10"),
+    ("heat", "3072x2048,leaf=96,iters=10"),
+    ("heat", "3072x2048,leaf=128,iters=10"),
+    ("heat", "4096x4096,leaf=64,iters=5"),
+    ("heat-ub", "1024x512,leaf=8,iters=10"),
+    ("heat-ub", "3072x2048,leaf=96,iters=10"),
+    ("heat-loop", "1024x512,leaf=8,iters=10"),
+    ("heat-loop", "3072x2048,leaf=96,iters=10"),
+    ("heat-moving", "1024x512,leaf=8,iters=10"),
+    ("heat-moving", "2048x1024,leaf=16,iters=10"),
+    ("heat-moving", "3072x2048,leaf=96,iters=10"),
+    ("sor", "1024x512,leaf=8,iters=10"),
+    ("sor", "3072x2048,leaf=8,iters=10"),
+    ("sor", "3072x2048,leaf=64,iters=10"),
+    ("sor", "3072x2048,leaf=128,iters=10"),
+    ("sor-ub", "1024x512,leaf=8,iters=10"),
+    ("ge", "256"),
+    ("ge", "512"),
+    ("ge", "1024"),
+    ("ge-ub", "512"),
+    ("sort", "1048576,cutoff=4096"),
+    ("sort", "4194304,cutoff=8192"),
+    ("sort", "8388608,cutoff=8192"),
+    ("mergesort", "1048576,cutoff=4096"),
+    ("mergesort", "4194304,cutoff=8192"),
+    ("mergesort", "8388608,cutoff=8192"),
+    ("mandelbrot", "256x256"),
+    ("mandelbrot", "1024x1024"),
+    ("fft", "2^18"),
+    ("fft", "2^20"),
+    ("spmv-crs", "laplace2d:256"),
+    ("spmv-crs", "laplace2d:1024"),
+    ("spmv-ccs", "laplace2d:256"),
+    ("spmm", "laplace2d:256"),
+    ("radix", "262144"),
+    ("radix", "4194304"),
+    ("irreg", "medium"),
+    ("irreg", "large"),
+];
+
+/// The inputs of `--quick`, a sixteenth of the full ones where the full ones are large
+/// (see the module documentation).
+const QUICK: &[(&str, &str)] = &[
+    ("fib", "20"),
+    ("nqueens", "8,depth=3"),
+    ("knapsack", "24"),
+    ("heat", "256x128,leaf=8,iters=10"),
+    ("heat", "768x512,leaf=24,iters=10"),
+    ("heat-ub", "256x128,leaf=8,iters=10"),
+    ("heat-loop", "256x128,leaf=8,iters=10"),
+    ("heat-moving", "512x256,leaf=4,iters=10"),
+    ("sor", "256x128,leaf=8,iters=10"),
+    ("sor", "768x512,leaf=16,iters=10"),
+    ("sor-ub", "256x128,leaf=8,iters=10"),
+    ("ge", "128"),
+    ("ge-ub", "128"),
+    ("sort", "65536,cutoff=1024"),
+    ("mergesort", "65536,cutoff=1024"),
+    ("mandelbrot", "64x64"),
+    ("fft", "2^14"),
+    ("spmv-crs", "laplace2d:64"),
+    ("spmv-ccs", "laplace2d:64"),
+    ("spmm", "laplace2d:64"),
+    ("radix", "16384"),
+    ("irreg", "small"),
+];
+
+/// `locus sim matrix`.
+#[derive(Debug, Args)]
+pub(crate) struct MatrixArgs {
+    /// Small inputs on a machine with a sixteenth of opteron-8380's caches, which behave
+    /// as the full inputs do on the real machine: the matrix in seconds.
+    #[arg(long)]
+    pub(crate) quick: bool,
+
+    /// The simulated machines, comma-separated (presets or synthetic strings).
+    /// [default: opteron-8380,xeon-x7550,epyc-7763-2s; with --quick, the scaled machine]
+    #[arg(long, short = 'm', value_name = "LIST")]
+    pub(crate) machine: Option<String>,
+
+    /// The policies compared with ws, comma-separated (the names `locus sim --policy`
+    /// takes).
+    #[arg(long, short = 'p', value_name = "P", default_value = POLICIES)]
+    pub(crate) policy: String,
+
+    /// Only these kernels, comma-separated. [default: every kernel of the matrix]
+    #[arg(long, short = 'k', value_name = "LIST")]
+    pub(crate) kernel: Option<String>,
+
+    /// Exit with status 1 when a policy's worst ratio to ws is above this.
+    #[arg(long, value_name = "RATIO", value_parser = limit)]
+    pub(crate) limit: Option<f64>,
+
+    /// Seed of the simulated workers' random choices.
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub(crate) seed: u64,
+}
+
+fn limit(s: &str) -> Result<f64, String> {
+    match f64::from_str(s) {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("expected a ratio above 0, such as 1.05, not {s:?}")),
+    }
+}
+
+/// The validated input of `locus sim matrix`.
+#[derive(Debug)]
+pub(crate) struct MatrixPlan {
+    /// The machines, each with the name the report gives it.
+    machines: Vec<(String, Topology)>,
+    policies: Vec<PolicyKind>,
+    cases: Vec<Params>,
+    limit: Option<f64>,
+    seed: u64,
+}
+
+impl MatrixPlan {
+    pub(crate) fn new(args: &MatrixArgs) -> Result<MatrixPlan> {
+        let default_machines = if args.quick { QUICK_MACHINE } else { MACHINES };
+        let machines = args
+            .machine
+            .as_deref()
+            .unwrap_or(default_machines)
+            .split(',')
+            .map(|m| {
+                let m = m.trim();
+                let topology =
+                    Topology::parse_spec(m).with_context(|| format!("bad --machine {m:?}"))?;
+                let name = if m == QUICK_MACHINE {
+                    QUICK_NAME.to_string()
+                } else {
+                    topology.name().to_string()
+                };
+                Ok((name, topology))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let given = Given {
+            value: args.policy.clone(),
+            origin: Origin::Flag("--policy"),
+        };
+        let policies: Vec<PolicyKind> = crate::sim::policies_of(&given)?
+            .into_iter()
+            .filter(|p| *p != PolicyKind::Ws)
+            .collect();
+        ensure!(
+            !policies.is_empty(),
+            "bad --policy {:?}: name at least one policy to compare with ws",
+            args.policy
+        );
+        let table = if args.quick { QUICK } else { FULL };
+        let wanted: Option<Vec<Kernel>> = args
+            .kernel
+            .as_deref()
+            .map(|list| {
+                list.split(',')
+                    .map(|k| {
+                        Kernel::from_str(k.trim()).map_err(|e| anyhow::anyhow!("bad --kernel: {e}"))
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })
+            .transpose()?;
+        let mut cases = Vec::new();
+        for (name, size) in table {
+            let kernel = Kernel::from_str(name).map_err(|e| anyhow::anyhow!("{e}"))?;
+            if wanted.as_ref().is_some_and(|w| !w.contains(&kernel)) {
+                continue;
+            }
+            cases.push(
+                kernel
+                    .parse_size(size)
+                    .with_context(|| format!("the matrix's input {name} {size}"))?,
+            );
+        }
+        if let Some(w) = &wanted {
+            for k in w {
+                if !cases.iter().any(|p| p.kernel() == *k) {
+                    bail!("bad --kernel {}: the matrix has no input for it", k.name());
+                }
+            }
+        }
+        Ok(MatrixPlan {
+            machines,
+            policies,
+            cases,
+            limit: args.limit,
+            seed: args.seed,
+        })
+    }
+}
+
+/// One row: a case and each policy's makespan over ws's.
+struct Row {
+    machine: usize,
+    case: usize,
+    ratios: Vec<f64>,
+}
+
+/// Runs the matrix; the report, and whether every worst ratio is within `--limit`.
+pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)> {
+    let per_case = plan.machines.len() * (plan.policies.len() + 1);
+    bar.set_length((plan.cases.len() * per_case) as u64);
+    let mut rows = Vec::new();
+    for (case, params) in plan.cases.iter().enumerate() {
+        bar.set_message(format!("{} {params}", params.kernel()));
+        let workload = record(params)
+            .with_context(|| format!("cannot record {} {params}", params.kernel()))?;
+        let runs: Vec<(usize, usize)> = (0..plan.machines.len())
+            .flat_map(|m| (0..=plan.policies.len()).map(move |p| (m, p)))
+            .collect();
+        let makespans = runs
+            .par_iter()
+            .map(|&(m, p)| {
+                let (name, topology) = &plan.machines[m];
+                let kind = if p == 0 {
+                    PolicyKind::Ws
+                } else {
+                    plan.policies[p - 1].clone()
+                };
+                let config = SimConfig {
+                    threads: None,
+                    seed: plan.seed,
+                    latencies: Latencies::defaults_for(topology.name()),
+                    trace: false,
+                };
+                let r = simulate(&workload, topology, kind.clone(), &config).with_context(|| {
+                    format!(
+                        "simulating {} {params} under {kind} on {name}",
+                        params.kernel(),
+                    )
+                });
+                bar.inc(1);
+                r.map(|r| r.makespan)
+            })
+            .collect::<Result<Vec<u64>>>()?;
+        for (m, chunk) in makespans.chunks(plan.policies.len() + 1).enumerate() {
+            let ws = chunk[0].max(1) as f64;
+            rows.push(Row {
+                machine: m,
+                case,
+                ratios: chunk[1..].iter().map(|&t| t as f64 / ws).collect(),
+            });
+        }
+    }
+    Ok(report(plan, &rows))
+}
+
+fn report(plan: &MatrixPlan, rows: &[Row]) -> (String, bool) {
+    let mut out = String::from(
+        "simulated makespan of each policy over ws's in the same run (below 1: faster)\n",
+    );
+    let label = |p: &Params| format!("{:<12}{}", p.kernel().name(), p);
+    let width = plan.cases.iter().map(|p| label(p).len()).max().unwrap_or(0);
+    let names: Vec<String> = plan.policies.iter().map(|p| p.to_string()).collect();
+    let column = names.iter().map(|n| n.len() + 2).max().unwrap_or(0).max(8);
+    for (m, (name, topology)) in plan.machines.iter().enumerate() {
+        let map = WorkerMap::new(topology, topology.num_pus());
+        let _ = writeln!(
+            out,
+            "\nmachine {name}: {} workers in {} squads\n{:width$}{}",
+            map.num_workers(),
+            map.num_squads(),
+            "",
+            names
+                .iter()
+                .map(|n| format!("{n:>column$}"))
+                .collect::<String>(),
+        );
+        for row in rows.iter().filter(|r| r.machine == m) {
+            let _ = writeln!(
+                out,
+                "{:width$}{}",
+                label(&plan.cases[row.case]),
+                row.ratios
+                    .iter()
+                    .map(|r| format!("{r:>column$.2}"))
+                    .collect::<String>(),
+            );
+        }
+    }
+    let _ = writeln!(out, "\nworst ratio to ws:");
+    let mut within = true;
+    let name_width = column - 2;
+    for (p, policy) in names.iter().enumerate() {
+        let Some(worst) = rows
+            .iter()
+            .max_by(|a, b| a.ratios[p].total_cmp(&b.ratios[p]))
+        else {
+            continue;
+        };
+        let ratio = worst.ratios[p];
+        let over = plan.limit.is_some_and(|l| ratio > l);
+        within &= !over;
+        let params = &plan.cases[worst.case];
+        let _ = writeln!(
+            out,
+            "  {policy:<name_width$}  {ratio:.2}  ({} {params} on {}){}",
+            params.kernel().name(),
+            plan.machines[worst.machine].0,
+            if over { "  above --limit" } else { "" }
+        );
+    }
+    (out, within)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kernel_has_a_full_and_a_quick_input() {
+        for kernel in Kernel::ALL {
+            for (table, name) in [(FULL, "full"), (QUICK, "quick")] {
+                assert!(
+                    table.iter().any(|(k, _)| *k == kernel.name()),
+                    "the {name} matrix lacks {}",
+                    kernel.name()
+                );
+            }
+        }
+        for (k, s) in FULL.iter().chain(QUICK) {
+            let kernel = Kernel::from_str(k).unwrap();
+            kernel
+                .parse_size(s)
+                .unwrap_or_else(|e| panic!("{k} {s}: {e}"));
+        }
+        Topology::parse_spec(QUICK_MACHINE).unwrap();
+    }
+
+    #[test]
+    fn limits_are_positive_ratios() {
+        assert_eq!(limit("1.05"), Ok(1.05));
+        for bad in ["0", "-1", "nan", "inf", "x", ""] {
+            assert!(limit(bad).is_err(), "{bad}");
+        }
+    }
+}
