@@ -69,6 +69,12 @@ impl FileError {
         &self.path
     }
 
+    /// What is wrong with the file, without the origin and path the message starts
+    /// with, for a caller whose own message names them already.
+    pub fn reason(&self) -> String {
+        self.kind.to_string()
+    }
+
     /// Whether the error is an operating-system failure while reading or writing (a full
     /// disk, a permission), as opposed to a path that locus refuses to use.
     pub fn is_io(&self) -> bool {
