@@ -39,6 +39,9 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
+
 use std::fmt;
 use std::fs::{self, File, Metadata};
 use std::io::{self, BufWriter, Read, Write};
