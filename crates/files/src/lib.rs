@@ -39,6 +39,9 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
+
 use std::fmt;
 use std::fs::{self, File, Metadata};
 use std::io::{self, BufWriter, Read, Write};
@@ -67,6 +70,12 @@ impl FileError {
     /// The path the error is about.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// What is wrong with the file, without the origin and path the message starts
+    /// with, for a caller whose own message names them already.
+    pub fn reason(&self) -> String {
+        self.kind.to_string()
     }
 
     /// Whether the error is an operating-system failure while reading or writing (a full

@@ -71,6 +71,9 @@ pub(crate) enum Kind {
         #[source]
         err: io::Error,
     },
+    /// A file the user named is not a regular file, or could not be opened.
+    #[error(transparent)]
+    File(#[from] locus_files::FileError),
 }
 
 impl ProfileError {

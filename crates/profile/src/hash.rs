@@ -6,7 +6,6 @@
 //! corruption and hand edits, which is all a schedule file's checksum is for, and it
 //! needs no dependency. The same constants give [`locus_policy::TaskId`] its root ids.
 
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -44,9 +43,17 @@ pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
     h.finish()
 }
 
-/// The FNV-1a hash of a file's content, read in blocks.
-fn hash_file(path: &Path) -> io::Result<u64> {
-    let mut file = File::open(path)?;
+/// The FNV-1a hash of a file's content, read in blocks. The file must be a regular
+/// file (a link to `/dev/zero` or a FIFO would be read for ever), and only the length
+/// it had when opened is read, so one that grows meanwhile cannot run away either.
+fn hash_file(path: &Path) -> Result<u64, Kind> {
+    let (file, len) = locus_files::open_input("input file", path)?;
+    let io = |err| Kind::Io {
+        what: "input file",
+        path: path.to_path_buf(),
+        err,
+    };
+    let mut file = file.take(len);
     let mut h = Fnv1a::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
@@ -54,7 +61,7 @@ fn hash_file(path: &Path) -> io::Result<u64> {
             Ok(0) => return Ok(h.finish()),
             Ok(n) => h.write(&buf[..n]),
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return Err(io(e)),
         }
     }
 }
@@ -70,11 +77,7 @@ fn hash_file(path: &Path) -> io::Result<u64> {
 pub fn input_identity(kernel: &str, size: &str, files: &[&Path]) -> Result<String, ProfileError> {
     let mut id = format!("{kernel} {size}");
     for &path in files {
-        let hash = hash_file(path).map_err(|err| Kind::Io {
-            what: "input file",
-            path: path.to_path_buf(),
-            err,
-        })?;
+        let hash = hash_file(path)?;
         id.push_str(&format!(" [{} fnv1a64:{hash:016x}]", path.display()));
     }
     Ok(id)
@@ -115,6 +118,23 @@ mod tests {
         std::fs::remove_file(&file).unwrap();
         let e = input_identity("spmv", &size, &[&file]).unwrap_err();
         assert!(e.to_string().contains("m,1.mtx"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_that_is_not_regular_is_not_hashed() {
+        let dir = std::env::temp_dir().join(format!("locus-profile-zero-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let zero = dir.join("zero.mtx");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let e = input_identity("spmv", "matrix=zero.mtx", &[&zero])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("input file") && e.contains("zero.mtx") && e.contains("not a regular file"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

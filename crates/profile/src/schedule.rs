@@ -30,7 +30,9 @@
 //! of this format and version, with every field, an intact checksum, made for this
 //! machine and this input, and its entries must place each task once, on a worker of the
 //! squad they name, in orders that are a permutation per worker. Each failure has its
-//! own [`ScheduleError`] message saying what is wrong and what to do.
+//! own [`ScheduleError`] message saying what is wrong and what to do. The file must be a
+//! regular file of at most [`MAX_FILE_BYTES`]; JSON nests at most 128 deep (serde_json's
+//! recursion limit, left on), so no file can overflow the stack.
 
 use std::collections::HashSet;
 use std::fmt;
@@ -45,6 +47,11 @@ use crate::graph::AffinityGraph;
 use crate::hash::fnv1a;
 use crate::machine::MachineDesc;
 use crate::partition::Partition;
+
+/// Largest schedule file read, in bytes. An entry is about 70 bytes, so 1 GiB holds
+/// some 15 million tasks: more than any profile locus makes in memory today (a guess,
+/// from the 2.4 GB partition of `irreg large`), and still bounded.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// The `format` name of schedule files.
 pub const FORMAT: &str = "locus-schedule";
@@ -347,8 +354,16 @@ pub fn reseal(text: &str) -> Result<String, ScheduleError> {
 /// named, a task twice, orders that are not a permutation per worker, no task at all).
 pub fn load(path: &Path, machine: &MachineDesc, input: &str) -> Result<Schedule, ScheduleError> {
     let source = path.display().to_string();
-    let text =
-        std::fs::read(path).map_err(|err| ScheduleError::new(&source, Kind::Read { err }))?;
+    let text = locus_files::read_input("schedule file", path, MAX_FILE_BYTES, "a schedule file")
+        .map_err(|e| {
+            ScheduleError::new(
+                &source,
+                Kind::File {
+                    reason: e.reason(),
+                    io: e.is_io(),
+                },
+            )
+        })?;
     let text = String::from_utf8(text).map_err(|e| {
         ScheduleError::new(
             &source,
@@ -625,11 +640,8 @@ impl ScheduleError {
 /// What is wrong. Private so that variants can change without breaking callers.
 #[derive(Debug, thiserror::Error)]
 enum Kind {
-    #[error("cannot read it (run `locus profile ... --out DIR` to make one)")]
-    Read {
-        #[source]
-        err: io::Error,
-    },
+    #[error("{reason}{}", if *.io { " (run `locus profile ... --out DIR` to make one)" } else { "" })]
+    File { reason: String, io: bool },
     #[error("cannot write it")]
     Write {
         #[source]

@@ -305,6 +305,67 @@ fn a_missing_file_and_bytes_that_are_not_text_are_refused() {
 }
 
 #[test]
+fn only_a_regular_file_under_the_cap_is_read() {
+    let dir = scratch("special");
+    let zero = dir.join("zero.json");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let fifo = dir.join("fifo.json");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {fifo:?}");
+    let large = dir.join("large.json");
+    std::fs::File::create(&large)
+        .unwrap()
+        .set_len(schedule::MAX_FILE_BYTES + 1)
+        .unwrap();
+    for (path, says) in [
+        (&zero, "a character device, not a regular file"),
+        (&fifo, "a FIFO, not a regular file"),
+        (&dir, "a folder, not a regular file"),
+        (
+            &large,
+            "more than the 1 GiB locus reads for a schedule file",
+        ),
+    ] {
+        let e = schedule::load(path, &altix(), INPUT)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(&format!("schedule {}: ", path.display())) && e.contains(says),
+            "{e}"
+        );
+        assert!(!e.contains("re-run"), "not a missing file: {e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn deep_nesting_is_refused_not_overflowed() {
+    // serde_json's recursion limit (128) holds for both reads of the file.
+    for text in [
+        "[".repeat(100_000),
+        format!("{{\"format\": {}", "[".repeat(100_000)),
+        format!("{{\"format\": {}", "{\"a\":".repeat(100_000)),
+    ] {
+        let msg = refusal(&text);
+        assert!(msg.contains("s.json"), "{msg}");
+        assert!(msg.contains("recursion limit exceeded"), "{msg}");
+    }
+    // A key the reader ignores is skipped without recursion (serde_json walks it in a
+    // loop), then refused as unknown.
+    let deep = valid().replacen(
+        '{',
+        &format!(
+            "{{\"extra\": {}{},",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        ),
+        1,
+    );
+    let msg = refusal(&deep);
+    assert!(msg.contains("unknown field `extra`"), "{msg}");
+}
+
+#[test]
 fn every_refusal_has_its_own_message() {
     let texts = [
         String::new(),

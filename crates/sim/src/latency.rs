@@ -19,7 +19,9 @@
 //! that is not an object, an unknown key (with the closest known key), a key
 //! given twice (a plain JSON reader would silently keep the last one), a value
 //! of the wrong type or range, and a table that breaks an invariant once the
-//! overrides are applied.
+//! overrides are applied. The file must be a regular file of at most
+//! [`MAX_FILE_BYTES`] (a link to `/dev/zero` or a FIFO is refused, not read), and its
+//! JSON nests at most 128 deep (serde_json's recursion limit, left on).
 //!
 //! # Invariants
 //!
@@ -168,7 +170,6 @@
 //! the real machine and override them.
 
 use std::fmt;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -392,6 +393,10 @@ const CHAIN: [&str; 5] = ["l1_hit", "l2_hit", "l3_hit", "local_dram", "remote_dr
 const EXAMPLE: &str = r#"{"l3_hit": 40, "clock_ghz": 2.5}"#;
 
 /// What a cycle field accepts, for error messages.
+/// Largest latency override file read, in bytes: a file of every key is under 1 KB, and
+/// 1 MiB leaves room for any formatting while bounding what a wrong path can cost.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
 const CYCLES_EXPECTED: &str = "a whole number of cycles from 1 to 4294967295";
 
 impl Latencies {
@@ -634,10 +639,16 @@ impl LatencyTable {
     /// When the file cannot be read, and as [`Latencies::with_overrides`]; the
     /// message names the path.
     pub fn load_overrides(self, path: &Path) -> Result<LatencyTable, LatencyError> {
-        let text = std::fs::read_to_string(path).map_err(|err| {
-            LatencyError(Kind::Io {
+        let text = locus_files::read_input_string(
+            "latency overrides",
+            path,
+            MAX_FILE_BYTES,
+            "a latency override file",
+        )
+        .map_err(|e| {
+            LatencyError(Kind::File {
                 path: path.to_owned(),
-                err,
+                reason: e.reason(),
             })
         })?;
         let origin = path.display().to_string();
@@ -667,13 +678,9 @@ pub struct LatencyError(Kind);
 /// What went wrong. Private so that variants can change without breaking callers.
 #[derive(Debug, thiserror::Error)]
 enum Kind {
-    /// The override file could not be read.
-    #[error("cannot read latency overrides {path:?}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        err: io::Error,
-    },
+    /// The override file is not a regular file, is too large, or could not be read.
+    #[error("latency overrides {path:?}: {reason}")]
+    File { path: PathBuf, reason: String },
     /// The text is not JSON.
     #[error("invalid latency overrides in {origin:?} at line {line}, column {column}: not valid JSON ({msg}){hint}; expected a JSON object such as {example}", example = EXAMPLE)]
     Syntax {
@@ -1217,9 +1224,61 @@ mod tests {
         let err = Latencies::defaults_for("altix-2x2")
             .load_overrides(&missing)
             .unwrap_err();
-        assert!(err.to_string().contains("missing.json"), "{err}");
-        assert!(std::error::Error::source(&err).is_some());
+        let err = err.to_string();
+        assert!(
+            err.contains("missing.json") && err.contains("cannot read it"),
+            "{err}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn only_a_regular_file_under_the_cap_is_read() {
+        let dir = std::env::temp_dir().join(format!("locus-sim-special-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let zero = dir.join("zero.json");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        let fifo = dir.join("fifo.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo {fifo:?}");
+        let large = dir.join("large.json");
+        std::fs::File::create(&large)
+            .unwrap()
+            .set_len(MAX_FILE_BYTES + 1)
+            .unwrap();
+        for (path, says) in [
+            (&zero, "a character device, not a regular file"),
+            (&fifo, "a FIFO, not a regular file"),
+            (&dir, "a folder, not a regular file"),
+            (
+                &large,
+                "more than the 1 MiB locus reads for a latency override file",
+            ),
+        ] {
+            let err = Latencies::defaults_for("altix-2x2")
+                .load_overrides(path)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("latency overrides {path:?}")) && err.contains(says),
+                "{err}"
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_not_overflowed() {
+        for text in [
+            format!("{{\"l3_hit\": {}", "[".repeat(100_000)),
+            format!("{{\"l3_hit\": {}", "{\"a\":".repeat(100_000)),
+        ] {
+            assert_mentions(&error_of(&text), &["recursion limit exceeded"]);
+        }
+        // A document that is no object is refused before its inside is read.
+        let text = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        assert_mentions(&error_of(&text), &["found an array"]);
     }
 
     #[test]

@@ -45,6 +45,9 @@ pub(crate) enum Kind {
         column: u32,
         msg: String,
     },
+    /// A file the user named is not a regular file, is too large, or could not be read.
+    #[error(transparent)]
+    File(#[from] locus_files::FileError),
     /// A file could not be read.
     #[error("cannot read {what} {path:?}")]
     Io {
@@ -78,6 +81,12 @@ pub(crate) enum Kind {
     /// A machine description has no PU at all (after restriction, for instance).
     #[error("machine {name:?} has no PU")]
     NoPu { name: String },
+}
+
+impl From<locus_files::FileError> for TopoError {
+    fn from(e: locus_files::FileError) -> Self {
+        Kind::File(e).into()
+    }
 }
 
 impl TopoError {

@@ -22,7 +22,8 @@
 //! and `ways=` (or `associativity=`). NUMA nodes take `memory=` with the same
 //! units, which is kept in [`NumaNode::memory`](crate::NumaNode::memory).
 //!
-//! Rules, as in hwloc: counts are at least 1; the last level is `pu`, and it
+//! Rules, as in hwloc: counts are at least 1, and so are a cache's `size` and
+//! `linesize` (`ways=0` is hwloc's "unknown"); the last level is `pu`, and it
 //! appears once; `core` appears at most once and only `pu` may follow it;
 //! `pack` and `numa` appear at most once; a package level comes before any
 //! cache level; cache levels decrease from the outside in (`l1i` may follow
@@ -373,8 +374,18 @@ impl<'a> Parser<'a> {
             let name_lc = name.to_ascii_lowercase();
             let bad = |e: String| self.err(value_offset, format_args!("attribute '{name}' {e}"));
             match (&mut level.cache, name_lc.as_str()) {
-                (Some(c), "size") => c.size = parse_size(value).map_err(bad)?,
-                (Some(c), "linesize") => c.line_size = parse_u32(value).map_err(bad)?,
+                (Some(c), "size") => {
+                    c.size = parse_size(value).map_err(bad)?;
+                    if c.size == 0 {
+                        return Err(bad("is 0: a cache holds at least one byte".into()));
+                    }
+                }
+                (Some(c), "linesize") => {
+                    c.line_size = parse_u32(value).map_err(bad)?;
+                    if c.line_size == 0 {
+                        return Err(bad("is 0: a cache line holds at least one byte".into()));
+                    }
+                }
                 (Some(c), "ways" | "associativity") => {
                     c.associativity = parse_u32(value).map_err(bad)?
                 }

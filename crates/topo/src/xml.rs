@@ -23,6 +23,17 @@
 //! not this one, so its PUs have no OS index. Other elements (`info`,
 //! `distances`, `page_type`, `support`, ...) are ignored. Errors give the
 //! source name and the `line:column` of the offending element or attribute.
+//!
+//! # Bounds
+//!
+//! A file is read only if it is a regular file of at most [`MAX_FILE_BYTES`]
+//! (a link to `/dev/zero` or a FIFO is refused, never read). Elements are
+//! nested at most [`MAX_DEPTH`] deep, which a scan of the text checks *before*
+//! the XML parser runs: the parser descends one call per level, so 20,000
+//! nested `<object>`s would overflow the stack rather than fail. For the same
+//! reason a document may declare no entities (`<!ENTITY`), whose expansion could
+//! nest elements the scan does not see; hwloc writes none. A cache of size 0
+//! describes no machine and is refused.
 
 use std::path::Path;
 
@@ -32,12 +43,25 @@ use crate::builder::Builder;
 use crate::error::{Kind, TopoError};
 use crate::model::{normalize, CacheAttrs, CacheKind, Topology, MAX_PUS};
 
-/// Deepest object nesting accepted (real machines need about 12).
-const MAX_DEPTH: usize = 256;
+/// Deepest element nesting accepted, `<topology>` and `<info>` included. Real
+/// machines need about 14 (`topology`, `Machine`, `Package`, `Die`, caches L3 to L1i,
+/// `Core`, `PU`, an `info`); the XML parser recurses once per level, and 256 levels
+/// stay far inside a 2 MiB thread stack.
+pub const MAX_DEPTH: usize = 256;
+
+/// Largest hwloc XML file read, in bytes. `lstopo --of xml` of a two-socket 256-PU
+/// server is about 300 KB, and each object's cpuset strings grow with the PU count,
+/// so a machine of [`MAX_PUS`] PUs is tens of MB at most (a guess from that growth);
+/// 128 MiB is above any real machine and still parses in about a second.
+pub const MAX_FILE_BYTES: u64 = 128 << 20;
+
+/// What an hwloc XML file is called in messages.
+const WHAT: &str = "an hwloc XML file";
 
 /// Parses an hwloc XML document; `source` names it in errors and becomes the
 /// topology's name.
 pub(crate) fn from_str(xml: &str, source: &str) -> Result<Topology, TopoError> {
+    nesting(xml, source)?;
     let opts = ParsingOptions {
         allow_dtd: true,
         ..ParsingOptions::default()
@@ -76,7 +100,7 @@ pub(crate) fn from_str(xml: &str, source: &str) -> Result<Topology, TopoError> {
     let mut found_object = false;
     for child in root.children().filter(is_object) {
         found_object = true;
-        walk.object(child, 0)?;
+        walk.object(child)?;
     }
     if !found_object {
         return Err(err(
@@ -95,13 +119,115 @@ pub(crate) fn from_str(xml: &str, source: &str) -> Result<Topology, TopoError> {
 
 /// Reads and parses an hwloc XML file; the topology is named by the file name.
 pub(crate) fn from_file(path: &Path) -> Result<Topology, TopoError> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| TopoError::io("hwloc XML file", path, e))?;
+    let text = locus_files::read_input_string("hwloc XML file", path, MAX_FILE_BYTES, WHAT)?;
     let mut topo = from_str(&text, &path.display().to_string())?;
     if let Some(file_name) = path.file_name() {
         topo.name = file_name.to_string_lossy().into_owned();
     }
     Ok(topo)
+}
+
+/// Checks, without recursion, that elements nest at most [`MAX_DEPTH`] deep and that
+/// no entity is declared, so that the recursive XML parser stays within the stack.
+///
+/// The scan follows XML's lexical structure only as far as nesting needs: comments,
+/// CDATA sections and processing instructions are skipped, a start tag is read to its
+/// `>` past quoted attribute values, and `/>` or an end tag closes a level. It does not
+/// check well-formedness (the parser does); text it cannot follow ends the scan and is
+/// left to the parser's error. A stray `<` in a DTD literal can only make it count one
+/// level too many.
+fn nesting(xml: &str, source: &str) -> Result<(), TopoError> {
+    let bytes = xml.as_bytes();
+    let find = |from: usize, pat: &[u8]| {
+        bytes
+            .get(from..)
+            .and_then(|rest| rest.windows(pat.len()).position(|w| w == pat))
+            .map(|at| from + at + pat.len())
+    };
+    let refuse = |at: usize, msg: &dyn std::fmt::Display| {
+        let doc_pos = text_pos(xml, at);
+        TopoError::xml(source, doc_pos, msg)
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(lt) = bytes
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'<'))
+    {
+        let at = i + lt;
+        let rest = &bytes[at..];
+        let next = if rest.starts_with(b"<!--") {
+            find(at + 4, b"-->")
+        } else if rest.starts_with(b"<![CDATA[") {
+            find(at + 9, b"]]>")
+        } else if rest.starts_with(b"<?") {
+            find(at + 2, b"?>")
+        } else if rest.starts_with(b"<!ENTITY") {
+            return Err(refuse(
+                at,
+                &"declares an entity; hwloc XML declares none, and locus does not expand them",
+            ));
+        } else if rest.starts_with(b"<!") {
+            // DOCTYPE and its declarations: scan on inside them.
+            Some(at + 2)
+        } else if rest.starts_with(b"</") {
+            depth = depth.saturating_sub(1);
+            find(at + 2, b">")
+        } else if rest
+            .get(1)
+            .is_some_and(|&b| b.is_ascii_alphabetic() || b == b'_' || b == b':' || b >= 0x80)
+        {
+            depth += 1;
+            if depth > MAX_DEPTH {
+                return Err(refuse(
+                    at,
+                    &format_args!("elements are nested more than {MAX_DEPTH} deep"),
+                ));
+            }
+            let end = start_tag_end(bytes, at + 1);
+            if end.is_some_and(|e| bytes[e - 2] == b'/') {
+                depth -= 1;
+            }
+            end
+        } else {
+            Some(at + 1)
+        };
+        match next {
+            Some(n) => i = n,
+            // Unclosed: the parser will say where.
+            None => return Ok(()),
+        }
+    }
+    Ok(())
+}
+
+/// The index just past the `>` that ends the start tag whose name begins at `from`,
+/// skipping quoted attribute values; `None` if the tag never ends.
+fn start_tag_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut quote = None;
+    for (k, &b) in bytes.get(from..)?.iter().enumerate() {
+        match (quote, b) {
+            (Some(q), _) if b == q => quote = None,
+            (Some(_), _) => {}
+            (None, b'"' | b'\'') => quote = Some(b),
+            (None, b'>') => return Some(from + k + 1),
+            (None, _) => {}
+        }
+    }
+    None
+}
+
+/// The 1-based line and column of byte `at` in `text`, as roxmltree counts them
+/// (columns in characters).
+fn text_pos(text: &str, at: usize) -> roxmltree::TextPos {
+    let before = text.get(..at).unwrap_or(text);
+    let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |n| n + 1);
+    let column = before[line_start..].chars().count() + 1;
+    roxmltree::TextPos::new(
+        u32::try_from(line).unwrap_or(u32::MAX),
+        u32::try_from(column).unwrap_or(u32::MAX),
+    )
 }
 
 fn is_object(n: &Node<'_, '_>) -> bool {
@@ -163,14 +289,10 @@ impl<'d, 'i> Walk<'d, 'i> {
         self.number::<u64>(node, "local_memory", "a number of bytes")
     }
 
-    fn object(&mut self, node: Node<'_, 'i>, depth: usize) -> Result<(), TopoError> {
+    /// Reads `node` and its children; the recursion is bounded by [`MAX_DEPTH`], which
+    /// [`nesting`] has checked.
+    fn object(&mut self, node: Node<'_, 'i>) -> Result<(), TopoError> {
         let pos = node.range().start;
-        if depth > MAX_DEPTH {
-            return Err(self.err(
-                pos,
-                format_args!("objects are nested more than {MAX_DEPTH} deep"),
-            ));
-        }
         let Some(ty) = node.attribute("type") else {
             return Err(self.err(pos, "expected a type attribute on <object>"));
         };
@@ -223,7 +345,7 @@ impl<'d, 'i> Walk<'d, 'i> {
             self.b.open_numa(memory);
         }
         for child in node.children().filter(is_object) {
-            self.object(child, depth + 1)?;
+            self.object(child)?;
         }
         if numa.is_some() {
             self.b.close();
@@ -270,7 +392,16 @@ impl<'d, 'i> Walk<'d, 'i> {
             None if level == 1 => CacheKind::Data,
             None => CacheKind::Unified,
         };
-        let size = match self.number::<u64>(node, "cache_size", "a number of bytes (0 or more)")? {
+        let size = match self.number::<u64>(node, "cache_size", "a number of bytes")? {
+            Some(0) => {
+                let at = node
+                    .attribute_node("cache_size")
+                    .map_or(pos, |a| a.range_value().start);
+                return Err(self.err(
+                    at,
+                    "cache_size=\"0\": a cache holds at least one byte (remove the cache object or give its size)",
+                ));
+            }
             Some(s) => s,
             None => return Err(self.err(pos, "expected a cache_size attribute on a cache object")),
         };

@@ -49,6 +49,9 @@ const CASES: &[(Via, &str, &[&str])] = &[
     (Via::Synthetic, "l3:1(size=99999999999999999999TB) pu:1", &["attribute 'size'", "too large"]),
     (Via::Synthetic, "l3:1(size=20000000TiB) pu:1", &["attribute 'size' is too large"]),
     (Via::Synthetic, "core:2(indexes=0,1) pu:1", &["'indexes' is not supported"]),
+    (Via::Synthetic, "l3:1(size=0) core:2 pu:1", &["byte 10", "attribute 'size' is 0", "at least one byte"]),
+    (Via::Synthetic, "l3:1(size=0MiB) core:2 pu:1", &["attribute 'size' is 0"]),
+    (Via::Synthetic, "l2:1(linesize=0) core:1 pu:1", &["attribute 'linesize' is 0", "cache line"]),
     // --- shorthand ---
     (Via::Synthetic, "0x2", &["\"0x2\"", "byte 0", "at least 1"]),
     (Via::Synthetic, "2x0", &["byte 2", "at least 1"]),
@@ -71,13 +74,16 @@ const CASES: &[(Via, &str, &[&str])] = &[
     (Via::Xml, "<topology><object type=\"Machine\"><object type=\"Cache\" depth=\"9\" cache_size=\"1024\"><object type=\"PU\"/></object></object></topology>", &["cache depth 9 is out of range"]),
     (Via::Xml, "<topology><object type=\"Machine\"><object type=\"Cache\" depth=\"2\" cache_type=\"7\" cache_size=\"1024\"><object type=\"PU\"/></object></object></topology>", &["cache_type 7"]),
     (Via::Xml, "<topology><object type=\"Machine\"><object type=\"Cache\" depth=\"2\" cache_size=\"1024\" cache_associativity=\"-5\"><object type=\"PU\"/></object></object></topology>", &["cache_associativity -5 is out of range"]),
+    (Via::Xml, "<topology version=\"2.0\"><object type=\"Machine\"><object type=\"L2Cache\" cache_size=\"0\"><object type=\"PU\"/></object></object></topology>", &["\"test.xml\"", "1:83", "cache_size=\"0\"", "at least one byte"]),
+    (Via::Xml, "<topology><object type=\"Machine\"><object type=\"Cache\" depth=\"3\" cache_size=\" 0 \"><object type=\"PU\"/></object></object></topology>", &["cache_size=\"0\""]),
+    (Via::Xml, "<!DOCTYPE topology [<!ENTITY o \"<object type='PU'/>\">]><topology><object type=\"Machine\">&o;</object></topology>", &["\"test.xml\"", "1:21", "declares an entity"]),
     (Via::Xml, "<topology><object><object type=\"PU\"/></object></topology>", &["1:11", "expected a type attribute"]),
     (Via::Xml, "<topology version=\"2.0\"><object type=\"Machine\"><object type=\"NUMANode\" local_memory=\"x\"/><object type=\"PU\"/></object></topology>", &["local_memory=\"x\""]),
     // --- specs ---
     (Via::Spec, "", &["unknown machine \"\"", "opteron-8380", "xeon-x7550", "epyc-7763-2s"]),
     (Via::Spec, "opteron-838", &["unknown machine \"opteron-838\"", "opteron-8380"]),
     (Via::Spec, "xeon", &["unknown machine \"xeon\"", "a preset name (", "synthetic string"]),
-    (Via::Spec, "/nonexistent/dir/machine.xml", &["cannot read hwloc XML file", "/nonexistent/dir/machine.xml"]),
+    (Via::Spec, "/nonexistent/dir/machine.xml", &["hwloc XML file \"/nonexistent/dir/machine.xml\"", "cannot read it"]),
     (Via::Spec, "0x4", &["\"0x4\"", "at least 1"]),
     (Via::Spec, "pack:2 core:2", &["expected a 'pu' level last"]),
 ];

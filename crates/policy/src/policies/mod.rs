@@ -274,6 +274,11 @@ fn parse_cab_inputs(prefix: &str, args: &str) -> Result<CabInputs, String> {
     };
     let data_bytes =
         locus_topo::parse_size(size).map_err(|e| format!("the input size SIZE {e}"))?;
+    if data_bytes == 0 {
+        return Err(format!(
+            "the input size SIZE after '{prefix}{b}:' is 0; it must be at least 1 byte, e.g. {prefix}{b}:48MiB"
+        ));
+    }
     Ok(CabInputs::Given {
         branching,
         data_bytes,
@@ -352,6 +357,8 @@ mod tests {
             "cab-paper:",
             "cab-paper:bl=x",
             "cab-paper:1:1MiB",
+            "cab:2:0",
+            "cab-paper:4:0KiB",
             "cats-paper:-1",
             "cats-papers",
         ] {
@@ -359,6 +366,23 @@ mod tests {
             assert!(e.contains(&format!("'{bad}'")), "{e}");
             assert!(e.contains("ws, ws-unpinned"), "lists the names: {e}");
         }
+    }
+
+    #[test]
+    fn a_cab_input_of_no_bytes_is_refused() {
+        // It gave a boundary level from the squad count alone, as if the input fit.
+        let e = "cab:2:0".parse::<PolicyKind>().unwrap_err().to_string();
+        assert!(
+            e.contains("the input size SIZE after 'cab:2:' is 0") && e.contains("at least 1 byte"),
+            "{e}"
+        );
+        assert_eq!(
+            "cab:2:1".parse::<PolicyKind>().unwrap(),
+            PolicyKind::Cab(CabInputs::Given {
+                branching: 2,
+                data_bytes: 1
+            })
+        );
     }
 
     fn plan(p: &dyn Policy, w: usize) -> Vec<Probe> {
