@@ -18,9 +18,10 @@ use crate::sim;
 use crate::topo::{self, TopoPlan};
 use anyhow::{Context, Result};
 use clap::CommandFactory;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, WeakProgressBar};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 /// Exit status of a run whose results did not all verify.
 pub(crate) const EXIT_UNVERIFIED: u8 = 1;
@@ -61,6 +62,20 @@ impl Failure {
     }
 }
 
+/// A failure while running, as bad input where the input was too large to record (the
+/// recorder's own bound, reached where no estimate could foresee it).
+pub(crate) fn run_failure(e: anyhow::Error) -> Failure {
+    let too_large = e.chain().any(|c| {
+        c.downcast_ref::<locus_sim::record::RecordError>()
+            .is_some_and(locus_sim::record::RecordError::is_limit)
+    });
+    if too_large {
+        Failure::Input(e)
+    } else {
+        Failure::Run(e)
+    }
+}
+
 /// Output cut short by the reader (`locus topo | head`) is not an error.
 fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
@@ -91,7 +106,7 @@ fn run_sim(args: &SimArgs) -> Result<(), Failure> {
         Some(SimCommand::Sweep(sweep)) => {
             let plan = sim::SweepPlan::new(sweep).map_err(Failure::Input)?;
             let bar = progress_bar(0);
-            let text = sim::sweep(&plan, &bar).map_err(Failure::Run)?;
+            let text = sim::sweep(&plan, &bar).map_err(run_failure)?;
             bar.finish_and_clear();
             text
         }
@@ -114,7 +129,7 @@ fn run_sim(args: &SimArgs) -> Result<(), Failure> {
             let bar = progress_bar(0);
             let text = sim::run(&plan, &bar)
                 .with_context(|| format!("{} {}", plan.params.kernel(), plan.params))
-                .map_err(Failure::Run)?;
+                .map_err(run_failure)?;
             bar.finish_and_clear();
             text
         }
@@ -203,10 +218,19 @@ fn unverified(kernels: &[KernelResult]) -> Option<String> {
     }
 }
 
-/// A bar over all kernel runs on stderr; hidden unless stderr is a terminal.
+/// How often a run whose stderr is not a terminal says how far it has got: rarely
+/// enough that a run of a few seconds (every test) prints nothing and a log of a long
+/// one stays short, often enough to show that it is alive. Guess.
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+/// A bar over all kernel runs on stderr where stderr is a terminal; elsewhere (a log, a
+/// pipe) a line every [`PROGRESS_EVERY`] while the run lasts.
 fn progress_bar(total: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
+        let bar = ProgressBar::hidden();
+        bar.set_length(total);
+        report_progress(bar.downgrade());
+        return bar;
     }
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     if let Ok(style) =
@@ -215,6 +239,33 @@ fn progress_bar(total: u64) -> ProgressBar {
         bar.set_style(style);
     }
     bar
+}
+
+/// Prints `bar`'s progress to stderr every [`PROGRESS_EVERY`] until it is finished or
+/// dropped: `locus: 20 s, 14/84 done; heat: rep 2/10`. The thread holds only a weak
+/// reference, so it ends with the bar (or with the process).
+fn report_progress(bar: WeakProgressBar) {
+    let start = Instant::now();
+    let spawned = std::thread::Builder::new()
+        .name("locus-progress".to_owned())
+        .spawn(move || loop {
+            std::thread::sleep(PROGRESS_EVERY);
+            let Some(bar) = bar.upgrade() else { return };
+            if bar.is_finished() {
+                return;
+            }
+            let of = bar.length().map_or(String::new(), |n| format!("/{n}"));
+            let message = bar.message();
+            let sep = if message.is_empty() { "" } else { "; " };
+            eprintln!(
+                "locus: {} s, {}{of} done{sep}{message}",
+                start.elapsed().as_secs(),
+                bar.position()
+            );
+        });
+    if let Err(e) = spawned {
+        tracing::warn!("no progress will be shown: cannot start its thread: {e}");
+    }
 }
 
 #[cfg(test)]

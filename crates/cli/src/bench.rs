@@ -15,6 +15,7 @@
 
 use crate::cli::BenchArgs;
 use crate::given::{flag_or_env, Given, Origin};
+use crate::limits;
 use anyhow::{bail, ensure, Context, Result};
 use indicatif::ProgressBar;
 use locus::{PolicyKind, PoolStats, ThreadPoolBuilder};
@@ -61,6 +62,10 @@ impl BenchPlan {
         let mut files = RunFiles::new();
         let jobs = jobs(&args.kernel, args.size.as_deref(), args.matrix.as_deref())?;
         note_inputs(&mut files, &jobs, args.matrix.as_deref())?;
+        for params in &jobs {
+            let given = limits::given(params, args.size.as_deref(), args.matrix.as_deref(), None);
+            limits::check(params, &given, false)?;
+        }
         let policy = flag_or_env(args.policy.clone(), "--policy", "LOCUS_POLICY", |s| {
             Ok(s.to_owned())
         })?

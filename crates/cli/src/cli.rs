@@ -17,7 +17,17 @@ be made (a thread that cannot start, counters refused, an output that cannot be 
 
 Files: outputs (--json, --trace, --plot, profile --out) are written only to a new file or \
 over a regular file, never through a symbolic link, to a device or FIFO, or over one of \
-the run's own inputs; inputs are read only from regular files.";
+the run's own inputs; inputs are read only from regular files.
+
+Limits: an input whose estimated memory is above what this machine has available \
+(MemAvailable in /proc/meminfo), or whose preparation and one run take more than 2^38 \
+(2.7e11) instructions, is refused before anything is allocated, as is, for sim and \
+profile, a task tree above the recorder's 2^24 tasks (a recording also stops at 2^24 \
+tasks or 2^27 steps); iterations (iters=, --iters) are 1 to 10000, --reps 1 to 10000, \
+--warmup 0 to 1000.
+
+Progress: on a terminal, bench and sim draw a bar on stderr; otherwise a run still going \
+after 10 s prints a line to stderr every 10 s (locus: 20 s, 14/84 done; heat: rep 2/10).";
 
 /// `--threads` (and `LOCUS_NUM_THREADS`): 1 up to the runtime's limit.
 pub(crate) fn threads(s: &str) -> Result<usize, String> {

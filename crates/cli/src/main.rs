@@ -9,6 +9,7 @@ mod app;
 mod bench;
 mod cli;
 mod given;
+mod limits;
 mod map;
 mod matrix;
 mod profile;

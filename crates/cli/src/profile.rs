@@ -178,6 +178,9 @@ impl ProfilePlan {
             None => kernel.default_params(),
         };
         let params = crate::bench::with_matrix(params, args.matrix.as_deref())?;
+        let given =
+            crate::limits::given(&params, args.size.as_deref(), args.matrix.as_deref(), None);
+        crate::limits::check(&params, &given, true)?;
         let mut files = RunFiles::new();
         crate::bench::note_inputs(
             &mut files,
@@ -389,7 +392,7 @@ pub(crate) fn command(args: &ProfileArgs) -> Result<(), Failure> {
     tracing::info!(kernel = %plan.params.kernel(), machine = %plan.machine, "profile start");
     let text = run(&plan)
         .with_context(|| format!("{} {}", plan.params.kernel(), plan.params))
-        .map_err(Failure::Run)?;
+        .map_err(crate::app::run_failure)?;
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(text.as_bytes())

@@ -9,8 +9,9 @@
 
 use crate::cli::{SimCommonArgs, SimRunArgs, SweepArgs, SweepParam};
 use crate::given::{flag_or_env, Given, Origin};
+use crate::limits;
 use crate::report::{count, sig3};
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{anyhow, bail, ensure, Context, Result};
 use indicatif::ProgressBar;
 use locus_files::RunFiles;
 use locus_kernels::{Kernel, Params};
@@ -129,6 +130,11 @@ impl RunPlan {
         })?;
         let mut files = RunFiles::new();
         let params = kernel_params(kernel, &args.common, args.iters)?;
+        limits::check(
+            &params,
+            &given_input(&params, &args.common, args.iters),
+            true,
+        )?;
         crate::bench::note_inputs(
             &mut files,
             std::slice::from_ref(&params),
@@ -241,6 +247,7 @@ impl SweepPlan {
     pub(crate) fn new(args: &SweepArgs) -> Result<SweepPlan> {
         let mut files = RunFiles::new();
         let base = kernel_params(&args.kernel, &args.common, args.iters)?;
+        limits::check(&base, &given_input(&base, &args.common, args.iters), true)?;
         crate::bench::note_inputs(
             &mut files,
             std::slice::from_ref(&base),
@@ -273,7 +280,10 @@ impl SweepPlan {
                     ]
                 });
                 for &v in &values {
-                    jobs.push((v, with_rows(&base, v)?, policies.clone()));
+                    let params = with_rows(&base, v)?;
+                    let given = format!("--values {v} ({} {params})", params.kernel());
+                    limits::check(&params, &given, true)?;
+                    jobs.push((v, params, policies.clone()));
                 }
             }
             SweepParam::Bl => {
@@ -541,7 +551,7 @@ fn kernel_params(kernel: &str, common: &SimCommonArgs, iters: Option<usize>) -> 
     };
     let mut params = crate::bench::with_matrix(params, common.matrix.as_deref())?;
     if let Some(k) = iters {
-        ensure!(k >= 1, "--iters 0: at least one iteration is needed");
+        locus_kernels::check_iters(k).map_err(|reason| anyhow!("--iters {k}: {reason}"))?;
         match iterations(&mut params) {
             Some(iters) => *iters = k,
             None => bail!(
@@ -552,6 +562,16 @@ fn kernel_params(kernel: &str, common: &SimCommonArgs, iters: Option<usize>) -> 
         }
     }
     Ok(params)
+}
+
+/// How the input of a `sim` command was given, for messages ([`limits::given`]).
+fn given_input(params: &Params, common: &SimCommonArgs, iters: Option<usize>) -> String {
+    limits::given(
+        params,
+        common.size.as_deref(),
+        common.matrix.as_deref(),
+        iters,
+    )
 }
 
 /// The iteration count of `params` (sweeps, sorts, products), for kernels that repeat.

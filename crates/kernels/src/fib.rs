@@ -63,7 +63,7 @@ impl std::fmt::Display for FibParams {
 }
 
 /// The size-string syntax, for help and error messages.
-pub(crate) const SYNTAX: &str = "N[,cutoff=C] with N in 0..=93, e.g. \"30\" or \"30,cutoff=0\"";
+pub(crate) const SYNTAX: &str = "N[,cutoff=C] with N in 1..=93, e.g. \"30\" or \"30,cutoff=0\"";
 
 /// Parses `N[,cutoff=C]`; the error is the reason, without the input.
 pub(crate) fn parse(s: &str) -> Result<FibParams, String> {
@@ -72,6 +72,9 @@ pub(crate) fn parse(s: &str) -> Result<FibParams, String> {
         n: size::number("N", main)?,
         ..FibParams::default()
     };
+    if p.n == 0 {
+        return Err("N = 0 is no input: fib(0) makes no call (N is at least 1)".to_owned());
+    }
     if p.n > MAX_N {
         return Err(format!(
             "N = {} is too large: fib(N) overflows u64 above N = {MAX_N}",

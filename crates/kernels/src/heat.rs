@@ -120,7 +120,7 @@ pub(crate) fn parse_with<'a>(s: &'a str, extra: &[&str]) -> Result<(HeatParams, 
         p.leaf = grid::parse_leaf(v)?;
     }
     if let Some(v) = opts.take("iters") {
-        p.iters = size::number("iters", v)?;
+        p.iters = size::iters(v)?;
     }
     if let Some(v) = opts.take("seed") {
         p.seed = size::number("seed", v)?;

@@ -37,6 +37,8 @@
 //! and task trees are the same whether anyone listens or not.
 //!
 //! Drivers use the uniform entry: [`Kernel`] → [`Params`] → [`Prepared`] → [`Outcome`].
+//! Before preparing, [`Params::estimate`] gives what an input costs in memory, work and
+//! tasks, so a driver can refuse one this machine cannot hold ([`available_memory`]).
 //!
 //! ```
 //! use locus_kernels::{Kernel, Serial};
@@ -51,6 +53,7 @@
 #![deny(missing_docs)]
 
 mod chunks;
+mod estimate;
 pub mod exec;
 pub mod fft;
 pub mod fib;
@@ -79,6 +82,8 @@ pub mod split;
 pub mod spmm;
 pub mod spmv;
 
+pub use estimate::{available_memory, Available, Estimate, MAX_WORK, SLACK_BYTES};
 pub use exec::{Executor, Locus, Rayon, Serial};
 pub use kernel::{Kernel, KernelError, Params};
 pub use prepared::{Outcome, Prepared};
+pub use size::{check_iters, MAX_ITERS};

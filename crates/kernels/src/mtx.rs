@@ -27,7 +27,6 @@
 //! No footprint (nothing here runs inside a task).
 
 use std::fmt;
-use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
@@ -72,6 +71,28 @@ const BANNER: &str = "%%MatrixMarket matrix FORMAT FIELD SYMMETRY";
 enum ErrorKind {
     #[error("cannot read the file: {0}")]
     Io(String),
+    /// The path is no file to read: [`locus_files::open_input`]'s reason.
+    #[error("{0}")]
+    File(String),
+    #[error(
+        "the size line declares {entries} entries, more than a file of {len} bytes holds \
+         (each takes a line of at least {line} bytes)"
+    )]
+    LongerThanFile { entries: u64, len: u64, line: u64 },
+    #[error(
+        "the matrix is {rows} x {cols} with up to {entries} stored entries: reading it and \
+         the vectors of a product with it take about {}, more than the {} this machine \
+         has ({})",
+        locus_files::Bytes(*.bytes), locus_files::Bytes(*.limit), .from
+    )]
+    Memory {
+        rows: usize,
+        cols: usize,
+        entries: u64,
+        bytes: u64,
+        limit: u64,
+        from: &'static str,
+    },
     #[error("the line is not valid UTF-8 text")]
     NotUtf8,
     #[error("the file is empty; a Matrix Market file starts with the banner '{BANNER}'")]
@@ -200,32 +221,36 @@ impl fmt::Display for Symmetry {
     }
 }
 
-/// Reads the Matrix Market file at `path`.
+/// Reads the Matrix Market file at `path`, which must be a regular file (a link to one
+/// is followed).
 pub fn read(path: impl AsRef<Path>) -> Result<Csr, MtxError> {
     let path = path.as_ref();
-    let file = File::open(path).map_err(|e| MtxError {
-        path: path.to_owned(),
-        line: None,
-        kind: ErrorKind::Io(e.to_string()),
+    const ORIGIN: &str = "Matrix Market file";
+    let (file, len) = locus_files::open_input(ORIGIN, path).map_err(|e| {
+        // The reason alone: the message names the path itself.
+        let message = e.to_string();
+        let prefix = format!("{ORIGIN} {path:?}: ");
+        let reason = message.strip_prefix(&prefix).unwrap_or(&message).to_owned();
+        MtxError {
+            path: path.to_owned(),
+            line: None,
+            kind: ErrorKind::File(reason),
+        }
     })?;
-    read_from(BufReader::new(file), path)
+    Reader::new(BufReader::new(file), path, Some(len)).matrix()
 }
 
 /// Reads a Matrix Market text from `reader`; `name` is what errors call it.
 pub fn read_from(reader: impl BufRead, name: impl AsRef<Path>) -> Result<Csr, MtxError> {
-    Reader {
-        lines: reader,
-        path: name.as_ref().to_owned(),
-        line_no: 0,
-        buf: Vec::new(),
-    }
-    .matrix()
+    Reader::new(reader, name.as_ref(), None).matrix()
 }
 
 /// The reading state: the source, the file's name and the current line.
 struct Reader<R> {
     lines: R,
     path: PathBuf,
+    /// The file's length in bytes, where it is a file.
+    len: Option<u64>,
     /// The 1-based number of the line last read (0 before the first).
     line_no: usize,
     buf: Vec<u8>,
@@ -235,6 +260,60 @@ struct Reader<R> {
 type Stored = (u32, u32, f64, usize);
 
 impl<R: BufRead> Reader<R> {
+    fn new(lines: R, path: &Path, len: Option<u64>) -> Self {
+        Reader {
+            lines,
+            path: path.to_owned(),
+            len,
+            line_no: 0,
+            buf: Vec::new(),
+        }
+    }
+
+    /// Refuses a size line the file cannot hold, or whose matrix this machine cannot:
+    /// `entries` lines of at least `line` bytes each, and a matrix of up to `stored`
+    /// entries once mirrored.
+    fn check_declared(
+        &self,
+        rows: usize,
+        cols: usize,
+        entries: u128,
+        line: u64,
+        stored: u128,
+    ) -> Result<(), MtxError> {
+        let saturated = |n: u128| u64::try_from(n).unwrap_or(u64::MAX);
+        if let Some(len) = self.len {
+            if entries > u128::from(len / line) {
+                return Err(self.here(ErrorKind::LongerThanFile {
+                    entries: saturated(entries),
+                    len,
+                    line,
+                }));
+            }
+        }
+        // The entries as read (24 bytes each) and sorted (16 per entry, mirrors
+        // included), the compressed rows (8 per row, 12 per entry), and `x` and `y` of a
+        // product (8 per row and column each).
+        let entries = saturated(entries);
+        let stored64 = saturated(stored);
+        let bytes = entries
+            .saturating_mul(24)
+            .saturating_add(stored64.saturating_mul(16 + 12))
+            .saturating_add((rows as u64).saturating_add(1).saturating_mul(8))
+            .saturating_add((rows as u64).saturating_add(cols as u64).saturating_mul(16));
+        match crate::available_memory() {
+            Some(limit) if bytes > limit.bytes => Err(self.here(ErrorKind::Memory {
+                rows,
+                cols,
+                entries: stored64,
+                bytes,
+                limit: limit.bytes,
+                from: limit.source,
+            })),
+            _ => Ok(()),
+        }
+    }
+
     /// An error on the current line.
     fn here(&self, kind: ErrorKind) -> MtxError {
         MtxError {
@@ -300,10 +379,14 @@ impl<R: BufRead> Reader<R> {
                 cols,
             }));
         }
+        let mirrored = |n: u128| match symmetry {
+            Symmetry::General => n,
+            Symmetry::Symmetric | Symmetry::SkewSymmetric => 2 * n,
+        };
+        let places = places(rows, cols, symmetry);
         let stored = match format {
             Format::Coordinate => {
                 let declared = declared.unwrap_or_default();
-                let places = places(rows, cols, symmetry);
                 if declared as u128 > places {
                     return Err(self.here(ErrorKind::TooManyDeclared {
                         entries: declared,
@@ -313,9 +396,18 @@ impl<R: BufRead> Reader<R> {
                         cols,
                     }));
                 }
+                let line = match field {
+                    Field::Pattern => 4,
+                    Field::Real | Field::Integer => 6,
+                };
+                let n = declared as u128;
+                self.check_declared(rows, cols, n, line, mirrored(n))?;
                 self.coordinate(rows, cols, declared, field, symmetry)?
             }
-            Format::Array => self.array(rows, cols, field, symmetry)?,
+            Format::Array => {
+                self.check_declared(rows, cols, places, 2, mirrored(places))?;
+                self.array(rows, cols, field, symmetry)?
+            }
         };
         Ok(expand(rows, cols, symmetry, stored))
     }
@@ -647,6 +739,37 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "t.mtx, line 3: row index 0: indices are 1-based"
+        );
+    }
+
+    #[test]
+    fn declarations_are_held_against_the_file_and_the_memory() {
+        // 10^13 entries take 240 TB to read, whatever the machine.
+        let e = parse(
+            "%%MatrixMarket matrix coordinate real general\n4000000000 4000000000 10000000000000\n",
+        )
+        .unwrap_err();
+        assert!(matches!(e.kind, ErrorKind::Memory { .. }), "{e}");
+        assert_eq!(e.line(), Some(2));
+        assert!(e.to_string().contains("more than the"), "{e}");
+        let path = std::env::temp_dir().join(format!("locus-mtx-{}.mtx", std::process::id()));
+        let text = "%%MatrixMarket matrix coordinate real general\n300 300 1000\n1 1 1.0\n";
+        std::fs::write(&path, text).unwrap();
+        let e = read(&path).unwrap_err();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}, line 2: the size line declares 1000 entries, more than a file of {} \
+                 bytes holds (each takes a line of at least 6 bytes)",
+                path.display(),
+                text.len()
+            )
+        );
+        let e = read(std::env::temp_dir()).unwrap_err();
+        assert!(
+            e.to_string().contains("is a folder, not a regular file"),
+            "{e}"
         );
     }
 

@@ -133,7 +133,7 @@ pub(crate) fn parse(s: &str) -> Result<RadixParams, String> {
     }
     let mut opts = Opts::new(opts, &["iters", "grain", "seed"])?;
     if let Some(v) = opts.take("iters") {
-        p.iters = size::number("iters", v)?;
+        p.iters = size::iters(v)?;
     }
     if let Some(v) = opts.take("grain") {
         p.grain = size::number("grain", v)?;

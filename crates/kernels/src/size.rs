@@ -3,6 +3,11 @@
 //! Each kernel interprets `MAIN` and its keys; this module only splits, rejects empty
 //! pieces, unknown and repeated keys, and parses numbers. Errors are reasons without
 //! the input; [`crate::Kernel::parse_size`] adds the input, the kernel and the syntax.
+//! Every count a size names is bounded here or by its kernel: an input of size 0 is
+//! refused (it describes no work), and iterations ([`iters`]) lie in `1..=`[`MAX_ITERS`].
+//! What a size costs in memory and work is estimated before anything is allocated
+//! ([`crate::Estimate`]).
+//!
 //! No footprint (not a kernel).
 
 use std::str::FromStr;
@@ -85,4 +90,32 @@ pub(crate) fn number<T: FromStr>(what: &str, s: &str) -> Result<T, String> {
     digits
         .parse()
         .map_err(|_| format!("{what} {s:?} is too large"))
+}
+
+/// Most iterations an iterative kernel runs (`iters=` in a size, the CLI's `--iters`).
+///
+/// Iterations exist to show what the policies carry from one iteration to the next:
+/// CATS profiles the first and partitions from it, CAB and an affinity schedule reuse
+/// one placement in every later one, so the steady state shows after a few tens (the
+/// defaults run 10). 10,000 leaves two orders of magnitude above that, and keeps a typo
+/// of a few digits (`iters=100000000`) from running for days.
+pub const MAX_ITERS: usize = 10_000;
+
+/// Parses an iteration count: `1..=`[`MAX_ITERS`].
+pub(crate) fn iters(s: &str) -> Result<usize, String> {
+    let n: usize = number("iters", s)?;
+    check_iters(n)
+}
+
+/// Checks an iteration count given as a number: `1..=`[`MAX_ITERS`]; the error is the
+/// reason, as `iters=` would give it.
+pub fn check_iters(n: usize) -> Result<usize, String> {
+    match n {
+        0 => Err("iters = 0 runs nothing: at least one iteration is needed".to_owned()),
+        n if n > MAX_ITERS => Err(format!(
+            "iters = {n} is above the most iterations a run takes, {MAX_ITERS} (the steady \
+             state shows after a few tens)"
+        )),
+        n => Ok(n),
+    }
 }

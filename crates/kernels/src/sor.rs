@@ -136,7 +136,7 @@ pub(crate) fn parse(s: &str) -> Result<SorParams, String> {
         p.leaf = grid::parse_leaf(v)?;
     }
     if let Some(v) = opts.take("iters") {
-        p.iters = size::number("iters", v)?;
+        p.iters = size::iters(v)?;
     }
     if let Some(v) = opts.take("omega") {
         p.omega = v

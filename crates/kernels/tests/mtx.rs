@@ -262,7 +262,7 @@ const BROKEN: &[(&str, Option<usize>, &str)] = &[
         "the file ends after 5 of the 6 entries",
     ),
     ("not_utf8.mtx", Some(2), "the line is not valid UTF-8 text"),
-    ("no_such_file.mtx", None, "cannot read the file"),
+    ("no_such_file.mtx", None, "cannot read it: No such file"),
 ];
 
 #[test]

@@ -296,6 +296,39 @@ fn broken_sizes() {
         (Kernel::Knapsack, "65", "outside"),
         (Kernel::Knapsack, "48,depth=-1", "depth"),
         (Kernel::Knapsack, "48,cutoff=4", "unknown option"),
+        // No input of size 0, no run of 0 iterations, none of more than MAX_ITERS.
+        (Kernel::Fib, "0", "N = 0 is no input"),
+        (Kernel::Heat, "1024x512,iters=0", "at least one iteration"),
+        (Kernel::HeatUb, "64x64,iters=0", "at least one iteration"),
+        (Kernel::HeatLoop, "64x64,iters=0", "at least one iteration"),
+        (
+            Kernel::HeatMoving,
+            "64x64,iters=0",
+            "at least one iteration",
+        ),
+        (Kernel::Sor, "64x64,iters=0", "at least one iteration"),
+        (
+            Kernel::SpmvCrs,
+            "laplace2d:8,iters=0",
+            "at least one iteration",
+        ),
+        (
+            Kernel::SpmvCcs,
+            "laplace2d:8,iters=0",
+            "at least one iteration",
+        ),
+        (
+            Kernel::Spmm,
+            "laplace2d:8,iters=0",
+            "at least one iteration",
+        ),
+        (Kernel::Radix, "1000,iters=0", "at least one iteration"),
+        (Kernel::Irreg, "small,iters=0", "at least one iteration"),
+        (Kernel::Irreg, "small,iters=100000000", "10000"),
+        (Kernel::Heat, "64x64,iters=10001", "10000"),
+        (Kernel::Radix, "0", "at least 1"),
+        (Kernel::Irreg, "0:0", "outside"),
+        (Kernel::SpmvCrs, "laplace2d:0", "at least 1"),
     ];
     for (kernel, s, reason) in cases {
         let err = kernel
@@ -320,4 +353,62 @@ fn broken_sizes() {
         );
         assert_eq!(err.input(), *s);
     }
+}
+
+/// Random strings, and random edits of valid sizes, never panic the parser: each parses
+/// or is refused with a message naming the input. Bounded (a fixed seed, a few thousand
+/// strings), so it runs in the suite; the seed is printed.
+#[test]
+fn random_sizes_never_panic() {
+    use locus_kernels::rng::SplitMix64;
+    const ALPHABET: &[u8] = b"0123456789x,=:^_ -.abcdefghiklmnoprstuwyz";
+    let seed = 0x4655_5a5a; // "FUZZ"
+    println!("random sizes from seed {seed:#x}");
+    let mut rng = SplitMix64::new(seed);
+    let mut below = |n: usize| (rng.next_u64() % n as u64) as usize;
+    let mut refused = 0;
+    for round in 0..4000 {
+        let kernel = Kernel::ALL[round % Kernel::ALL.len()];
+        let mut text: Vec<u8> = if round % 2 == 0 {
+            // A valid size, then a few random edits.
+            kernel.default_params().to_string().into_bytes()
+        } else {
+            Vec::new()
+        };
+        for _ in 0..1 + below(12) {
+            let c = ALPHABET[below(ALPHABET.len())];
+            match below(3) {
+                0 if !text.is_empty() => {
+                    let i = below(text.len());
+                    text.remove(i);
+                }
+                1 if !text.is_empty() => {
+                    let i = below(text.len());
+                    text[i] = c;
+                }
+                _ => {
+                    let i = below(text.len() + 1);
+                    text.insert(i, c);
+                }
+            }
+        }
+        let text = String::from_utf8(text).expect("ASCII");
+        // matrix=PATH would read files; the reader has its own tests.
+        if text.contains("matrix") {
+            continue;
+        }
+        match kernel.parse_size(&text) {
+            Ok(params) => {
+                // What parses round-trips and can be estimated.
+                let again = kernel.parse_size(&params.to_string()).unwrap();
+                assert_eq!(again, params, "{kernel} {text:?}");
+                let _ = params.estimate();
+            }
+            Err(e) => {
+                refused += 1;
+                assert!(e.to_string().contains(&format!("{text:?}")), "{e}");
+            }
+        }
+    }
+    assert!(refused > 1000, "only {refused} strings were refused");
 }

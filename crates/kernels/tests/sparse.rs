@@ -422,8 +422,8 @@ fn sizes_parse_print_and_refuse() {
         ),
         (
             Kernel::Spmm,
-            "block:64:8:2,iters=0",
-            "block:64:8:2,iters=0,grain=64",
+            "block:64:8:2,iters=1",
+            "block:64:8:2,iters=1,grain=64",
         ),
         (Kernel::Radix, "1_000_000", "1000000,iters=10,grain=4096"),
         (

@@ -18,6 +18,15 @@
 //! order the code made them. A root is one `install` of the kernel; a root's fork
 //! blocks are its iterations (heat's sweeps), numbered in [`Task::iteration`].
 //!
+//! # Bounds
+//! A recording holds a record per task and per step, so its memory grows with the
+//! input. [`check`] refuses, before anything is prepared, an input whose task tree is
+//! known to exceed [`MAX_TASKS`] ([`locus_kernels::Params::estimate`]); and the recording
+//! itself stops at [`MAX_TASKS`] tasks or [`MAX_STEPS`] steps (a search whose tree the
+//! data decides, a kernel declaring more than its size suggests), so that no input
+//! records until memory runs out. Either way [`record`] returns an error that
+//! [`RecordError::is_limit`] tells apart.
+//!
 //! # Addresses
 //! Recorded addresses are the kernel's real virtual addresses, which differ from run to
 //! run. They are compacted: the declared bytes fall into objects (maximal runs of
@@ -220,12 +229,58 @@ impl fmt::Display for Workload {
     }
 }
 
+/// Most tasks one recording holds: 2^24, about 16.8 million. A task takes about 100
+/// bytes of records, so 1.6 GiB; the simulator then runs each policy over every task
+/// (about a million a second), so a recording this large takes minutes per policy. The
+/// defaults record under 100,000 tasks (fib 30: 2.7 million).
+pub const MAX_TASKS: u64 = 1 << 24;
+
+/// Most steps (accesses, work and forks) one recording holds: 2^27, about 134 million,
+/// 3 GiB at 24 bytes a step. IRREG's large mesh records under 10 million.
+pub const MAX_STEPS: u64 = 1 << 27;
+
 /// Why a kernel could not be recorded.
 #[derive(Debug, thiserror::Error)]
 #[error("recording {what}: {reason}")]
 pub struct RecordError {
     what: String,
     reason: String,
+    limit: bool,
+}
+
+impl RecordError {
+    /// Whether the input is too large to record ([`MAX_TASKS`], [`MAX_STEPS`]), rather
+    /// than a kernel that failed.
+    pub fn is_limit(&self) -> bool {
+        self.limit
+    }
+}
+
+/// The unwinding payload that stops a recording at its bound.
+struct Bound {
+    tasks: u64,
+    steps: u64,
+}
+
+/// Refuses an input whose task tree, as [`locus_kernels::Params::estimate`] bounds it,
+/// holds more than [`MAX_TASKS`] tasks; inputs whose tree the data decides pass (the
+/// recording stops itself at the bound).
+///
+/// # Errors
+/// The estimate and the bound, with [`RecordError::is_limit`] true.
+pub fn check(params: &Params) -> Result<(), RecordError> {
+    match params.estimate().tasks {
+        Some(tasks) if tasks > MAX_TASKS => Err(RecordError {
+            what: format!("{} {}", params.kernel(), params),
+            reason: format!(
+                "its task tree holds up to {tasks} tasks, more than the {MAX_TASKS} \
+                 the simulator's recorder holds (locus_sim::record::MAX_TASKS); give a \
+                 smaller size, a larger leaf, grain or cutoff, or fewer iterations"
+            ),
+            limit: true,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// Runs the kernel of `params` once under the [`Recorder`], verifies its result, and
@@ -234,19 +289,43 @@ pub struct RecordError {
 /// # Errors
 /// If the kernel panics or its result does not match the serial reference.
 pub fn record(params: &Params) -> Result<Workload, RecordError> {
+    check(params)?;
+    record_within(params, MAX_TASKS, MAX_STEPS)
+}
+
+/// [`record`] stopping at `max_tasks` tasks or `max_steps` steps, without the check.
+fn record_within(params: &Params, max_tasks: u64, max_steps: u64) -> Result<Workload, RecordError> {
     let name = format!("{} {}", params.kernel(), params);
     let err = |reason: String| RecordError {
         what: name.clone(),
         reason,
+        limit: false,
     };
     let mut prepared = params.prepare();
     prepared.reset();
-    BUILDER.with(|b| *b.borrow_mut() = Some(Builder::default()));
+    let builder = Builder {
+        max_tasks,
+        max_steps,
+        ..Builder::default()
+    };
+    BUILDER.with(|b| *b.borrow_mut() = Some(builder));
     let ran = footprint::with_thread_sink(Arc::new(RecordSink), || {
         panic::catch_unwind(AssertUnwindSafe(|| prepared.execute(&Recorder)))
     });
     let builder = BUILDER.with(|b| b.borrow_mut().take()).unwrap_or_default();
     if let Err(payload) = ran {
+        if let Some(bound) = payload.downcast_ref::<Bound>() {
+            return Err(RecordError {
+                what: name,
+                reason: format!(
+                    "stopped at {} tasks and {} steps: the recorder holds at most \
+                     {max_tasks} tasks and {max_steps} steps (locus_sim::record::MAX_TASKS \
+                     and MAX_STEPS); give a smaller size",
+                    bound.tasks, bound.steps
+                ),
+                limit: true,
+            });
+        }
         let msg = payload
             .downcast_ref::<&str>()
             .map(|s| (*s).to_string())
@@ -406,10 +485,30 @@ struct Builder {
     stack: Vec<u32>,
     /// Root fork blocks completed so far: the iteration new tasks belong to.
     iteration: u32,
+    /// Steps recorded so far, for the bound.
+    steps: u64,
+    /// The bound on tasks ([`MAX_TASKS`]; 0 for none: a workload built by hand).
+    max_tasks: u64,
+    /// The bound on steps ([`MAX_STEPS`]; 0 for none).
+    max_steps: u64,
 }
 
 impl Builder {
+    /// Stops the recording (unwinds to [`record`]) past [`MAX_TASKS`] or [`MAX_STEPS`].
+    fn bound(&self) {
+        let tasks = self.tasks.len() as u64;
+        let over = |n: u64, max: u64| max > 0 && n > max;
+        if over(tasks, self.max_tasks) || over(self.steps, self.max_steps) {
+            // `resume_unwind`, not `panic!`: no panic message is printed for a bound.
+            panic::resume_unwind(Box::new(Bound {
+                tasks,
+                steps: self.steps,
+            }));
+        }
+    }
+
     fn new_task(&mut self, info: TaskInfo, parent: Option<u32>) -> u32 {
+        self.bound();
         let index = u32::try_from(self.tasks.len()).expect("fewer than 2^32 tasks");
         self.tasks.push(Task {
             info,
@@ -457,6 +556,8 @@ impl Builder {
     }
 
     fn fork(&mut self, parent: u32, step: Step) {
+        self.steps += 1;
+        self.bound();
         self.bodies[parent as usize].push(step);
     }
 
@@ -474,6 +575,8 @@ impl Builder {
     fn declare(&mut self, step: Step) {
         // Declarations outside any task (the kernel's set-up) are not part of the program.
         if let Some(&t) = self.stack.last() {
+            self.steps += 1;
+            self.bound();
             self.bodies[t as usize].push(step);
         }
     }
@@ -615,5 +718,75 @@ impl Pages {
         let i = self.objects.partition_point(|&(lo, _, _)| lo <= addr) - 1;
         let (lo, _, base) = self.objects[i];
         base + (addr - lo)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use locus_kernels::Kernel;
+
+    #[test]
+    fn the_estimate_bounds_the_tasks_a_recording_holds() {
+        let mut inputs: Vec<Params> = Kernel::ALL
+            .into_iter()
+            .filter(|&k| k != Kernel::Fib)
+            .map(Kernel::default_params)
+            .collect();
+        for (kernel, size) in [
+            (Kernel::Fib, "20"),
+            (Kernel::Fib, "22,cutoff=9"),
+            (Kernel::Heat, "37x29,leaf=1,iters=2"),
+            (Kernel::HeatUb, "70x9,leaf=1,iters=2"),
+            (Kernel::HeatMoving, "37x29,leaf=1,iters=3,hot=3"),
+            (Kernel::Sort, "10007,cutoff=7"),
+            (Kernel::Mergesort, "10007,cutoff=7"),
+            (Kernel::SorUb, "66x13,leaf=1,iters=2"),
+            (Kernel::GeUb, "50,leaf=1"),
+            (Kernel::Mandelbrot, "31x17,leaf=1"),
+            (Kernel::Fft, "4096,cutoff=1"),
+            (Kernel::SpmvCcs, "block:60:6:3,iters=2,grain=1"),
+            (Kernel::Spmm, "random:80:4,iters=2,grain=1"),
+            (Kernel::Radix, "1000,iters=2,grain=1"),
+            (Kernel::Irreg, "300:2000,iters=2,grain=1"),
+        ] {
+            inputs.push(kernel.parse_size(size).unwrap());
+        }
+        for params in inputs {
+            let recorded = record(&params).unwrap().tasks().len() as u64;
+            if let Some(bound) = params.estimate().tasks {
+                assert!(
+                    recorded <= bound,
+                    "{} {params}: recorded {recorded} tasks, estimated at most {bound}",
+                    params.kernel()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_input_beyond_the_recorder_is_refused_before_it_runs() {
+        let fib = Kernel::Fib.parse_size("40").unwrap();
+        let start = std::time::Instant::now();
+        let e = record(&fib).unwrap_err();
+        assert!(e.is_limit(), "{e}");
+        assert!(start.elapsed().as_secs() < 1, "took {:?}", start.elapsed());
+        let text = e.to_string();
+        assert!(text.contains(&MAX_TASKS.to_string()), "{text}");
+        assert!(check(&Kernel::Fib.parse_size("20").unwrap()).is_ok());
+    }
+
+    #[test]
+    fn a_recording_stops_at_its_bound() {
+        // nqueens's tree is the data's: no estimate, so the recording itself stops.
+        let queens = Kernel::Nqueens.parse_size("8,depth=8").unwrap();
+        assert_eq!(queens.estimate().tasks, None);
+        let e = record_within(&queens, 1000, 0).unwrap_err();
+        assert!(e.is_limit(), "{e}");
+        assert!(e.to_string().contains("stopped at 1001 tasks"), "{e}");
+        let e = record_within(&queens, 0, 500).unwrap_err();
+        assert!(e.to_string().contains("and 501 steps"), "{e}");
+        // The thread records again afterwards.
+        assert!(record_within(&queens, 0, 0).is_ok());
     }
 }

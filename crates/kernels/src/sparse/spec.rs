@@ -229,7 +229,7 @@ pub(crate) fn parse(s: &str, defaults: SparseParams) -> Result<SparseParams, Siz
     }
     let mut opts = Opts::new(opts, &["iters", "grain", "seed"])?;
     if let Some(v) = opts.take("iters") {
-        p.iters = size::number("iters", v)?;
+        p.iters = size::iters(v)?;
     }
     if let Some(v) = opts.take("grain") {
         p.grain = size::number("grain", v)?;
@@ -248,7 +248,9 @@ pub(crate) fn parse(s: &str, defaults: SparseParams) -> Result<SparseParams, Siz
 
 /// Bytes of a compressed storage with `major` pointers and `nnz` entries.
 pub(crate) fn compressed_bytes(major: usize, nnz: usize) -> u64 {
-    let ptr = (major as u64 + 1) * std::mem::size_of::<usize>() as u64;
+    let ptr = (major as u64)
+        .saturating_add(1)
+        .saturating_mul(std::mem::size_of::<usize>() as u64);
     let entry = (std::mem::size_of::<u32>() + std::mem::size_of::<f64>()) as u64;
     ptr.saturating_add((nnz as u64).saturating_mul(entry))
 }
