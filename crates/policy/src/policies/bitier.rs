@@ -48,9 +48,10 @@
 //! so that two of them cannot lose an update; `Relaxed` suffices, since plans read it
 //! with `Relaxed` loads and may be one search late, which costs a search, not a task.
 //! Paper-faithful, only the head starts leaves for its squad, so the published invariant
-//! (one leaf subtree per squad) holds exactly; the instrumentation counters
-//! (`running_leaves`, `violations`) count any start past a full squad, so a hole in the
-//! protocol would show.
+//! (one leaf subtree per squad) holds exactly, and `leaf_subtree_overlaps` stays 0. With
+//! affinity, two workers of a squad that both read room before either started its leaf
+//! both start one; the counter shows how often (a preempted worker makes it likelier),
+//! and the squad runs over its size until one of them finishes.
 
 use crate::policies::affinity::{contiguous_squad, Affinity};
 use crate::{Layout, Place, Probe, SquadId, TaskId, TaskInfo, Victims, WorkerId, WorkerMap};
