@@ -132,6 +132,35 @@ pub fn config(cases: u32) -> Config {
     config
 }
 
+/// Inputs no reader may read, made in a fresh folder `dir` (replaced if there), each
+/// with what its refusal says: a link to `/dev/zero`, a FIFO, the folder itself, and a
+/// sparse regular file one byte over `cap`, whose message `says_large` gives. Remove
+/// `dir` when done.
+pub fn special_inputs(
+    dir: &std::path::Path,
+    name: &str,
+    cap: u64,
+    says_large: &'static str,
+) -> Vec<(std::path::PathBuf, &'static str)> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).expect("cannot create a scratch folder");
+    let zero = dir.join(format!("zero-{name}"));
+    std::os::unix::fs::symlink("/dev/zero", &zero).expect("cannot link /dev/zero");
+    let fifo = dir.join(format!("fifo-{name}"));
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo {fifo:?}");
+    let large = dir.join(format!("large-{name}"));
+    std::fs::File::create(&large)
+        .and_then(|f| f.set_len(cap + 1))
+        .expect("cannot make a large sparse file");
+    vec![
+        (zero, "a character device, not a regular file"),
+        (fifo, "a FIFO, not a regular file"),
+        (dir.to_path_buf(), "a folder, not a regular file"),
+        (large, says_large),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -307,25 +307,13 @@ fn a_missing_file_and_bytes_that_are_not_text_are_refused() {
 #[test]
 fn only_a_regular_file_under_the_cap_is_read() {
     let dir = scratch("special");
-    let zero = dir.join("zero.json");
-    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-    let fifo = dir.join("fifo.json");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    assert!(made.is_ok_and(|s| s.success()), "mkfifo {fifo:?}");
-    let large = dir.join("large.json");
-    std::fs::File::create(&large)
-        .unwrap()
-        .set_len(schedule::MAX_FILE_BYTES + 1)
-        .unwrap();
-    for (path, says) in [
-        (&zero, "a character device, not a regular file"),
-        (&fifo, "a FIFO, not a regular file"),
-        (&dir, "a folder, not a regular file"),
-        (
-            &large,
-            "more than the 1 GiB locus reads for a schedule file",
-        ),
-    ] {
+    let special = locus_files::fuzz::special_inputs(
+        &dir,
+        "schedule.json",
+        schedule::MAX_FILE_BYTES,
+        "more than the 1 GiB locus reads for a schedule file",
+    );
+    for (path, says) in &special {
         let e = schedule::load(path, &altix(), INPUT)
             .unwrap_err()
             .to_string();

@@ -1235,27 +1235,13 @@ mod tests {
     #[test]
     fn only_a_regular_file_under_the_cap_is_read() {
         let dir = std::env::temp_dir().join(format!("locus-sim-special-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let zero = dir.join("zero.json");
-        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
-        let fifo = dir.join("fifo.json");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        assert!(made.is_ok_and(|s| s.success()), "mkfifo {fifo:?}");
-        let large = dir.join("large.json");
-        std::fs::File::create(&large)
-            .unwrap()
-            .set_len(MAX_FILE_BYTES + 1)
-            .unwrap();
-        for (path, says) in [
-            (&zero, "a character device, not a regular file"),
-            (&fifo, "a FIFO, not a regular file"),
-            (&dir, "a folder, not a regular file"),
-            (
-                &large,
-                "more than the 1 MiB locus reads for a latency override file",
-            ),
-        ] {
+        let special = locus_files::fuzz::special_inputs(
+            &dir,
+            "latencies.json",
+            MAX_FILE_BYTES,
+            "more than the 1 MiB locus reads for a latency override file",
+        );
+        for (path, says) in &special {
             let err = Latencies::defaults_for("altix-2x2")
                 .load_overrides(path)
                 .unwrap_err()
