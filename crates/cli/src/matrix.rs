@@ -123,6 +123,7 @@ const QUICK: &[(&str, &str)] = &[
 
 /// `locus sim matrix`.
 #[derive(Debug, Args)]
+#[command(after_help = crate::cli::EXIT_CODES)]
 pub(crate) struct MatrixArgs {
     /// Small inputs on a machine with a sixteenth of opteron-8380's caches, which behave
     /// as the full inputs do on the real machine: the matrix in seconds.
