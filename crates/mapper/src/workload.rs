@@ -73,6 +73,7 @@ mod mixes;
 
 use std::collections::HashMap;
 
+use locus_task::rng::{mix64, SplitMix64};
 use locus_topo::Topology;
 use serde::Serialize;
 
@@ -198,7 +199,7 @@ struct Schedule {
     kind: AppKind,
     /// `(first interval after the segment, phase index)`.
     segments: Vec<(u64, usize)>,
-    rng: SplitMix,
+    rng: SplitMix64,
 }
 
 impl Schedule {
@@ -206,7 +207,7 @@ impl Schedule {
         Schedule {
             kind,
             segments: Vec::new(),
-            rng: SplitMix(seed),
+            rng: SplitMix64::new(seed),
         }
     }
 
@@ -218,7 +219,7 @@ impl Schedule {
                 None => (0, 0),
             };
             let (_, lo, hi) = phases[next];
-            let seconds = lo + (hi - lo) * self.rng.unit();
+            let seconds = lo + (hi - lo) * self.rng.next_f64();
             let len = if seconds.is_finite() {
                 ((seconds / interval_s).round() as u64).max(1)
             } else {
@@ -643,28 +644,6 @@ impl CounterSource for SimSource {
     fn apply(&mut self, moves: &[Move]) {
         self.world.apply(moves);
     }
-}
-
-/// SplitMix64 (Steele, Lea and Flood), the seeded generator of schedules and noise.
-#[derive(Debug, Clone)]
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        mix64(self.0)
-    }
-
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 /// A seed derived from `seed` and `k`.

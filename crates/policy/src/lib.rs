@@ -45,10 +45,10 @@
 mod decision;
 mod policies;
 mod stability;
-mod task;
 mod workers;
 
 pub use decision::{Layout, LoopPlan, Order, Place, Probe, Source, Victims};
+pub use locus_task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
 pub use policies::{
     boundary_level, classify, contiguous_counts, contiguous_squad, is_cpu_bound, soid, Affinity,
     Cab, CabInputs, Cats, Central, Mts, PolicyError, PolicyKind, RoundRobin, Slot, StaticBlocks,
@@ -56,7 +56,6 @@ pub use policies::{
     SCHEDULE_UNKNOWN,
 };
 pub use stability::{ChunkPlacement, CHUNK_COMPARED, CHUNK_SAME_SQUAD};
-pub use task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
 pub use workers::{SquadId, WorkerId, WorkerMap};
 
 /// A scheduling policy: decisions only (see the crate documentation).

@@ -1,12 +1,13 @@
 //! Generated inputs for tests and benchmarks: an IRREG-style mesh profile (the paper's
 //! Section 4.4 kernel, one task per mesh edge) and weighted grid graphs.
 //!
-//! Everything is deterministic for a given seed (a splitmix64 generator), so a test or
+//! Everything is deterministic for a given seed (`locus_task::rng::SplitMix64`), so a test or
 //! a benchmark sees the same input on every run.
 
 use std::ops::Range;
 
 use locus_policy::TaskId;
+use locus_task::rng::SplitMix64;
 
 use crate::error::ProfileError;
 use crate::graph::AffinityGraph;
@@ -20,57 +21,19 @@ pub const EDGE_BYTES: u64 = 16;
 /// Instructions of one edge task (a force computation and two updates). A guess.
 pub const EDGE_WORK: u64 = 40;
 
-/// A small, seeded generator (splitmix64).
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator started from `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n` > 0), nearly uniform.
-    pub fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-
-    /// A number in `[0, 1)`.
-    pub fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Shuffles `items` (Fisher-Yates).
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            items.swap(i, j);
-        }
-    }
-}
-
 /// The edges of a random 2-D mesh: `nodes` points uniform in the unit square, numbered
 /// in row-major order of a grid of cells (so that nearby nodes have nearby numbers, as
 /// mesh generators number them), each linked to its nearest neighbours until there are
 /// `edges` distinct edges (or every node has 12 links), in shuffled order.
 pub fn mesh_edges(nodes: usize, edges: usize, seed: u64) -> Vec<(u32, u32)> {
-    let mut rng = Rng::new(seed);
+    let mut rng = SplitMix64::new(seed);
     if nodes < 2 {
         return Vec::new();
     }
     let side = (nodes as f64).sqrt().ceil() as usize;
     let mut points: Vec<(usize, f64, f64)> = (0..nodes)
         .map(|_| {
-            let (x, y) = (rng.unit(), rng.unit());
+            let (x, y) = (rng.next_f64(), rng.next_f64());
             let cell = ((y * side as f64) as usize).min(side - 1) * side
                 + ((x * side as f64) as usize).min(side - 1);
             (cell, x, y)

@@ -9,10 +9,10 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 
 use locus_policy::TaskId;
-use locus_profile::synthetic::Rng;
 use locus_profile::{
     AffinityGraph, GraphOptions, MachineDesc, Partition, PartitionOptions, Profile, ProfileBuilder,
 };
+use locus_task::rng::SplitMix64;
 use locus_topo::Topology;
 
 fn machine() -> MachineDesc {
@@ -138,7 +138,7 @@ fn pairwise(lines: &[Vec<Range<u64>>]) -> Vec<(usize, usize, u64)> {
     out
 }
 
-fn random_lines(rng: &mut Rng, tasks: usize) -> Vec<Vec<Range<u64>>> {
+fn random_lines(rng: &mut SplitMix64, tasks: usize) -> Vec<Vec<Range<u64>>> {
     (0..tasks)
         .map(|_| {
             (0..1 + rng.below(4))
@@ -153,7 +153,7 @@ fn random_lines(rng: &mut Rng, tasks: usize) -> Vec<Vec<Range<u64>>> {
 
 #[test]
 fn dense_ratio_one_keeps_every_pair_that_shares_a_line_and_zero_none() {
-    let mut rng = Rng::new(42);
+    let mut rng = SplitMix64::new(42);
     for round in 0..20 {
         let lines = random_lines(&mut rng, 2 + round);
         let expected = pairwise(&lines);

@@ -2,8 +2,9 @@
 //! order, and the cases METIS is not asked about.
 
 use locus_policy::TaskId;
-use locus_profile::synthetic::{grid_graph, Rng};
+use locus_profile::synthetic::grid_graph;
 use locus_profile::{AffinityGraph, MachineDesc, Partition, PartitionOptions};
+use locus_task::rng::SplitMix64;
 use locus_topo::Topology;
 
 fn machine(spec: &str, workers: usize) -> MachineDesc {
@@ -152,7 +153,7 @@ fn a_grid_partition_cuts_far_fewer_edges_than_a_random_assignment() {
     let m = machine("opteron-8380", 16);
     let g = grid_graph(100, 100, |_, _| 1);
     let p = compute(&g, &m);
-    let mut rng = Rng::new(3);
+    let mut rng = SplitMix64::new(3);
     let random: Vec<usize> = (0..g.num_vertices())
         .map(|_| rng.below(16) as usize)
         .collect();
@@ -195,7 +196,7 @@ fn the_order_is_a_breadth_first_walk_restarted_per_component() {
 fn bfs_orders_are_permutations_on_a_scattered_assignment() {
     let m = machine("opteron-8380", 16);
     let g = grid_graph(37, 23, |_, _| 1);
-    let mut rng = Rng::new(5);
+    let mut rng = SplitMix64::new(5);
     let random: Vec<usize> = (0..g.num_vertices())
         .map(|_| rng.below(16) as usize)
         .collect();

@@ -6,9 +6,9 @@ use std::ops::Range;
 
 use locus_kernels::Kernel;
 use locus_policy::{TaskId, TaskInfo};
-use locus_profile::synthetic::Rng;
 use locus_profile::{LineRun, MachineDesc, Profile, ProfileBuilder};
 use locus_sim::record::{Step, Workload};
+use locus_task::rng::SplitMix64;
 use locus_topo::Topology;
 
 fn machine() -> MachineDesc {
@@ -153,7 +153,7 @@ fn the_cap_keeps_the_lowest_runs_and_drops_lines_past_the_cut() {
 fn truncated_runs_are_exactly_the_lines_below_the_cut() {
     // Whatever order the instances come in, a truncated task keeps every line it
     // touched below the end of its last run, and nothing it did not touch.
-    let mut rng = Rng::new(9);
+    let mut rng = SplitMix64::new(9);
     for round in 0..200 {
         let cap = 1 + rng.below(5) as usize;
         let mut b = ProfileBuilder::new(machine(), "x", cap).unwrap();

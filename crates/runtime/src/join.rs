@@ -14,9 +14,10 @@
 
 use crate::job::StackJob;
 use crate::latch::WorkerLatch;
-use crate::registry::{TaskCtx, WorkerThread};
+use crate::registry::WorkerThread;
 use crate::unwind;
 use locus_policy::Source;
+use locus_task::Spawner;
 use std::panic::Location;
 
 /// Runs `a` and `b`, potentially in parallel, and returns `(a(), b())`.
@@ -59,7 +60,7 @@ where
 }
 
 /// Puts the parent's task context back when dropped, also when `b` unwinds.
-struct RestoreCtx<'w>(&'w WorkerThread, TaskCtx);
+struct RestoreCtx<'w>(&'w WorkerThread, Spawner);
 
 impl Drop for RestoreCtx<'_> {
     #[inline]
@@ -91,11 +92,11 @@ where
     let job_b_ref = unsafe { job_b.as_job_ref() };
     let place = worker.push(job_b_ref);
 
-    worker.ctx.set(TaskCtx::of(info_a));
+    worker.ctx.set(Spawner::of(info_a));
     let result_a = unwind::halt_unwinding(a);
 
     if worker.take_back(&job_b_ref, place) {
-        worker.ctx.set(TaskCtx::of(info_b));
+        worker.ctx.set(Spawner::of(info_b));
         worker.count_tasks(2);
         match result_a {
             // The common case: run `b` here; a panic of `b` unwinds from here directly.
@@ -166,7 +167,7 @@ where
     }
 
     let place = worker.push(job_b_ref);
-    worker.ctx.set(TaskCtx::of(info_a));
+    worker.ctx.set(Spawner::of(info_a));
     worker.count_tasks(1);
     let costed = worker.task_begin(&info_a, Source::Inline);
     let result_a = unwind::halt_unwinding(a);
@@ -174,7 +175,7 @@ where
     worker.ctx.set(parent);
 
     let result_b = if worker.take_back(&job_b_ref, place) {
-        worker.ctx.set(TaskCtx::of(info_b));
+        worker.ctx.set(Spawner::of(info_b));
         worker.count_tasks(1);
         let costed = worker.task_begin(&info_b, Source::Inline);
         let rb = unwind::halt_unwinding(|| job_b.run_inline());

@@ -36,7 +36,6 @@
 #![deny(missing_docs)]
 
 pub mod counters;
-pub mod footprint;
 mod job;
 mod join;
 mod latch;
@@ -55,6 +54,7 @@ mod tests;
 
 pub use join::join;
 pub use locus_policy::{CabInputs, Policy, PolicyKind, TaskCost, TaskId, TaskInfo, WorkerMap};
+pub use locus_task::footprint;
 pub use locus_topo::Topology;
 pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, MAX_THREADS};
 pub use scope::{for_range, scope, Scope};

@@ -35,8 +35,10 @@ use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 use locus_policy::{
     ChunkPlacement, Layout, Order, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo,
-    Victims, WorkerMap, FIRST_SCOPE_SPAWN,
+    Victims, WorkerMap,
 };
+use locus_task::rng::XorShift64Star;
+use locus_task::Spawner;
 use locus_topo::Topology;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
@@ -221,11 +223,7 @@ impl Registry {
         OP: FnOnce(&WorkerThread) -> R + Send,
         R: Send,
     {
-        let info = TaskInfo {
-            id: TaskId::root(location),
-            level: 0,
-            loop_chunks: 0,
-        };
+        let info = Spawner::root_info(location);
         let job = crate::job::StackJob::new(
             info,
             || {
@@ -258,14 +256,10 @@ impl Registry {
             squad: self.map.squad_of(index),
             always_local: self.layout.always_local,
             deque,
-            rng: Cell::new(
+            rng: Cell::new(XorShift64Star::new(
                 0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9),
-            ),
-            ctx: Cell::new(TaskCtx {
-                id: TaskId(0),
-                level: 0,
-                spawned: 0,
-            }),
+            )),
+            ctx: Cell::new(Spawner::default()),
             plan: Cell::new(Vec::with_capacity(4)),
             scratch: Cell::new(Vec::new()),
             counters: &*self.counters[index],
@@ -302,82 +296,15 @@ pub(crate) fn loop_chunk_started() {
     }
 }
 
-/// The task a worker is running: what its spawns derive their ids and levels from.
-///
-/// Children are numbered per sync block, as Cilk numbers a procedure's spawns: the two
-/// halves of a `join` are always children 0 and 1 of the task that joins, and the
-/// spawns a task makes into one scope are children 2, 3, ... in the order it makes
-/// them. So the same code run again (the next iteration of a loop, in the same task or
-/// from a new root at the same call site) spawns tasks with the same ids, which is how a
-/// profiling policy recognises the tasks it has seen.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct TaskCtx {
-    pub(crate) id: TaskId,
-    pub(crate) level: u32,
-    /// Spawns this task has made into the scope it is spawning into now.
-    pub(crate) spawned: u32,
-}
-
-impl TaskCtx {
-    pub(crate) fn of(info: TaskInfo) -> TaskCtx {
-        TaskCtx {
-            id: info.id,
-            level: info.level,
-            spawned: 0,
-        }
-    }
-
-    /// The task's id and level; not whether it is a loop chunk, which the context does
-    /// not carry (it stays two words, copied at every `join`), so `loop_chunks` is 0.
-    /// Policies take only the id and level of a spawn's parent.
-    pub(crate) fn info(&self) -> TaskInfo {
-        TaskInfo {
-            id: self.id,
-            level: self.level,
-            loop_chunks: 0,
-        }
-    }
-
-    /// The halves of a `join` made by this task.
-    #[inline]
-    pub(crate) fn join_children(&self) -> (TaskInfo, TaskInfo) {
-        let level = self.level + 1;
-        (
-            TaskInfo {
-                id: self.id.child(0),
-                level,
-                loop_chunks: 0,
-            },
-            TaskInfo {
-                id: self.id.child(1),
-                level,
-                loop_chunks: 0,
-            },
-        )
-    }
-
-    /// The identity of this task's next spawn into the current scope, counting it:
-    /// `loop_chunks` is the number of chunks of the loop it is a chunk of, 0 if none.
-    #[inline]
-    pub(crate) fn next_spawn(&mut self, loop_chunks: u32) -> TaskInfo {
-        let info = TaskInfo {
-            id: self.id.child(FIRST_SCOPE_SPAWN + self.spawned),
-            level: self.level + 1,
-            loop_chunks,
-        };
-        self.spawned += 1;
-        info
-    }
-}
-
 /// A worker thread's own state, reachable from its thread-local pointer.
 pub(crate) struct WorkerThread {
     pub(crate) index: usize,
     squad: usize,
     always_local: bool,
     deque: Worker<JobRef>,
-    rng: Cell<u64>,
-    pub(crate) ctx: Cell<TaskCtx>,
+    rng: Cell<XorShift64Star>,
+    /// The running task, as the parent of its spawns (their ids: `locus_task::Spawner`).
+    pub(crate) ctx: Cell<Spawner>,
     /// The policy's search plan, reused between searches. Taken out while in use, so a
     /// nested search (a task run during a search waits in a join) starts a fresh one.
     plan: Cell<Vec<Probe>>,
@@ -422,7 +349,7 @@ impl WorkerThread {
         // SAFETY: every JobRef in the queues is live until executed and is handed out
         // by exactly one pop or steal, so this is its one execution.
         let info = unsafe { job.info() };
-        let saved = self.ctx.replace(TaskCtx::of(info));
+        let saved = self.ctx.replace(Spawner::of(info));
         self.count_tasks(1);
 
         if self.events {
@@ -441,7 +368,7 @@ impl WorkerThread {
     /// own task context, with the task events a job gets; `count` counts it as a task.
     /// `f` must not unwind: the caller catches its panics.
     pub(crate) fn run_as_task(&self, info: TaskInfo, count: bool, f: impl FnOnce()) {
-        let saved = self.ctx.replace(TaskCtx::of(info));
+        let saved = self.ctx.replace(Spawner::of(info));
         if count {
             self.count_tasks(1);
         }
@@ -632,12 +559,10 @@ impl WorkerThread {
     #[inline]
     fn next_random(&self) -> u64 {
         // xorshift64*: the victim order needs speed, not quality.
-        let mut x = self.rng.get();
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.rng.set(x);
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+        let mut rng = self.rng.get();
+        let x = rng.next_u64();
+        self.rng.set(rng);
+        x
     }
 
     /// One search for work: the policy's plan, then the injector.

@@ -9,9 +9,10 @@
 
 use crate::job::HeapJob;
 use crate::latch::{CountLatch, Latch};
-use crate::registry::{TaskCtx, WorkerThread};
+use crate::registry::WorkerThread;
 use crate::unwind;
-use locus_policy::{LoopPlan, TaskInfo, FIRST_SCOPE_SPAWN};
+use locus_policy::{LoopPlan, TaskInfo};
+use locus_task::Spawner;
 use std::any::Any;
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -29,7 +30,7 @@ pub struct Scope<'scope> {
     latch: CountLatch,
     registry: Arc<crate::registry::Registry>,
     /// The task that opened the scope, for ids of spawns made from outside its pool.
-    owner_task: TaskCtx,
+    owner_task: Spawner,
     foreign_spawns: AtomicU32,
     panic: AtomicPtr<Box<dyn Any + Send>>,
     /// Invariant in `'scope`, like rayon's scope: spawned closures must outlive it.
@@ -72,12 +73,9 @@ where
     R: Send,
 {
     // The owner's spawns into this scope are numbered from the first again (see
-    // `TaskCtx`), so a scope opened in a loop spawns the same ids every time.
+    // `Spawner::new_scope`), so a scope opened in a loop spawns the same ids every time.
     let outer = worker.ctx.get();
-    worker.ctx.set(TaskCtx {
-        spawned: 0,
-        ..outer
-    });
+    worker.ctx.set(outer.new_scope());
     let scope = Scope {
         latch: CountLatch::new(&worker.registry.sleep, worker.index),
         registry: Arc::clone(&worker.registry),
@@ -151,25 +149,13 @@ impl<'scope> Scope<'scope> {
     /// it would be if spawned (the owner's spawn `FIRST_SCOPE_SPAWN + i`), whoever runs it.
     fn spawn_plan(&self, plan: &Arc<LoopPlan>, chunks: u32, run: &'scope (dyn Fn(u32) + Sync)) {
         let owner = self.owner_task;
-        let level = owner.level + 1;
-        let chunk = move |i: u32| TaskInfo {
-            id: owner.id.child(FIRST_SCOPE_SPAWN + i),
-            level,
-            loop_chunks: chunks,
-        };
+        let chunk = move |i: u32| owner.loop_chunk(i, chunks);
         for (worker, lane) in plan.lanes.iter().enumerate() {
             if lane.is_empty() {
                 continue;
             }
             // A lane is not one of the loop's chunks: an id past them.
-            let id = FIRST_SCOPE_SPAWN
-                .wrapping_add(chunks)
-                .wrapping_add(worker as u32);
-            let info = TaskInfo {
-                id: owner.id.child(id),
-                level,
-                loop_chunks: 0,
-            };
+            let info = owner.lane(worker, chunks);
             let plan = Arc::clone(plan);
             self.spawn_job(
                 move |scope| scope.run_lane(&plan.lanes[worker], chunk, run),
@@ -248,11 +234,7 @@ impl<'scope> Scope<'scope> {
                     Spawned::Named(info) | Spawned::Lane { info, .. } => info.loop_chunks,
                 };
                 let index = self.foreign_spawns.fetch_add(1, Ordering::Relaxed);
-                let info = TaskInfo {
-                    id: self.owner_task.id.child(u32::MAX - index),
-                    level: self.owner_task.level + 1,
-                    loop_chunks,
-                };
+                let info = self.owner_task.foreign_spawn(index, loop_chunks);
                 // SAFETY: as above.
                 self.registry.inject(unsafe { job.into_job_ref(info) });
             }

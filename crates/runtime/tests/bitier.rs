@@ -10,9 +10,9 @@
 
 mod common;
 
-use common::Rng;
 use locus::counters::CounterKind;
 use locus::{PolicyKind, ThreadPool, ThreadPoolBuilder, Topology};
+use locus_task::rng::SplitMix64;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 const LEAVES: usize = if cfg!(miri) { 64 } else { 4096 };
@@ -42,18 +42,18 @@ impl Tree<'_> {
             }
             return;
         }
-        let mut rng = Rng(seed);
-        if rng.next() % 6 == 0 {
+        let mut rng = SplitMix64::new(seed);
+        if rng.next_u64() % 6 == 0 {
             let step = n.div_ceil(3);
             locus::scope(|s| {
                 for start in (lo..hi).step_by(step) {
-                    let child = rng.next();
+                    let child = rng.next_u64();
                     s.spawn(move |_| self.run(start, (start + step).min(hi), child));
                 }
             });
         } else {
-            let mid = lo + (n * (2 + (rng.next() % 5) as usize) / 8).clamp(1, n - 1);
-            let (a, b) = (rng.next(), rng.next());
+            let mid = lo + (n * (2 + (rng.next_u64() % 5) as usize) / 8).clamp(1, n - 1);
+            let (a, b) = (rng.next_u64(), rng.next_u64());
             locus::join(|| self.run(lo, mid, a), || self.run(mid, hi, b));
         }
     }

@@ -6,8 +6,9 @@
 
 mod common;
 
-use common::{pool, Rng};
+use common::pool;
 use locus::PolicyKind;
+use locus_task::rng::SplitMix64;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 struct Tree<'a> {
@@ -25,24 +26,24 @@ impl Tree<'_> {
             }
             return;
         }
-        let mut rng = Rng(seed);
-        match rng.next() % 8 {
+        let mut rng = SplitMix64::new(seed);
+        match rng.next_u64() % 8 {
             0 => {
                 // A scope with a random number of spawns over random-sized parts.
-                let parts = 2 + (rng.next() % 4) as usize;
+                let parts = 2 + (rng.next_u64() % 4) as usize;
                 let step = n.div_ceil(parts);
                 locus::scope(|s| {
                     let mut start = lo;
                     while start < hi {
                         let end = (start + step).min(hi);
-                        let child = rng.next();
+                        let child = rng.next_u64();
                         s.spawn(move |_| self.run(start, end, child));
                         start = end;
                     }
                 });
             }
             1 if n <= 64 => {
-                locus::for_range(lo..hi, 1 + (rng.next() % 4) as usize, |r| {
+                locus::for_range(lo..hi, 1 + (rng.next_u64() % 4) as usize, |r| {
                     for leaf in r {
                         self.leaf(leaf);
                     }
@@ -50,8 +51,8 @@ impl Tree<'_> {
             }
             _ => {
                 // An unbalanced split: anywhere from 1/8 to 7/8.
-                let mid = lo + (n * (1 + (rng.next() % 7) as usize) / 8).clamp(1, n - 1);
-                let (a, b) = (rng.next(), rng.next());
+                let mid = lo + (n * (1 + (rng.next_u64() % 7) as usize) / 8).clamp(1, n - 1);
+                let (a, b) = (rng.next_u64(), rng.next_u64());
                 locus::join(|| self.run(lo, mid, a), || self.run(mid, hi, b));
             }
         }

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use locus_sim::cache::{Cache, Geometry, Lookup};
+use locus_task::rng::XorShift64Star;
 
 const LINE: u32 = 64;
 const KIB: u64 = 1 << 10;
@@ -95,16 +96,8 @@ fn sequential() -> Vec<u64> {
 /// 2^20 uniformly random lines of an 8 MiB array, from a fixed seed.
 fn random() -> Vec<u64> {
     let n = lines(8 * MIB);
-    let mut state: u64 = 0x5EED_CAC4E;
-    (0..1 << 20)
-        .map(|_| {
-            // Marsaglia's xorshift64*.
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            state.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-        })
-        .collect()
+    let mut rng = XorShift64Star::new(0x5EED_CAC4E);
+    (0..1 << 20).map(|_| rng.next_u64() % n).collect()
 }
 
 /// Four heat-stencil time steps over two 2 MiB grids of 4 KiB rows, which swap input

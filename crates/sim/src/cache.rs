@@ -747,6 +747,7 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use locus_task::rng::XorShift64Star;
 
     const MISS: Lookup = Lookup::Miss { evicted: None };
 
@@ -1104,18 +1105,6 @@ mod tests {
         );
     }
 
-    /// Marsaglia's xorshift64*: deterministic and dependency-free.
-    struct XorShift(u64);
-
-    impl XorShift {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-    }
-
     /// An obviously correct LRU cache: per set, an unordered list of (line, last use);
     /// the victim is the smallest stamp.
     struct Reference {
@@ -1218,10 +1207,10 @@ mod tests {
             };
             let mut cache = Cache::new(geometry).unwrap();
             let mut reference = Reference::new(geometry);
-            let mut rng = XorShift(SEED ^ lines);
+            let mut rng = XorShift64Star::new(SEED ^ lines);
             println!("{geometry:?}: seed {SEED:#x}, hashed {}", is_hashed(&cache));
             for op in 0..OPS {
-                let r = rng.next();
+                let r = rng.next_u64();
                 // Half the lines from a hot range that fits, half from twice capacity.
                 let span = if r & 1 == 0 { lines / 2 } else { lines * 2 };
                 let line = first.wrapping_add((r >> 8) % span);

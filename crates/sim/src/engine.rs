@@ -50,6 +50,7 @@ use crate::latency::{Latencies, LatencyTable};
 use crate::machine::{CoreCounts, Machine, MachineError};
 use crate::record::{Step, Workload};
 use crate::trace::{Flow, Slice, StealKind, Timeline, Track};
+use locus_task::rng::{mix64, XorShift64Star};
 
 /// Line accesses a worker makes in one step at most (guess: fine enough that two
 /// workers streaming through shared lines interleave, coarse enough to keep the event
@@ -284,7 +285,7 @@ struct Frame {
 struct Worker {
     clock: u64,
     frames: Vec<Frame>,
-    rng: u64,
+    rng: XorShift64Star,
     core: usize,
     squad: usize,
     idle: bool,
@@ -454,7 +455,7 @@ impl<'w> Sim<'w> {
                 continue;
             }
             worker.idle = false;
-            let jitter = next_random(&mut worker.rng) % spread;
+            let jitter = worker.rng.next_u64() % spread;
             let at = worker.clock.max(time) + jitter;
             worker.clock = at;
             self.schedule(w);
@@ -862,7 +863,7 @@ impl<'w> Sim<'w> {
             }
             Probe::RemoteInterPools => {
                 let n = self.queues.inter.len();
-                let start = (next_random(&mut self.workers[w].rng) % n as u64) as usize;
+                let start = (self.workers[w].rng.next_u64() % n as u64) as usize;
                 for s in (start..n).chain(0..start).filter(|&s| s != own_squad) {
                     self.spend(w, self.lat.probe_remote);
                     if let Some(t) = self.queues.inter[s].pop_front() {
@@ -876,7 +877,7 @@ impl<'w> Sim<'w> {
             }
             Probe::BulkSteal { chunk } => {
                 let n = self.queues.squad.len();
-                let start = (next_random(&mut self.workers[w].rng) % n as u64) as usize;
+                let start = (self.workers[w].rng.next_u64() % n as u64) as usize;
                 for s in (start..n).chain(0..start).filter(|&s| s != own_squad) {
                     self.spend(w, self.lat.probe_remote);
                     if self.queues.squad[s].is_empty() {
@@ -909,7 +910,7 @@ impl<'w> Sim<'w> {
     fn steal(&mut self, w: usize, victims: Victims) -> Option<(u32, Source, Option<StealKind>)> {
         let n = self.workers.len();
         let own = self.workers[w].squad;
-        let start = (next_random(&mut self.workers[w].rng) % n as u64) as usize;
+        let start = (self.workers[w].rng.next_u64() % n as u64) as usize;
         let mut probed = false;
         for v in (start..n).chain(0..start) {
             let squad = self.workers[v].squad;
@@ -1043,19 +1044,7 @@ fn remove(queue: &mut VecDeque<u32>, task: u32) -> bool {
     }
 }
 
-fn seed_rng(seed: u64, worker: usize) -> u64 {
-    let mut z = seed ^ (worker as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (z ^ (z >> 31)) | 1
-}
-
-/// xorshift64*, as the runtime's victim choice.
-fn next_random(state: &mut u64) -> u64 {
-    let mut x = *state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *state = x;
-    x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+/// Worker `worker`'s victim generator for the run's `seed`.
+fn seed_rng(seed: u64, worker: usize) -> XorShift64Star {
+    XorShift64Star::new(mix64(seed ^ (worker as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1)
 }

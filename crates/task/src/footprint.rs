@@ -13,16 +13,19 @@
 //! Declaring is free unless something listens: every call first reads one global
 //! counter with `Relaxed` ordering and returns when it is zero. A listener is installed
 //! for the whole process with [`set_sink`] and removed with [`clear_sink`], or for one
-//! thread while a closure runs with [`with_thread_sink`] (the simulator's recorder, so
+//! thread while a closure runs with [`with_thread_sink`] (the kernels' recorder, so
 //! that several recordings and a process-wide listener can coexist without a lock). A
 //! thread's own listener takes its declarations alone; other threads go on reporting to
 //! the process-wide one. Sinks are called on the thread that runs the declaring task, so
 //! they can attribute the access to that task through thread-local state of their own.
 //!
+//! The runtime re-exports this module as `locus::footprint`, where kernels and users
+//! find it.
+//!
 //! ```
 //! let rows = vec![0.0f64; 1024];
-//! locus::footprint::read_slice(&rows[..512]);
-//! locus::footprint::write_slice(&rows[512..]);
+//! locus_task::footprint::read_slice(&rows[..512]);
+//! locus_task::footprint::write_slice(&rows[512..]);
 //! ```
 
 use std::cell::RefCell;

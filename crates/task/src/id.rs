@@ -7,10 +7,12 @@
 //! `install`/`join`/`scope` outside a pool. The id is therefore the same in every
 //! iteration of a program that runs the same code (a loop inside one task, or a new
 //! root from the same call site), which is how a profiling policy recognises a task it
-//! has seen before (DESIGN.md, "task id").
+//! has seen before (DESIGN.md, "task id"). The numbering itself is [`crate::Spawner`]'s.
 
 use std::fmt;
 use std::panic::Location;
+
+use crate::rng::mix64;
 
 /// The identity of a task: its spawn path hashed to 64 bits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -25,7 +27,7 @@ impl TaskId {
             h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
         }
         h ^= u64::from(location.line()) << 32 | u64::from(location.column());
-        TaskId(mix(h))
+        TaskId(mix64(h))
     }
 
     /// The id of the `index`-th task spawned by this one.
@@ -76,14 +78,6 @@ impl fmt::Display for TaskId {
 
 /// The multiplier of the path hash: odd, with well-spread bits (2^64 / golden ratio).
 const PATH_K: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// The splitmix64 finaliser: a cheap bijective mix with good avalanche.
-#[inline]
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// What a policy is told about a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,36 @@
+//! What locus's two engines share about tasks, with no threads and no policy in it.
+//!
+//! - [`TaskId`] and [`TaskInfo`]: a task's identity (its spawn path hashed to 64 bits)
+//!   and its level; [`Spawner`]: the one implementation of spawn numbering, which the
+//!   runtime's `join`, `scope` and `for_range` and the kernels' recorder all use, so a
+//!   task has the same id whichever engine runs it.
+//! - [`footprint`]: declarations of the memory a task reads and writes and the work it
+//!   does, and the sinks that listen to them (the `declared` counter source, the
+//!   recorder, the affinity-graph profiler).
+//! - [`rng`]: the seeded generators the workspace uses, one copy each.
+//!
+//! # Layering
+//! Dependencies point down; the two engines are siblings.
+//! ```text
+//! cli      -> every crate below
+//! kernels  -> runtime, task        (the executors, the recorder among them)
+//! runtime  -> policy, task, topo   (engine 1: threads)
+//! sim      -> policy, task, topo   (engine 2: simulated time)
+//! profile  -> policy, task, topo
+//! mapper   -> topo
+//! policy   -> task, topo           (decisions only)
+//! task, topo, files                (nothing of locus)
+//! ```
+//! `locus-task` sits at the bottom beside `locus-topo`. `locus-policy` re-exports its
+//! ids (a policy is told about tasks), and the runtime re-exports [`footprint`] as
+//! `locus::footprint`, where kernels and users find it.
+
+#![deny(missing_docs)]
+
+pub mod footprint;
+mod id;
+pub mod rng;
+mod spawn;
+
+pub use id::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
+pub use spawn::Spawner;
