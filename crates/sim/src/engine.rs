@@ -48,9 +48,9 @@ use serde::Serialize;
 
 use crate::latency::{Latencies, LatencyTable};
 use crate::machine::{CoreCounts, Machine, MachineError};
-use crate::record::{Step, Workload};
 use crate::trace::{Flow, Slice, StealKind, Timeline, Track};
 use locus_task::rng::{mix64, XorShift64Star};
+use locus_task::workload::{Step, Workload};
 
 /// Line accesses a worker makes in one step at most (guess: fine enough that two
 /// workers streaming through shared lines interleave, coarse enough to keep the event

@@ -1,18 +1,15 @@
-//! Workloads recorded from the real kernels: the task tree a kernel spawns, with each
-//! task's declared accesses and work in program order.
+//! Recorded workloads as plain data: the task tree a program spawns, with each task's
+//! declared accesses and work in program order.
 //!
-//! [`record`] runs a kernel once under [`Recorder`], an [`Executor`] that runs every
-//! task on the calling thread in serial order (as [`locus_kernels::Serial`] does) and
-//! listens to the footprints and work the kernel's leaves declare
-//! ([`locus::footprint`], through a thread-local sink, so recordings in parallel threads
-//! and a process-wide listener do not disturb one another). The result is verified
-//! against the kernel's serial reference, so the simulated program is the one the
-//! runtime runs, with no second hand-written model.
+//! A [`Workload`] is what the simulator runs and the profiler reads. It is made by the
+//! kernels' recorder (`locus_kernels::record`, an executor that runs a kernel serially
+//! and listens to its [`crate::footprint`] declarations) through a [`WorkloadBuilder`],
+//! or by hand with [`Workload::from_parts`]; neither consumer knows how it was made.
 //!
 //! # What a workload holds
 //! Each [`Task`] has the id and level the runtime would give it (the halves of a
 //! `join` are children 0 and 1 of the joining task, the chunks of a `for_range` its
-//! spawns 2, 3, ..., per sync block; see `locus_policy::TaskId`), so a policy that
+//! spawns 2, 3, ..., per sync block; see [`crate::Spawner`]), so a policy that
 //! profiles by task id (CATS) recognises the second iteration as it does in the
 //! runtime. Its body is a list of [`Step`]s: accesses, work, and fork points, in the
 //! order the code made them. A root is one `install` of the kernel; a root's fork
@@ -20,24 +17,19 @@
 //!
 //! # Addresses
 //! Recorded addresses are the kernel's real virtual addresses, which differ from run to
-//! run. They are compacted: the declared bytes fall into objects (maximal runs of
-//! touching ranges: an array, as distinct allocations never touch), and the objects are
-//! laid out from address 0 in the order the program first touched them, each from the
-//! start of a 4 KiB page. Where the allocator put the arrays, and how it aligned them,
-//! changes from one run to the next; the compact layout does not, so two recordings of
-//! the same input give the same workload, in one process or in two (bit-identical
-//! simulations). An object's first byte lands on a line and page boundary, as large
-//! allocations do on most systems.
+//! run. [`WorkloadBuilder::finish`] compacts them: the declared bytes fall into objects
+//! (maximal runs of touching ranges: an array, as distinct allocations never touch), and
+//! the objects are laid out from address 0 in the order the program first touched them,
+//! each from the start of a 4 KiB page. Where the allocator put the arrays, and how it
+//! aligned them, changes from one run to the next; the compact layout does not, so two
+//! recordings of the same input give the same workload, in one process or in two
+//! (bit-identical simulations). An object's first byte lands on a line and page
+//! boundary, as large allocations do on most systems.
 
-use std::cell::RefCell;
 use std::fmt;
 use std::ops::Range;
-use std::panic::{self, AssertUnwindSafe, Location};
-use std::sync::Arc;
 
-use locus::footprint::{self, Access, FootprintSink};
-use locus_kernels::{Executor, Params};
-use locus_policy::{TaskId, TaskInfo, FIRST_SCOPE_SPAWN};
+use crate::TaskInfo;
 
 /// Bytes per page of the compacted address space (and of the simulated NUMA memory).
 pub const PAGE_SIZE: u64 = 4096;
@@ -145,7 +137,7 @@ impl Workload {
         tasks: Vec<(TaskInfo, Option<u32>, Vec<Step>)>,
         roots: Vec<u32>,
     ) -> Result<Workload, String> {
-        let mut builder = Builder::default();
+        let mut builder = WorkloadBuilder::default();
         for (info, parent, steps) in tasks {
             builder.tasks.push(Task {
                 info,
@@ -156,7 +148,7 @@ impl Workload {
             builder.bodies.push(steps);
         }
         builder.roots = roots;
-        let workload = builder.finish(name, false);
+        let workload = builder.flatten(name, false);
         workload.check()?;
         Ok(workload)
     }
@@ -220,195 +212,27 @@ impl fmt::Display for Workload {
     }
 }
 
-/// Why a kernel could not be recorded.
-#[derive(Debug, thiserror::Error)]
-#[error("recording {what}: {reason}")]
-pub struct RecordError {
-    what: String,
-    reason: String,
-}
-
-/// Runs the kernel of `params` once under the [`Recorder`], verifies its result, and
-/// returns its task tree.
+/// A workload being written down, task by task, in program order.
 ///
-/// # Errors
-/// If the kernel panics or its result does not match the serial reference.
-pub fn record(params: &Params) -> Result<Workload, RecordError> {
-    let name = format!("{} {}", params.kernel(), params);
-    let err = |reason: String| RecordError {
-        what: name.clone(),
-        reason,
-    };
-    let mut prepared = params.prepare();
-    prepared.reset();
-    BUILDER.with(|b| *b.borrow_mut() = Some(Builder::default()));
-    let ran = footprint::with_thread_sink(Arc::new(RecordSink), || {
-        panic::catch_unwind(AssertUnwindSafe(|| prepared.execute(&Recorder)))
-    });
-    let builder = BUILDER.with(|b| b.borrow_mut().take()).unwrap_or_default();
-    if let Err(payload) = ran {
-        let msg = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_string())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a non-string panic".to_string());
-        return Err(err(format!("the kernel panicked: {msg}")));
-    }
-    let outcome = prepared.verify();
-    if !outcome.verified {
-        return Err(err(format!(
-            "the recorded run is wrong: {}",
-            outcome.detail
-        )));
-    }
-    let workload = builder.finish(&name, true);
-    workload.check().map_err(err)?;
-    Ok(workload)
-}
-
-/// An [`Executor`] that records: every task runs on the calling thread in serial order
-/// while its forks, accesses and work are written down. Only meaningful inside
-/// [`record`]; elsewhere it runs serially and records nothing.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Recorder;
-
-thread_local! {
-    static BUILDER: RefCell<Option<Builder>> = const { RefCell::new(None) };
-}
-
-/// Runs `f` on the recording in progress on this thread, if any.
-fn with_builder<R>(f: impl FnOnce(&mut Builder) -> R) -> Option<R> {
-    BUILDER.with(|b| b.borrow_mut().as_mut().map(f))
-}
-
-/// Leaves the task entered last when dropped (also when the task unwinds).
-struct Leave;
-
-impl Drop for Leave {
-    fn drop(&mut self) {
-        with_builder(|b| b.stack.pop());
-    }
-}
-
-/// Enters task `index`, runs `f`, leaves.
-fn run_task<R>(index: Option<u32>, f: impl FnOnce() -> R) -> R {
-    let Some(index) = index else { return f() };
-    with_builder(|b| b.stack.push(index));
-    let _leave = Leave;
-    f()
-}
-
-impl Executor for Recorder {
-    fn name(&self) -> String {
-        "recorder".to_string()
-    }
-
-    #[track_caller]
-    fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce() -> RA + Send,
-        B: FnOnce() -> RB + Send,
-        RA: Send,
-        RB: Send,
-    {
-        let location = Location::caller();
-        let forked = with_builder(|builder| {
-            let (parent, made_up) = builder.current_or_root(location);
-            let ia = builder.child(parent, 0, 0);
-            let ib = builder.child(parent, 1, 0);
-            builder.fork(parent, Step::Join(ia, ib));
-            (ia, ib, made_up)
-        });
-        let ra = run_task(forked.map(|f| f.0), a);
-        let rb = run_task(forked.map(|f| f.1), b);
-        if let Some((_, _, made_up)) = forked {
-            with_builder(|builder| builder.synced(made_up));
-        }
-        (ra, rb)
-    }
-
-    #[track_caller]
-    fn for_range<F>(&self, range: Range<usize>, grain: usize, body: F)
-    where
-        F: Fn(Range<usize>) + Sync + Send,
-    {
-        assert!(grain >= 1, "for_range: grain must be at least 1");
-        let location = Location::caller();
-        if range.is_empty() {
-            return;
-        }
-        let scope = with_builder(|builder| builder.current_or_root(location));
-        let chunks = u32::try_from(range.len().div_ceil(grain)).unwrap_or(u32::MAX);
-        let mut lo = range.start;
-        let mut spawned = 0;
-        while lo < range.end {
-            let hi = lo + grain.min(range.end - lo);
-            let child = scope.map(|(parent, _)| {
-                with_builder(|builder| {
-                    let c = builder.child(parent, FIRST_SCOPE_SPAWN + spawned, chunks);
-                    builder.fork(parent, Step::Spawn(c));
-                    c
-                })
-                .expect("the recording outlives the loop")
-            });
-            spawned += 1;
-            run_task(child, || body(lo..hi));
-            lo = hi;
-        }
-        if let Some((parent, made_up)) = scope {
-            with_builder(|builder| {
-                builder.fork(parent, Step::Sync);
-                builder.synced(made_up);
-            });
-        }
-    }
-
-    #[track_caller]
-    fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        let location = Location::caller();
-        let root = with_builder(|builder| {
-            if builder.stack.is_empty() {
-                Some(builder.root(location))
-            } else {
-                None
-            }
-        })
-        .flatten();
-        run_task(root, f)
-    }
-}
-
-/// Listens to the recording thread's declarations.
-struct RecordSink;
-
-impl FootprintSink for RecordSink {
-    fn record(&self, access: Access, addr: usize, len: usize) {
-        let (addr, len) = (addr as u64, len as u64);
-        let step = match access {
-            Access::Read => Step::Read { addr, len },
-            Access::Write => Step::Write { addr, len },
-        };
-        with_builder(|b| b.declare(step));
-    }
-
-    fn work(&self, instructions: u64) {
-        with_builder(|b| b.declare(Step::Work(instructions)));
-    }
-}
-
-/// A recording in progress.
+/// Tasks are numbered as they are added ([`WorkloadBuilder::root`],
+/// [`WorkloadBuilder::child`]); steps go to a task's body in the order they are pushed.
+/// The builder does not know who runs what: the recorder keeps the running tasks and
+/// their [`crate::Spawner`]s, and says when a root's fork block (an iteration) ends.
 #[derive(Debug, Default)]
-struct Builder {
+pub struct WorkloadBuilder {
     tasks: Vec<Task>,
     bodies: Vec<Vec<Step>>,
     roots: Vec<u32>,
-    /// The tasks being run, innermost last.
-    stack: Vec<u32>,
     /// Root fork blocks completed so far: the iteration new tasks belong to.
     iteration: u32,
 }
 
-impl Builder {
+impl WorkloadBuilder {
+    /// An empty workload.
+    pub fn new() -> WorkloadBuilder {
+        WorkloadBuilder::default()
+    }
+
     fn new_task(&mut self, info: TaskInfo, parent: Option<u32>) -> u32 {
         let index = u32::try_from(self.tasks.len()).expect("fewer than 2^32 tasks");
         self.tasks.push(Task {
@@ -421,71 +245,46 @@ impl Builder {
         index
     }
 
-    fn root(&mut self, location: &Location<'_>) -> u32 {
-        let info = TaskInfo {
-            id: TaskId::root(location),
-            level: 0,
-            loop_chunks: 0,
-        };
+    /// Adds a root task, run after the roots added before it; returns its index.
+    pub fn root(&mut self, info: TaskInfo) -> u32 {
         let r = self.new_task(info, None);
         self.roots.push(r);
         r
     }
 
-    /// The running task, or a new root (made up: `true`) when a fork happens outside
-    /// any task; such a root holds that one fork block and is left after it.
-    fn current_or_root(&mut self, location: &Location<'_>) -> (u32, bool) {
-        match self.stack.last() {
-            Some(&t) => (t, false),
-            None => {
-                let r = self.root(location);
-                self.stack.push(r);
-                (r, true)
-            }
-        }
-    }
-
-    /// A new child of `parent`, its `index`-th spawn; `loop_chunks` as in [`TaskInfo`].
-    fn child(&mut self, parent: u32, index: u32, loop_chunks: u32) -> u32 {
-        let p = self.tasks[parent as usize].info;
-        let info = TaskInfo {
-            id: p.id.child(index),
-            level: p.level + 1,
-            loop_chunks,
-        };
+    /// Adds a task spawned by task `parent`; returns its index. The parent forks it
+    /// with a [`Step::Join`] or [`Step::Spawn`] pushed to its body.
+    pub fn child(&mut self, parent: u32, info: TaskInfo) -> u32 {
         self.new_task(info, Some(parent))
     }
 
-    fn fork(&mut self, parent: u32, step: Step) {
-        self.bodies[parent as usize].push(step);
+    /// Appends `step` to the body of task `task`.
+    pub fn push(&mut self, task: u32, step: Step) {
+        self.bodies[task as usize].push(step);
     }
 
-    /// A fork block ended; if it was a root's, the next tasks are the next iteration.
-    /// A made-up root is left here.
-    fn synced(&mut self, made_up: bool) {
-        if self.stack.len() == 1 {
-            self.iteration += 1;
-        }
-        if made_up {
-            self.stack.pop();
-        }
+    /// A root's fork block ended: the tasks added from now on are the next iteration.
+    pub fn end_iteration(&mut self) {
+        self.iteration += 1;
     }
 
-    fn declare(&mut self, step: Step) {
-        // Declarations outside any task (the kernel's set-up) are not part of the program.
-        if let Some(&t) = self.stack.last() {
-            self.bodies[t as usize].push(step);
-        }
+    /// The workload, its addresses compacted (see the module documentation).
+    ///
+    /// # Errors
+    /// As [`Workload::from_parts`], if the tree is malformed.
+    pub fn finish(self, name: &str) -> Result<Workload, String> {
+        let workload = self.flatten(name, true);
+        workload.check()?;
+        Ok(workload)
     }
 
     /// Flattens the bodies and, if `compact`, renumbers the touched pages.
-    fn finish(self, name: &str, compact: bool) -> Workload {
-        let Builder {
+    fn flatten(self, name: &str, compact: bool) -> Workload {
+        let WorkloadBuilder {
             mut tasks,
             bodies,
             roots,
             iteration,
-            ..
         } = self;
         let pages = if compact {
             Pages::of(&bodies)
@@ -533,7 +332,7 @@ impl Builder {
 }
 
 /// The 64-byte lines `len` bytes at `addr` cover.
-pub(crate) fn lines_covered(addr: u64, len: u64) -> u64 {
+pub fn lines_covered(addr: u64, len: u64) -> u64 {
     if len == 0 {
         return 0;
     }
