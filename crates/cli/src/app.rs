@@ -66,8 +66,8 @@ impl Failure {
 /// recorder's own bound, reached where no estimate could foresee it).
 pub(crate) fn run_failure(e: anyhow::Error) -> Failure {
     let too_large = e.chain().any(|c| {
-        c.downcast_ref::<locus_sim::record::RecordError>()
-            .is_some_and(locus_sim::record::RecordError::is_limit)
+        c.downcast_ref::<locus_kernels::RecordError>()
+            .is_some_and(locus_kernels::RecordError::is_limit)
     });
     if too_large {
         Failure::Input(e)

@@ -7,7 +7,7 @@
 //! - **work**: the instructions of preparing the input and one run against
 //!   [`locus_kernels::MAX_WORK`];
 //! - **recording** (`sim`, `profile`): the task tree against the simulator's recorder
-//!   ([`locus_sim::record::check`], `MAX_TASKS`).
+//!   ([`locus_kernels::record::check`], `MAX_TASKS`).
 //!
 //! Iterations (`iters=` in a size, `--iters`) are bounded by the size parser and
 //! [`locus_kernels::check_iters`], repetitions by the flags' own parsers
@@ -70,7 +70,7 @@ pub(crate) fn check(params: &Params, given: &str, recorded: bool) -> Result<()> 
         );
     }
     if recorded {
-        if let Err(e) = locus_sim::record::check(params) {
+        if let Err(e) = locus_kernels::record::check(params) {
             bail!("{given}: {e}");
         }
     }
@@ -91,8 +91,8 @@ mod tests {
     fn the_help_states_the_bounds_in_force() {
         let help = crate::cli::EXIT_CODES;
         assert_eq!(MAX_WORK, 1 << 38);
-        assert_eq!(locus_sim::record::MAX_TASKS, 1 << 24);
-        assert_eq!(locus_sim::record::MAX_STEPS, 1 << 27);
+        assert_eq!(locus_kernels::record::MAX_TASKS, 1 << 24);
+        assert_eq!(locus_kernels::record::MAX_STEPS, 1 << 27);
         let words = [
             "2^38".to_owned(),
             format!("({})", sci(MAX_WORK)),

@@ -411,7 +411,7 @@ pub(crate) fn run(plan: &ProfilePlan) -> Result<String> {
     );
 
     let t = Instant::now();
-    let workload = locus_sim::record::record(&plan.params).context("cannot record the kernel")?;
+    let workload = locus_kernels::record(&plan.params).context("cannot record the kernel")?;
     let _ = writeln!(
         out,
         "record    {}  {} tasks, {} iterations, {} line accesses",

@@ -199,7 +199,7 @@ impl Executor for Locus {
     }
 
     /// The root's task id comes from the caller's call site, as the recorder's does
-    /// (`locus_sim::record`), so that a schedule made from a recording names the tasks
+    /// ([`crate::record()`]), so that a schedule made from a recording names the tasks
     /// of a run.
     #[track_caller]
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {

@@ -72,6 +72,7 @@ pub mod mtx;
 pub mod nqueens;
 mod prepared;
 pub mod radix;
+pub mod record;
 pub mod rng;
 mod size;
 pub mod sor;
@@ -86,4 +87,5 @@ pub use estimate::{available_memory, Available, Estimate, MAX_WORK, SLACK_BYTES}
 pub use exec::{Executor, Locus, Rayon, Serial};
 pub use kernel::{Kernel, KernelError, Params};
 pub use prepared::{Outcome, Prepared};
+pub use record::{record, RecordError, Recorder};
 pub use size::{check_iters, MAX_ITERS};

@@ -43,12 +43,16 @@
 #![deny(missing_docs)]
 
 mod decision;
+mod factory;
+mod logged;
 mod policies;
 mod stability;
 mod workers;
 
 pub use decision::{Layout, LoopPlan, Order, Place, Probe, Source, Victims};
+pub use factory::PolicyFactory;
 pub use locus_task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
+pub use logged::{Logged, PolicyCall};
 pub use policies::{
     boundary_level, classify, contiguous_counts, contiguous_squad, is_cpu_bound, soid, Affinity,
     Cab, CabInputs, Cats, Central, Mts, PolicyError, PolicyKind, RoundRobin, Slot, StaticBlocks,

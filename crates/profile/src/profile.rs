@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use locus_policy::TaskId;
-use locus_sim::record::{Step, Workload};
+use locus_task::workload::{Step, Workload};
 use serde::{Serialize, Serializer};
 
 use crate::error::{Kind, ProfileError};

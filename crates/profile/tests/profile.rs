@@ -1,14 +1,13 @@
-//! Profiles: which tasks are profiled, line runs, the union over iterations, the cap,
-//! and a real recording.
+//! Profiles: which tasks are profiled, line runs, the union over iterations, the cap.
+//! (Profiles of recorded kernels: `crates/engines/tests/profile_recorded.rs`.)
 
 use std::collections::BTreeSet;
 use std::ops::Range;
 
-use locus_kernels::Kernel;
 use locus_policy::{TaskId, TaskInfo};
 use locus_profile::{LineRun, MachineDesc, Profile, ProfileBuilder};
-use locus_sim::record::{Step, Workload};
 use locus_task::rng::SplitMix64;
+use locus_task::workload::{Step, Workload};
 use locus_topo::Topology;
 
 fn machine() -> MachineDesc {
@@ -184,40 +183,4 @@ fn truncated_runs_are_exactly_the_lines_below_the_cut() {
             "round {round}"
         );
     }
-}
-
-#[test]
-fn a_program_without_declared_accesses_has_nothing_to_profile() {
-    let params = Kernel::Fib.parse_size("10").unwrap();
-    let w = locus_sim::record::record(&params).unwrap();
-    let e = Profile::from_workload(&w, machine(), "fib 10", 4096)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("no leaf task declares a memory access"), "{e}");
-}
-
-#[test]
-fn a_recorded_heat_profiles_each_chunk_once_per_sweep() {
-    let params = Kernel::Heat.parse_size("64x64,leaf=8,iters=3").unwrap();
-    let w = locus_sim::record::record(&params).unwrap();
-    let p = Profile::from_workload(&w, machine(), "heat", 4096).unwrap();
-    assert!(p.tasks().len() >= 8, "{:?}", p.summary());
-    assert!(
-        p.tasks().iter().all(|t| t.instances() == 3),
-        "same ids every sweep"
-    );
-    assert_eq!(p.summary().instances, 3 * p.tasks().len() as u64);
-    assert!(p.tasks().iter().all(|t| t.work() > 0 && !t.truncated()));
-    // A chunk of rows reads its rows and their halo and writes its rows: a few long
-    // runs, not one per line.
-    assert!(
-        p.summary().runs <= 4 * p.tasks().len() as u64,
-        "{:?}",
-        p.summary()
-    );
-    assert!(
-        p.summary().lines > 20 * p.summary().runs,
-        "{:?}",
-        p.summary()
-    );
 }

@@ -10,7 +10,7 @@ use crate::counters::{self, CounterKind};
 use crate::registry::{Registry, ThreadSpec};
 use crate::scope::{scope_in, Scope};
 use crate::stats::PoolStats;
-use locus_policy::{PolicyKind, WorkerMap};
+use locus_policy::{PolicyFactory, PolicyKind, WorkerMap};
 use locus_topo::{allowed_cpus, TopoError, Topology};
 use std::fmt;
 use std::panic::Location;
@@ -122,6 +122,7 @@ impl BuildError {
 pub struct ThreadPoolBuilder {
     num_threads: Option<usize>,
     policy: PolicyKind,
+    factory: Option<PolicyFactory>,
     topology: Option<Topology>,
     pin: Option<bool>,
     stack_size: usize,
@@ -141,6 +142,7 @@ impl ThreadPoolBuilder {
         ThreadPoolBuilder {
             num_threads: None,
             policy: PolicyKind::Ws,
+            factory: None,
             topology: None,
             pin: None,
             stack_size: DEFAULT_STACK_SIZE,
@@ -192,6 +194,15 @@ impl ThreadPoolBuilder {
     /// The scheduling policy. Default: `ws`.
     pub fn policy(mut self, policy: PolicyKind) -> Self {
         self.policy = policy;
+        self.factory = None;
+        self
+    }
+
+    /// A policy that is not a [`PolicyKind`]'s (a user's own, or one wrapped in a
+    /// decorator such as `locus_policy::Logged`), built by `factory` for the pool's
+    /// workers. Replaces [`ThreadPoolBuilder::policy`].
+    pub fn policy_factory(mut self, factory: PolicyFactory) -> Self {
+        self.factory = Some(factory);
         self
     }
 
@@ -240,7 +251,10 @@ impl ThreadPoolBuilder {
             });
         }
         let map = WorkerMap::new(&topology, n);
-        let policy = self.policy.build(&map);
+        let policy = match &self.factory {
+            Some(factory) => factory.build(&map),
+            None => self.policy.build(&map),
+        };
         // Miri has no sched_setaffinity; its runs check memory safety, not placement.
         let pin = self.pin.unwrap_or(policy.layout().pinned) && !cfg!(miri);
         let cpus = if pin {

@@ -40,17 +40,17 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use locus_policy::{
-    ChunkPlacement, Layout, Order, Place, Policy, PolicyKind, Probe, Source, TaskCost, TaskInfo,
-    Victims, WorkerMap,
+    ChunkPlacement, Layout, Order, Place, Policy, PolicyFactory, PolicyKind, Probe, Source,
+    TaskCost, TaskInfo, Victims, WorkerMap,
 };
 use locus_topo::Topology;
 use serde::Serialize;
 
 use crate::latency::{Latencies, LatencyTable};
 use crate::machine::{CoreCounts, Machine, MachineError};
-use crate::record::{Step, Workload};
 use crate::trace::{Flow, Slice, StealKind, Timeline, Track};
 use locus_task::rng::{mix64, XorShift64Star};
+use locus_task::workload::{Step, Workload};
 
 /// Line accesses a worker makes in one step at most (guess: fine enough that two
 /// workers streaming through shared lines interleave, coarse enough to keep the event
@@ -233,6 +233,20 @@ pub fn simulate(
     policy: PolicyKind,
     config: &SimConfig,
 ) -> Result<SimResult, SimError> {
+    simulate_with(workload, topology, &PolicyFactory::from(policy), config)
+}
+
+/// Runs `workload` on `topology` under the policy `factory` builds for the simulated
+/// workers: any [`Policy`], not only a [`PolicyKind`]'s.
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with(
+    workload: &Workload,
+    topology: &Topology,
+    factory: &PolicyFactory,
+    config: &SimConfig,
+) -> Result<SimResult, SimError> {
     let pus = topology.num_pus();
     let threads = config.threads.unwrap_or(pus);
     if threads == 0 || threads > pus {
@@ -247,10 +261,10 @@ pub fn simulate(
     }
     let machine = Machine::new(topology, config.latencies.latencies, workload.pages())?;
     let map = WorkerMap::new(topology, threads);
-    let built = policy.build(&map);
+    let built = factory.build(&map);
     let mut sim = Sim::new(workload, topology, &map, built, config, machine);
     sim.run()?;
-    Ok(sim.result(policy, topology, config))
+    Ok(sim.result(factory.name(), topology, config))
 }
 
 /// What a frame of a worker's stack is doing.
@@ -973,7 +987,7 @@ impl<'w> Sim<'w> {
         });
     }
 
-    fn result(mut self, policy: PolicyKind, topology: &Topology, config: &SimConfig) -> SimResult {
+    fn result(mut self, policy: &str, topology: &Topology, config: &SimConfig) -> SimResult {
         let cores = self.machine.counts().to_vec();
         let mut sockets = vec![CoreCounts::default(); topology.num_packages()];
         let mut total = CoreCounts::default();

@@ -27,12 +27,12 @@
 //!   memory-level parallelism) and bandwidth is unlimited (no queueing): the model
 //!   counts where data comes from, which is what the schedulers change.
 //!
-//! Addresses are those of a [`crate::record::Workload`]: compact, so the directory
+//! Addresses are those of a [`locus_task::workload::Workload`]: compact, so the directory
 //! and the page table are dense vectors indexed by line and page.
 
 use crate::cache::{Cache, Geometry, GeometryError, Lookup};
 use crate::latency::Latencies;
-use crate::record::PAGE_SIZE;
+use locus_task::workload::PAGE_SIZE;
 use locus_topo::{CacheKind, Topology};
 
 /// No NUMA node yet: the page has not been touched.

@@ -7,6 +7,9 @@
 //! - [`footprint`]: declarations of the memory a task reads and writes and the work it
 //!   does, and the sinks that listen to them (the `declared` counter source, the
 //!   recorder, the affinity-graph profiler).
+//! - [`workload`]: a recorded task tree as plain data (tasks, their steps, compacted
+//!   addresses), which the simulator runs and the profiler reads; the kernels' recorder
+//!   makes it.
 //! - [`rng`]: the seeded generators the workspace uses, one copy each.
 //!
 //! # Layering
@@ -23,7 +26,11 @@
 //! ```
 //! `locus-task` sits at the bottom beside `locus-topo`. `locus-policy` re-exports its
 //! ids (a policy is told about tasks), and the runtime re-exports [`footprint`] as
-//! `locus::footprint`, where kernels and users find it.
+//! `locus::footprint`, where kernels and users find it. The kernels crate holds the
+//! recorder (an executor, beside the other executors) that turns a kernel into a
+//! [`workload::Workload`]; the simulator and the profiler take that data and know
+//! nothing of the runtime or the kernels. Whoever wants a kernel simulated (the CLI, the
+//! engines' tests in `crates/engines`) records it and hands the workload over.
 
 #![deny(missing_docs)]
 
@@ -31,6 +38,7 @@ pub mod footprint;
 mod id;
 pub mod rng;
 mod spawn;
+pub mod workload;
 
 pub use id::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
 pub use spawn::Spawner;

@@ -3,14 +3,13 @@
 //! `affinity` policy against the `static` block partition (the paper's Section 5
 //! comparison, with Table 3's meshes for IRREG).
 
-use locus_kernels::{Kernel, Params};
+use locus_kernels::{record, Kernel, Params};
 use locus_policy::PolicyKind;
 use locus_profile::{
     input_identity, AffinityGraph, GraphOptions, MachineDesc, Partition, PartitionOptions, Profile,
     Schedule,
 };
 use locus_sim::engine::{simulate, SimConfig, SimResult};
-use locus_sim::record::record;
 use locus_topo::Topology;
 use std::sync::Arc;
 

@@ -1,11 +1,11 @@
 //! The engine: every task runs once under every policy, timing is exact where it can be
 //! computed by hand, and the same inputs give bit-identical results.
 
-use locus_kernels::Kernel;
+use locus_kernels::{record, Kernel};
 use locus_policy::{CabInputs, PolicyKind, TaskId, TaskInfo};
 use locus_sim::engine::{simulate, SimConfig, SimResult};
 use locus_sim::latency::Latencies;
-use locus_sim::record::{record, Step, Workload};
+use locus_task::workload::{Step, Workload};
 use locus_topo::Topology;
 
 const POLICIES: [PolicyKind; 10] = [

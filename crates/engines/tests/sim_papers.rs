@@ -4,10 +4,10 @@
 //! README's results section gives for it, so that a change to the model or to a policy
 //! that moves the finding is noticed.
 
-use locus_kernels::{Kernel, Params};
+use locus_kernels::{record, Kernel, Params};
 use locus_policy::{boundary_level, CabInputs, PolicyKind};
 use locus_sim::engine::{simulate, SimConfig, SimResult};
-use locus_sim::record::{record, Workload};
+use locus_task::workload::Workload;
 use locus_topo::Topology;
 
 const CATS: PolicyKind = PolicyKind::Cats {
