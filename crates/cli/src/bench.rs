@@ -589,7 +589,7 @@ mod tests {
         assert_eq!(policies("all").unwrap(), PolicyKind::ALL.to_vec());
         assert_eq!(
             policies("ws, mts:4").unwrap(),
-            vec![PolicyKind::Ws, PolicyKind::Mts { chunk: Some(4) }]
+            vec![PolicyKind::Ws, PolicyKind::Mts { batch: Some(4) }]
         );
         let e = format!("{:#}", policies("ws,wss").unwrap_err());
         assert!(e.contains("'wss'"), "{e}");

@@ -124,7 +124,7 @@ pub(crate) struct SimArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum SimCommand {
     /// Simulate over a range of one parameter (input rows, cab's boundary level BL, the
-    /// mts chunk) and plot the makespan.
+    /// mts batch) and plot the makespan.
     Sweep(Box<SweepArgs>),
     /// Simulate multi-threaded applications on a multi-socket machine under the thread
     /// mapper (linux-like spreading, sam, sam-mph, best static) and compare their
@@ -187,7 +187,7 @@ pub(crate) struct SimRunArgs {
     #[command(flatten)]
     pub(crate) common: SimCommonArgs,
 
-    /// Policies: a comma-separated list (ws, central, rr-fifo, rr-lifo, mts, mts:CHUNK,
+    /// Policies: a comma-separated list (ws, central, rr-fifo, rr-lifo, mts, mts:BATCH,
     /// cab, cab:B:SIZE, cab:bl=N, cats, cats:CMPI, the published forms of the last two
     /// without iteration affinity: cab-paper[:...], cats-paper[:CMPI]; static: every
     /// parallel loop dealt in one block of consecutive chunks per worker, as OpenMP's
@@ -233,8 +233,9 @@ pub(crate) enum SweepParam {
     /// cab's boundary level BL (runs cab:bl=N; ws once as the reference; the plot marks
     /// Eq. 4's choice).
     Bl,
-    /// The mts bulk-steal chunk (runs mts:N; ws once as the reference).
-    Chunk,
+    /// The mts batch: tasks per bulk steal (runs mts:N; ws once as the reference).
+    #[value(alias = "chunk")]
+    Batch,
 }
 
 impl SweepParam {
@@ -242,7 +243,7 @@ impl SweepParam {
         match self {
             SweepParam::Rows => "rows",
             SweepParam::Bl => "bl",
-            SweepParam::Chunk => "chunk",
+            SweepParam::Batch => "batch",
         }
     }
 
@@ -250,7 +251,7 @@ impl SweepParam {
         match self {
             SweepParam::Rows => "input rows (n)",
             SweepParam::Bl => "boundary level BL",
-            SweepParam::Chunk => "mts chunk (tasks per bulk steal)",
+            SweepParam::Batch => "mts batch (tasks per bulk steal)",
         }
     }
 }
@@ -337,7 +338,7 @@ pub(crate) struct BenchArgs {
     pub(crate) kernel: String,
 
     /// Policies to compare: a comma-separated list (ws, ws-unpinned, central, rr-fifo,
-    /// rr-lifo, mts, mts:CHUNK, cab[:B:SIZE|:bl=N], cab-paper[:...], cats[:CMPI],
+    /// rr-lifo, mts, mts:BATCH, cab[:B:SIZE|:bl=N], cab-paper[:...], cats[:CMPI],
     /// cats-paper[:CMPI]; static: every parallel loop dealt in one block of consecutive
     /// chunks per worker, as OpenMP's schedule(static); affinity: the schedule of
     /// --schedule FILE, with a single KERNEL), or `all`: ws, ws-unpinned, central,
@@ -399,8 +400,8 @@ pub(crate) struct BenchArgs {
 
     /// After each kernel, print what each policy decided and from what: for cab the
     /// inputs of Eq. 4 and the boundary level; for cats the counter source, the SOIDs
-    /// at the top levels, the leaf inter-socket tasks and whether the program was judged
-    /// CPU-bound; and every policy's own statistics (inter-socket tasks per squad, busy
+    /// at the top levels, the leaf inter-squad tasks and whether the program was judged
+    /// CPU-bound; and every policy's own statistics (inter-squad tasks per squad, busy
     /// refusals, profile iterations). Also written to --json.
     #[arg(long)]
     pub(crate) explain: bool,

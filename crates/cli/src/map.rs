@@ -18,12 +18,12 @@
 use crate::app::Failure;
 use anyhow::{anyhow, Context};
 use clap::{Args, ValueEnum};
-use locus_mapper::act::{Actuator, SystemAffinity};
+use locus_mapper::act::{Actuator, SystemCpuBinding};
 use locus_mapper::daemon::{self, DaemonError, LoopConfig};
 use locus_mapper::procs::{Caller, Procfs, Selection};
 use locus_mapper::sample::PerfSource;
 use locus_mapper::workload::{linux_placement, MixSpec, SimSource, World, MIXES};
-use locus_mapper::{Config, CounterSource, MachineShape, Mapper};
+use locus_mapper::{Config, MachineShape, Mapper, SampleSource};
 use locus_topo::Topology;
 use std::io::Write;
 use std::path::Path;
@@ -202,7 +202,7 @@ fn run_perf(args: &MapArgs) -> Result<(), Failure> {
         machine.num_pus(),
         if args.dry_run { "; dry run: nothing is changed" } else { "" }
     );
-    let mut actuator = Actuator::new(SystemAffinity::new());
+    let mut actuator = Actuator::new(SystemCpuBinding::new());
     let actuator = if args.dry_run {
         None
     } else {
@@ -235,7 +235,7 @@ fn run_sim(args: &MapArgs) -> Result<(), Failure> {
             ""
         }
     );
-    run_loop::<SystemAffinity>(args, &header, &mut source, &mut mapper, None)
+    run_loop::<SystemCpuBinding>(args, &header, &mut source, &mut mapper, None)
 }
 
 /// The machine `--source sim` simulates when none is given: the paper's 40-CPU Ivy Bridge.
@@ -304,10 +304,10 @@ fn describe(selection: &Selection) -> String {
     parts.join("; ")
 }
 
-fn run_loop<A: locus_mapper::act::Affinity>(
+fn run_loop<A: locus_mapper::act::CpuBinding>(
     args: &MapArgs,
     header: &str,
-    source: &mut dyn CounterSource,
+    source: &mut dyn SampleSource,
     mapper: &mut Mapper,
     actuator: Option<&mut Actuator<A>>,
 ) -> Result<(), Failure> {

@@ -223,7 +223,7 @@ struct ResultReport {
     /// The policy's own statistics after the runs, by name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     policy_stats: Vec<(String, u64)>,
-    /// Placement stability of leaf inter-socket tasks over all runs, where the policy
+    /// Placement stability of leaf inter-squad tasks over all runs, where the policy
     /// has them (bi-tier policies on more than one squad).
     placement_stability: Option<f64>,
 }

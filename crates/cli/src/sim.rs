@@ -36,7 +36,7 @@ const ALL: [PolicyKind; 9] = [
     PolicyKind::Central,
     PolicyKind::RrFifo,
     PolicyKind::RrLifo,
-    PolicyKind::Mts { chunk: None },
+    PolicyKind::Mts { batch: None },
     PolicyKind::Cab(CabInputs::Auto),
     PolicyKind::CabPaper(CabInputs::Auto),
     PolicyKind::Cats {
@@ -273,7 +273,7 @@ impl SweepPlan {
                 let policies = given.unwrap_or_else(|| {
                     vec![
                         PolicyKind::Ws,
-                        PolicyKind::Mts { chunk: None },
+                        PolicyKind::Mts { batch: None },
                         PolicyKind::Cab(CabInputs::Auto),
                         PolicyKind::Cats {
                             cmpi_threshold: None,
@@ -320,19 +320,19 @@ impl SweepPlan {
                     format!("Eq. 4: BL = {bl} (S_d {})", locus_topo::format_size(data)),
                 ));
             }
-            SweepParam::Chunk => {
+            SweepParam::Batch => {
                 ensure!(
                     given.is_none(),
-                    "--policy: a sweep over chunk runs mts:N for each value (and ws once as \
+                    "--policy: a sweep over batch runs mts:N for each value (and ws once as \
                      the reference); leave --policy out"
                 );
                 for &v in &values {
-                    ensure!(v >= 1, "--values: an mts chunk must be at least 1");
+                    ensure!(v >= 1, "--values: an mts batch must be at least 1");
                     jobs.push((
                         v,
                         base.clone(),
                         vec![PolicyKind::Mts {
-                            chunk: Some(v as usize),
+                            batch: Some(v as usize),
                         }],
                     ));
                 }
@@ -466,7 +466,7 @@ fn sweep_plot(plan: &SweepPlan, results: &[(Option<u64>, SimResult)]) -> Plot {
     for (v, r) in results {
         let label = match plan.param {
             SweepParam::Bl => r.policy.split(':').next().unwrap_or("cab").to_string(),
-            SweepParam::Chunk => "mts".to_string(),
+            SweepParam::Batch => "mts".to_string(),
             SweepParam::Rows => r.policy.clone(),
         };
         let label = if v.is_none() {
@@ -915,7 +915,7 @@ mod tests {
             policies("cab:bl=3,mts:2").unwrap(),
             vec![
                 PolicyKind::Cab(CabInputs::Level(3)),
-                PolicyKind::Mts { chunk: Some(2) }
+                PolicyKind::Mts { batch: Some(2) }
             ]
         );
     }

@@ -14,7 +14,7 @@ const POLICIES: [PolicyKind; 10] = [
     PolicyKind::Central,
     PolicyKind::RrFifo,
     PolicyKind::RrLifo,
-    PolicyKind::Mts { chunk: None },
+    PolicyKind::Mts { batch: None },
     PolicyKind::Cab(CabInputs::Auto),
     PolicyKind::Cab(CabInputs::Level(2)),
     PolicyKind::Cats {
@@ -171,7 +171,7 @@ fn the_same_inputs_give_bit_identical_results() {
     let machine = Topology::preset("opteron-8380").unwrap();
     for kind in [
         PolicyKind::Ws,
-        PolicyKind::Mts { chunk: None },
+        PolicyKind::Mts { batch: None },
         PolicyKind::Cats {
             cmpi_threshold: None,
         },

@@ -18,7 +18,7 @@ const CATS_PAPER: PolicyKind = PolicyKind::CatsPaper {
 };
 const CAB: PolicyKind = PolicyKind::Cab(CabInputs::Auto);
 const CAB_PAPER: PolicyKind = PolicyKind::CabPaper(CabInputs::Auto);
-const MTS: PolicyKind = PolicyKind::Mts { chunk: None };
+const MTS: PolicyKind = PolicyKind::Mts { batch: None };
 
 fn input(kernel: Kernel, size: &str) -> (Params, Workload) {
     let params = kernel.parse_size(size).unwrap();
@@ -53,7 +53,7 @@ fn busy_fraction(r: &SimResult) -> f64 {
 /// The simulator disagrees with the published algorithm (`cats-paper`; `cats` with
 /// iteration affinity is tested below). Both kernels' grids hold 8 MiB (two 4 MiB arrays; the
 /// paper counts 16 MB), so Fig. 6 makes the two halves of the rows the leaf
-/// inter-socket tasks: two subtrees for four squads, and two squads idle, so the time
+/// inter-squad tasks: two subtrees for four squads, and two squads idle, so the time
 /// rises. Whether the L3 misses fall depends on whether a half lands on the squad that
 /// ran it in the previous iteration, which the heads' order of stealing decides (the
 /// README's results section has the numbers for several seeds).

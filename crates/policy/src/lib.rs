@@ -21,13 +21,13 @@
 //! | `central` | Qthreads CQ | the central LIFO | the central LIFO |
 //! | `rr-fifo` | Qthreads Q | inboxes dealt round robin | own inbox, oldest first; no stealing |
 //! | `rr-lifo` | Qthreads L | inboxes dealt round robin | own inbox, newest first; no stealing |
-//! | `mts` | Qthreads MTS | own squad's shared LIFO | own squad's LIFO, then a bulk steal of a squad-sized chunk from a remote squad, one worker per squad at a time |
-//! | `cab` | CAB (Chen et al.) | inter-socket tasks (levels up to Eq. 4's boundary): the squad's inter-socket pool, parent-first; others: own deque | own deque, squad peers; a squad's head, while its squad runs no leaf inter-socket subtree: its inter-socket pool, then other squads' |
+//! | `mts` | Qthreads MTS | own squad's shared LIFO | own squad's LIFO, then a bulk steal of a squad-sized batch from a remote squad, one worker per squad at a time |
+//! | `cab` | CAB (Chen et al.) | inter-squad tasks (levels up to Eq. 4's boundary): the squad's inter-squad pool, parent-first; others: own deque | own deque, squad peers; a squad's head, while its squad runs no leaf inter-squad subtree: its inter-squad pool, then other squads' |
 //! | `cats` | CATS (Chen et al.) | first iteration: own deque, parent-first (profiled); then by each task's SOID (Fig. 6), as `cab` | as `ws` while profiling, then as `cab` |
 //! | `static` | OpenMP `schedule(static)`, the affinity paper's baseline | a loop: one lane of consecutive chunks per worker; others: own deque | own inbox (its lanes), own deque, a random victim's deque |
 //! | `affinity` | feedback-directed affinity scheduling (Song et al.) | a loop: per worker a lane of the chunks the schedule gives it, in its order; a scheduled task: its worker's inbox; others: own deque | as `static` |
 //!
-//! `cab` and `cats` add iteration affinity: a leaf inter-socket task goes to the pool of
+//! `cab` and `cats` add iteration affinity: a leaf inter-squad task goes to the pool of
 //! the squad that ran it in the previous iteration (first: subtree `i` of `k` to squad
 //! `⌊i·m/k⌋`), and a head steals from other squads' pools only once its squad has
 //! started all its own; `cats` also splits Fig. 6's leaves until every squad has one.
@@ -37,8 +37,35 @@
 //! whose squad has nothing left steals one chunk at a time from another squad (`cats`
 //! not once it has found the program CPU-bound). `cab-paper` and `cats-paper` are the
 //! published algorithms. Every bi-tier policy counts placement stability of its leaf
-//! inter-socket tasks (`placement_same_squad` of `placement_compared`); the engines count
+//! inter-squad tasks (`placement_same_squad` of `placement_compared`); the engines count
 //! it for loop chunks under every policy ([`ChunkPlacement`]).
+//!
+//! # Words
+//! One meaning each, across the crates, as DESIGN.md ("The words") uses them:
+//! - **squad**: the workers under one last-level cache domain; its **head** is its
+//!   lowest worker. A socket holds one squad on the papers' machines, several on a
+//!   chiplet CPU.
+//! - **inter-squad** and **intra-squad**: the two tiers of the bi-tier policies. The
+//!   papers say inter-socket and intra-socket because their squads are sockets. An
+//!   **inter-squad pool** is a squad's pool of inter-squad tasks ([`Place::InterPool`]);
+//!   a **leaf inter-squad task** roots a subtree that one squad runs.
+//! - **affinity**: the `affinity` policy ([`Affinity`]), which follows a schedule file
+//!   made by `locus profile` from an **affinity graph**. **Iteration affinity** is the
+//!   bi-tier policies' memory of which squad ran a leaf last; the mapper's binding of a
+//!   thread to CPUs is a **CPU binding** (`locus_mapper::act::CpuBinding`), and the CPUs
+//!   a process may use its **CPU mask**.
+//! - **chunk**: a piece of a parallel loop's range, one task ([`TaskInfo::loop_chunks`]);
+//!   what an MTS bulk steal moves is a **batch** ([`Probe::BulkSteal`]).
+//! - **profile**: the file `locus profile` writes (`locus_profile::Profile`); what CATS
+//!   learns in its first iteration is its **online profile**, and the tiers that follow
+//!   from it its **learned tiers**. A **partition** is METIS's split of an affinity graph
+//!   (`locus_profile::Partition`).
+//! - **counter source**: where the runtime reads a task's counters
+//!   (`locus::counters::CounterSource`: `perf`, `declared`); the mapper reads threads'
+//!   counters from a **sample source** (`locus_mapper::SampleSource`).
+//! - [`Place`] says where a new task goes: [`Place::Local`] is the spawning worker's own
+//!   deque. [`Source`] says where a starting task came from: its own squad
+//!   ([`Source::OwnSquad`]) or another ([`Source::OtherSquad`]).
 
 #![deny(missing_docs)]
 
@@ -134,7 +161,7 @@ pub trait Policy: Send + Sync + std::fmt::Debug {
 }
 
 /// Placement stability from a run's statistics (a policy's [`Policy::stats`] and the
-/// engine's [`ChunkPlacement::stats`]): the fraction of starts of leaf inter-socket tasks
+/// engine's [`ChunkPlacement::stats`]): the fraction of starts of leaf inter-squad tasks
 /// and loop chunks that ran on the same squad as the time before, or `None` where
 /// nothing was compared (neither kind of task, one squad, one iteration).
 pub fn placement_stability(stats: &[(String, u64)]) -> Option<f64> {

@@ -23,7 +23,7 @@
 //! The global pool (used by `join`/`scope`/`for_range` called outside any pool) reads
 //! `LOCUS_NUM_THREADS` (workers; default one per PU the process may use),
 //! `LOCUS_POLICY` (`ws`, `ws-unpinned`, `central`, `rr-fifo`, `rr-lifo`, `mts`,
-//! `mts:CHUNK`) and `LOCUS_TOPOLOGY` (a preset such as `opteron-8380`, an hwloc
+//! `mts:BATCH`) and `LOCUS_TOPOLOGY` (a preset such as `opteron-8380`, an hwloc
 //! synthetic string, `SxC` shorthand, or an hwloc XML file): a described machine is laid
 //! over the real cores as a virtual topology.
 //!

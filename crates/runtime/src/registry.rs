@@ -65,10 +65,10 @@ pub(crate) struct Registry {
     squad_queues: Box<[SharedQueue<JobRef>]>,
     squad_stealing: Box<[CachePadded<AtomicBool>]>,
     central: SharedQueue<JobRef>,
-    /// Bi-tier policies: one inter-socket pool per squad.
+    /// Bi-tier policies: one inter-squad pool per squad.
     inter_pools: Box<[SharedQueue<JobRef>]>,
     /// Per squad, the heads of all squads, that squad's first: whom to wake for an
-    /// inter-socket task (only heads take them).
+    /// inter-squad task (only heads take them).
     heads_from: Box<[Box<[usize]>]>,
     /// Where loop chunks ran, for placement stability; only with two squads or more.
     chunk_placement: Option<ChunkPlacement>,
@@ -373,7 +373,7 @@ impl WorkerThread {
             self.count_tasks(1);
         }
         if self.events {
-            let costed = self.task_begin(&info, Source::Local);
+            let costed = self.task_begin(&info, Source::OwnSquad);
             f();
             self.task_end(&info, costed);
         } else {
@@ -461,7 +461,7 @@ impl WorkerThread {
             }
             Place::InterPool(squad) => {
                 registry.inter_pools[squad].push(job);
-                // Only heads take inter-socket tasks and the pusher may not be one, so
+                // Only heads take inter-squad tasks and the pusher may not be one, so
                 // the wake-up must not be lost: the fenced kind.
                 registry.sleep.new_foreign_work(&registry.heads_from[squad]);
             }
@@ -479,7 +479,7 @@ impl WorkerThread {
                 if top.same(job) {
                     return true;
                 }
-                self.execute(top, Source::Local);
+                self.execute(top, Source::OwnSquad);
             }
             return false;
         }
@@ -491,7 +491,7 @@ impl WorkerThread {
     fn take_back_shared(&self, job: &JobRef, place: Place) -> bool {
         let registry = &*self.registry;
         let queue = match place {
-            // Inter-socket tasks are taken by squad heads only, through their plans.
+            // Inter-squad tasks are taken by squad heads only, through their plans.
             Place::Local | Place::InterPool(_) => return false,
             Place::Worker(target) => &registry.inboxes[target],
             Place::Squad(squad) => &registry.squad_queues[squad],
@@ -572,12 +572,12 @@ impl WorkerThread {
         self.registry.policy.search(self.index, &mut plan);
         let found = plan.iter().find_map(|&probe| self.try_probe(probe));
         self.plan.set(plan);
-        found.or_else(|| self.steal_injected().map(|job| (job, Source::Local)))
+        found.or_else(|| self.steal_injected().map(|job| (job, Source::OwnSquad)))
     }
 
     fn try_probe(&self, probe: Probe) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
-        let local = |job: Option<JobRef>| job.map(|j| (j, Source::Local));
+        let local = |job: Option<JobRef>| job.map(|j| (j, Source::OwnSquad));
         match probe {
             Probe::OwnDeque => local(self.deque.pop()),
             Probe::OwnInbox => local(match registry.layout.inbox {
@@ -587,14 +587,14 @@ impl WorkerThread {
             }),
             Probe::Steal(victims) => self.steal_one(victims),
             Probe::SquadQueue(squad) => local(registry.squad_queues[squad].pop_newest()),
-            Probe::BulkSteal { chunk } => self.bulk_steal(chunk).map(|j| (j, Source::Remote)),
+            Probe::BulkSteal { batch } => self.bulk_steal(batch).map(|j| (j, Source::OtherSquad)),
             Probe::Central => local(registry.central.pop_newest()),
             Probe::InterPool(squad) => local(registry.inter_pools[squad].pop_newest()),
-            Probe::RemoteInterPools => self.steal_inter_remote().map(|j| (j, Source::Remote)),
+            Probe::RemoteInterPools => self.steal_inter_remote().map(|j| (j, Source::OtherSquad)),
         }
     }
 
-    /// A head steals the oldest inter-socket task of another squad, from a random start.
+    /// A head steals the oldest inter-squad task of another squad, from a random start.
     fn steal_inter_remote(&self) -> Option<JobRef> {
         let pools = &self.registry.inter_pools;
         let n = pools.len();
@@ -639,10 +639,10 @@ impl WorkerThread {
                     let c = self.counters();
                     if registry.map.squad_of(victim) == self.squad {
                         bump(&c.steals_squad, 1);
-                        return Some((job, Source::Local));
+                        return Some((job, Source::OwnSquad));
                     }
                     bump(&c.steals_remote, 1);
-                    return Some((job, Source::Remote));
+                    return Some((job, Source::OtherSquad));
                 }
                 Steal::Empty | Steal::Retry => bump(&self.counters().failed_steals, 1),
             }
@@ -650,8 +650,8 @@ impl WorkerThread {
         None
     }
 
-    /// MTS: steal a chunk from one remote squad, from a random start, for the squad.
-    fn bulk_steal(&self, chunk: usize) -> Option<JobRef> {
+    /// MTS: steal a batch from one remote squad, from a random start, for the squad.
+    fn bulk_steal(&self, batch: usize) -> Option<JobRef> {
         let registry = &*self.registry;
         let squads = registry.squad_queues.len();
         let own = &registry.squad_queues[self.squad];
@@ -664,7 +664,7 @@ impl WorkerThread {
                 flag,
                 &registry.squad_queues[victim],
                 own,
-                chunk,
+                batch,
                 &mut scratch,
             ) {
                 BulkSteal::Empty => continue,

@@ -1,18 +1,17 @@
 //! The policies of the Qthreads comparison set (Olivier et al., "Scheduling task
 //! parallelism on multi-socket multicore systems"), and how to name them.
 
-mod affinity;
 mod assigned;
 pub(crate) mod bitier;
 mod cab;
 mod cats;
 mod central;
+mod iteration;
 mod mts;
-pub(crate) mod profile;
+pub(crate) mod online;
 mod rr;
 mod ws;
 
-pub use affinity::{contiguous_counts, contiguous_squad};
 pub use assigned::{
     Affinity, Slot, StaticBlocks, TaskSchedule, TaskScheduleError, SCHEDULE_PLACED,
     SCHEDULE_UNKNOWN,
@@ -21,8 +20,9 @@ pub use bitier::Tier;
 pub use cab::{boundary_level, Cab, CabInputs};
 pub use cats::{Cats, DEFAULT_CMPI_THRESHOLD};
 pub use central::Central;
+pub use iteration::{contiguous_counts, contiguous_squad};
 pub use mts::Mts;
-pub use profile::{classify, is_cpu_bound, soid};
+pub use online::{classify, is_cpu_bound, soid};
 pub use rr::RoundRobin;
 pub use ws::WorkStealing;
 
@@ -47,12 +47,12 @@ pub enum PolicyKind {
     /// `mts`: a shared LIFO per squad, bulk stealing between squads (MTS).
     Mts {
         /// Tasks moved by one bulk steal; `None` means the thief's squad size.
-        chunk: Option<usize>,
+        batch: Option<usize>,
     },
     /// `cab`: cache-aware bi-tier stealing with the boundary level of Eq. 4 (CAB), with
     /// iteration affinity.
     Cab(CabInputs),
-    /// `cab-paper`: CAB as published: leaf inter-socket tasks go to whichever head
+    /// `cab-paper`: CAB as published: leaf inter-squad tasks go to whichever head
     /// takes them.
     CabPaper(CabInputs),
     /// `cats`: cache-aware stealing from the first iteration's profile (CATS), with
@@ -90,10 +90,10 @@ impl PolicyKind {
         PolicyKind::Central,
         PolicyKind::RrFifo,
         PolicyKind::RrLifo,
-        PolicyKind::Mts { chunk: None },
+        PolicyKind::Mts { batch: None },
     ];
 
-    /// The names [`FromStr`] accepts (`mts` also takes `mts:CHUNK`, `cab` and `cab-paper`
+    /// The names [`FromStr`] accepts (`mts` also takes `mts:BATCH`, `cab` and `cab-paper`
     /// take `:B:SIZE` or `:bl=N`, `cats` and `cats-paper` take `:CMPI`; `affinity` is
     /// named here but made with [`PolicyKind::Affinity`] from a loaded schedule).
     pub const NAMES: [&'static str; 12] = [
@@ -119,7 +119,7 @@ impl PolicyKind {
             PolicyKind::Central => Arc::new(Central),
             PolicyKind::RrFifo => Arc::new(RoundRobin::new(map, Order::Fifo)),
             PolicyKind::RrLifo => Arc::new(RoundRobin::new(map, Order::Lifo)),
-            PolicyKind::Mts { chunk } => Arc::new(Mts::new(map, *chunk)),
+            PolicyKind::Mts { batch } => Arc::new(Mts::new(map, *batch)),
             PolicyKind::Cab(inputs) => Arc::new(Cab::new(map, *inputs, true)),
             PolicyKind::CabPaper(inputs) => Arc::new(Cab::new(map, *inputs, false)),
             PolicyKind::Cats { cmpi_threshold } => Arc::new(Cats::new(
@@ -146,8 +146,8 @@ impl fmt::Display for PolicyKind {
             PolicyKind::Central => f.write_str("central"),
             PolicyKind::RrFifo => f.write_str("rr-fifo"),
             PolicyKind::RrLifo => f.write_str("rr-lifo"),
-            PolicyKind::Mts { chunk: None } => f.write_str("mts"),
-            PolicyKind::Mts { chunk: Some(c) } => write!(f, "mts:{c}"),
+            PolicyKind::Mts { batch: None } => f.write_str("mts"),
+            PolicyKind::Mts { batch: Some(c) } => write!(f, "mts:{c}"),
             PolicyKind::Cab(inputs) => write_cab(f, "cab", inputs),
             PolicyKind::CabPaper(inputs) => write_cab(f, "cab-paper", inputs),
             PolicyKind::Cats { cmpi_threshold } => write_cats(f, "cats", cmpi_threshold),
@@ -185,11 +185,11 @@ impl FromStr for PolicyKind {
             reason: reason.to_string(),
         };
         let name = s.trim();
-        if let Some(chunk) = name.strip_prefix("mts:") {
-            return match chunk.parse::<usize>() {
-                Ok(0) => Err(err("the mts chunk must be at least 1")),
-                Ok(c) => Ok(PolicyKind::Mts { chunk: Some(c) }),
-                Err(_) => Err(err("the mts chunk after ':' must be a positive integer")),
+        if let Some(batch) = name.strip_prefix("mts:") {
+            return match batch.parse::<usize>() {
+                Ok(0) => Err(err("the mts batch must be at least 1")),
+                Ok(c) => Ok(PolicyKind::Mts { batch: Some(c) }),
+                Err(_) => Err(err("the mts batch after ':' must be a positive integer")),
             };
         }
         for (prefix, paper) in [("cab-paper:", true), ("cab:", false)] {
@@ -227,7 +227,7 @@ impl FromStr for PolicyKind {
             "central" | "cq" => Ok(PolicyKind::Central),
             "rr-fifo" | "q" => Ok(PolicyKind::RrFifo),
             "rr-lifo" | "l" => Ok(PolicyKind::RrLifo),
-            "mts" => Ok(PolicyKind::Mts { chunk: None }),
+            "mts" => Ok(PolicyKind::Mts { batch: None }),
             "cab" => Ok(PolicyKind::Cab(CabInputs::Auto)),
             "cab-paper" => Ok(PolicyKind::CabPaper(CabInputs::Auto)),
             "cats" => Ok(PolicyKind::Cats {
@@ -299,7 +299,7 @@ mod tests {
         assert!(e.contains("--schedule FILE"), "{e}");
         assert_eq!(
             "mts:3".parse::<PolicyKind>().unwrap(),
-            PolicyKind::Mts { chunk: Some(3) }
+            PolicyKind::Mts { batch: Some(3) }
         );
         assert_eq!("CQ".parse::<PolicyKind>().unwrap(), PolicyKind::Central);
         assert_eq!(
@@ -427,22 +427,22 @@ mod tests {
             Some(Order::Lifo)
         );
 
-        let mts = PolicyKind::Mts { chunk: None }.build(&map);
+        let mts = PolicyKind::Mts { batch: None }.build(&map);
         assert_eq!(mts.place(3, &task, &task), Place::Squad(1));
         assert_eq!(
             plan(&*mts, 3),
-            vec![Probe::SquadQueue(1), Probe::BulkSteal { chunk: 2 }]
+            vec![Probe::SquadQueue(1), Probe::BulkSteal { batch: 2 }]
         );
-        let mts7 = PolicyKind::Mts { chunk: Some(7) }.build(&map);
+        let mts7 = PolicyKind::Mts { batch: Some(7) }.build(&map);
         assert_eq!(
             plan(&*mts7, 0),
-            vec![Probe::SquadQueue(0), Probe::BulkSteal { chunk: 7 }]
+            vec![Probe::SquadQueue(0), Probe::BulkSteal { batch: 7 }]
         );
 
         // One squad: nothing to steal from remotely.
         let one = WorkerMap::from_squad_sizes(&[3]);
         assert_eq!(
-            plan(&*PolicyKind::Mts { chunk: None }.build(&one), 1),
+            plan(&*PolicyKind::Mts { batch: None }.build(&one), 1),
             vec![Probe::SquadQueue(0)]
         );
     }
