@@ -256,9 +256,7 @@ impl Registry {
             squad: self.map.squad_of(index),
             always_local: self.layout.always_local,
             deque,
-            rng: Cell::new(XorShift64Star::new(
-                0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9),
-            )),
+            rng: Cell::new(XorShift64Star::for_worker(0, index)),
             ctx: Cell::new(Spawner::default()),
             plan: Cell::new(Vec::with_capacity(4)),
             scratch: Cell::new(Vec::new()),

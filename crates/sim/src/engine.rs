@@ -49,7 +49,7 @@ use serde::Serialize;
 use crate::latency::{Latencies, LatencyTable};
 use crate::machine::{CoreCounts, Machine, MachineError};
 use crate::trace::{Flow, Slice, StealKind, Timeline, Track};
-use locus_task::rng::{mix64, XorShift64Star};
+use locus_task::rng::XorShift64Star;
 use locus_task::workload::{Step, Workload};
 
 /// Line accesses a worker makes in one step at most (guess: fine enough that two
@@ -1060,5 +1060,5 @@ fn remove(queue: &mut VecDeque<u32>, task: u32) -> bool {
 
 /// Worker `worker`'s victim generator for the run's `seed`.
 fn seed_rng(seed: u64, worker: usize) -> XorShift64Star {
-    XorShift64Star::new(mix64(seed ^ (worker as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1)
+    XorShift64Star::for_worker(seed, worker)
 }
