@@ -1,7 +1,7 @@
 //! The papers' directions on the presets of their machines, as the simulator measures
 //! them. Each test names the figure or table it stands for. Where the simulator
-//! disagrees with a paper, the test checks the simulator's finding and the reason the
-//! the results (docs/results.md) gives for it, so that a change to the model or to a policy
+//! disagrees with a paper, the test checks the simulator's finding and the reason
+//! docs/results.md gives for it, so that a change to the model or to a policy
 //! that moves the finding is noticed.
 
 use locus_kernels::{record, Kernel, Params};
