@@ -55,8 +55,8 @@ fn busy_fraction(r: &SimResult) -> f64 {
 /// paper counts 16 MB), so Fig. 6 makes the two halves of the rows the leaf
 /// inter-squad tasks: two subtrees for four squads, and two squads idle, so the time
 /// rises. Whether the L3 misses fall depends on whether a half lands on the squad that
-/// ran it in the previous iteration, which the heads' order of stealing decides (the
-/// the results (docs/results.md) has the numbers for several seeds).
+/// ran it in the previous iteration, which the heads' order of stealing decides
+/// (docs/results.md has the numbers for several seeds).
 #[test]
 fn cats_paper_fig9_fig10_two_subtrees_for_four_squads() {
     for (kernel, size) in [
