@@ -251,28 +251,7 @@ impl Registry {
                 tracing::warn!(worker = index, cpu, error = %e, "could not pin worker; it runs unpinned");
             }
         }
-        let worker = WorkerThread {
-            index,
-            squad: self.map.squad_of(index),
-            always_local: self.layout.always_local,
-            deque,
-            rng: Cell::new(XorShift64Star::new(
-                0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9),
-            )),
-            ctx: Cell::new(Spawner::default()),
-            plan: Cell::new(Vec::with_capacity(4)),
-            scratch: Cell::new(Vec::new()),
-            counters: &*self.counters[index],
-            events: self.layout.task_events,
-            profiler: self.counter_source.as_ref().and_then(|source| match source.open_thread() {
-                Ok(counters) => Some(RefCell::new(TaskProfiler { counters, frames: Vec::new() })),
-                Err(e) => {
-                    tracing::warn!(worker = index, error = %e, "could not open this worker's counters; its tasks report no cost");
-                    None
-                }
-            }),
-            registry: self,
-        };
+        let worker = WorkerThread::new(self, index, deque);
         WORKER.with(|w| w.set(&worker));
         let registry = Arc::clone(&worker.registry);
         worker.wait_until_cold(|| registry.terminate.load(Ordering::Acquire));
@@ -320,6 +299,42 @@ pub(crate) struct WorkerThread {
 }
 
 impl WorkerThread {
+    /// The state of worker `index` of `registry`, owning `deque` (its own deque from
+    /// [`Registry::new`]). Not yet the current worker of any thread.
+    pub(crate) fn new(
+        registry: Arc<Registry>,
+        index: usize,
+        deque: Worker<JobRef>,
+    ) -> WorkerThread {
+        let profiler = registry.counter_source.as_ref().and_then(|source| {
+            match source.open_thread() {
+                Ok(counters) => Some(RefCell::new(TaskProfiler {
+                    counters,
+                    frames: Vec::new(),
+                })),
+                Err(e) => {
+                    tracing::warn!(worker = index, error = %e, "could not open this worker's counters; its tasks report no cost");
+                    None
+                }
+            }
+        });
+        let seed = 0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        WorkerThread {
+            index,
+            squad: registry.map.squad_of(index),
+            always_local: registry.layout.always_local,
+            deque,
+            rng: Cell::new(XorShift64Star::new(seed)),
+            ctx: Cell::new(Spawner::default()),
+            plan: Cell::new(Vec::with_capacity(4)),
+            scratch: Cell::new(Vec::new()),
+            counters: &*registry.counters[index],
+            events: registry.layout.task_events,
+            profiler,
+            registry,
+        }
+    }
+
     /// The worker running on this thread, if any.
     #[inline]
     pub(crate) fn current() -> Option<&'static WorkerThread> {
@@ -622,7 +637,7 @@ impl WorkerThread {
     }
 
     /// Steals one job from the first victim, from a random start, that has one.
-    fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
+    pub(crate) fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
         let n = registry.num_workers();
         let start = (self.next_random() % n as u64) as usize;
