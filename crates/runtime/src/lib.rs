@@ -35,6 +35,10 @@
 
 #![deny(missing_docs)]
 
+// Not API: the hot path's internals for `benches/hot_path.rs` (see the module).
+#[doc(hidden)]
+#[cfg(not(loom))]
+pub mod bench_hooks;
 pub mod counters;
 mod job;
 mod join;

@@ -251,26 +251,7 @@ impl Registry {
                 tracing::warn!(worker = index, cpu, error = %e, "could not pin worker; it runs unpinned");
             }
         }
-        let worker = WorkerThread {
-            index,
-            squad: self.map.squad_of(index),
-            always_local: self.layout.always_local,
-            deque,
-            rng: Cell::new(XorShift64Star::for_worker(0, index)),
-            ctx: Cell::new(Spawner::default()),
-            plan: Cell::new(Vec::with_capacity(4)),
-            scratch: Cell::new(Vec::new()),
-            counters: &*self.counters[index],
-            events: self.layout.task_events,
-            profiler: self.counter_source.as_ref().and_then(|source| match source.open_thread() {
-                Ok(counters) => Some(RefCell::new(TaskProfiler { counters, frames: Vec::new() })),
-                Err(e) => {
-                    tracing::warn!(worker = index, error = %e, "could not open this worker's counters; its tasks report no cost");
-                    None
-                }
-            }),
-            registry: self,
-        };
+        let worker = WorkerThread::new(self, index, deque);
         WORKER.with(|w| w.set(&worker));
         let registry = Arc::clone(&worker.registry);
         worker.wait_until_cold(|| registry.terminate.load(Ordering::Acquire));
@@ -318,6 +299,41 @@ pub(crate) struct WorkerThread {
 }
 
 impl WorkerThread {
+    /// The state of worker `index` of `registry`, owning `deque` (its own deque from
+    /// [`Registry::new`]). Not yet the current worker of any thread.
+    pub(crate) fn new(
+        registry: Arc<Registry>,
+        index: usize,
+        deque: Worker<JobRef>,
+    ) -> WorkerThread {
+        let profiler = registry.counter_source.as_ref().and_then(|source| {
+            match source.open_thread() {
+                Ok(counters) => Some(RefCell::new(TaskProfiler {
+                    counters,
+                    frames: Vec::new(),
+                })),
+                Err(e) => {
+                    tracing::warn!(worker = index, error = %e, "could not open this worker's counters; its tasks report no cost");
+                    None
+                }
+            }
+        });
+        WorkerThread {
+            index,
+            squad: registry.map.squad_of(index),
+            always_local: registry.layout.always_local,
+            deque,
+            rng: Cell::new(XorShift64Star::for_worker(0, index)),
+            ctx: Cell::new(Spawner::default()),
+            plan: Cell::new(Vec::with_capacity(4)),
+            scratch: Cell::new(Vec::new()),
+            counters: &*registry.counters[index],
+            events: registry.layout.task_events,
+            profiler,
+            registry,
+        }
+    }
+
     /// The worker running on this thread, if any.
     #[inline]
     pub(crate) fn current() -> Option<&'static WorkerThread> {
@@ -620,7 +636,7 @@ impl WorkerThread {
     }
 
     /// Steals one job from the first victim, from a random start, that has one.
-    fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
+    pub(crate) fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
         let n = registry.num_workers();
         let start = (self.next_random() % n as u64) as usize;
