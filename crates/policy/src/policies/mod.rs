@@ -272,8 +272,9 @@ pub const POLICIES: &[PolicyInfo] = &[
                affinity; as ws where the program is CPU-bound, its CMPI below the \
                threshold (CATS)",
         paper: "CATS (Chen, Guo, Huang): cache-aware stealing from online profiling",
-        spawn: "first iteration: parent-first, as `ws`, each task's cost measured; then by \
-                each task's SOID (Eq. 1) against the shared cache (Fig. 6), as `cab`",
+        spawn: "first iteration: own deque, child-first, as `ws`, each task's cost \
+                measured; then by each task's SOID (Eq. 1) against the shared cache (Fig. 6), \
+                as `cab`",
         idle: "as `ws` while profiling; then as `cab`; as `ws` if the program is CPU-bound \
                (CMPI below the threshold)",
         in_all: false,
@@ -289,7 +290,8 @@ pub const POLICIES: &[PolicyInfo] = &[
         examples: &["cats-paper:0.5"],
         help: "CATS as published: Fig. 6's partition, without iteration affinity",
         paper: "CATS as published",
-        spawn: "as `cats`, with Fig. 6's leaf inter-squad tasks",
+        spawn: "as `cats`, but parent-first while profiling (as the paper does), and \
+                with Fig. 6's leaf inter-squad tasks",
         idle: "as `cats`, one leaf inter-squad subtree per squad at a time",
         in_all: false,
         in_sim_all: true,
