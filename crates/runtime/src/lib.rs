@@ -35,6 +35,7 @@
 
 #![deny(missing_docs)]
 
+mod broadcast;
 pub mod counters;
 mod job;
 mod join;
@@ -42,6 +43,7 @@ mod latch;
 mod pin;
 mod pool;
 mod queue;
+pub mod raw;
 mod registry;
 mod scope;
 mod sleep;

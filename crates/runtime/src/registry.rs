@@ -75,6 +75,9 @@ pub(crate) struct Registry {
     /// Where per-task costs come from, for policies that ask for them.
     pub(crate) counter_source: Option<Arc<dyn CounterSource>>,
     injector: Injector<JobRef>,
+    /// Per worker, the shares of a broadcast ([`crate::ThreadPool::broadcast`]) only that
+    /// worker may run; looked at first in every search for work.
+    broadcasts: Box<[SharedQueue<JobRef>]>,
     pub(crate) sleep: Sleep,
     counters: Box<[CachePadded<Counters>]>,
     /// Zero of the idle clock (see `stats.rs`).
@@ -135,6 +138,7 @@ impl Registry {
             chunk_placement: (map.num_squads() > 1).then(ChunkPlacement::new),
             counter_source,
             injector: Injector::new(),
+            broadcasts: (0..n).map(|_| SharedQueue::new()).collect(),
             sleep: Sleep::new(n),
             counters: (0..n)
                 .map(|_| CachePadded::new(Counters::default()))
@@ -196,6 +200,13 @@ impl Registry {
     pub(crate) fn terminate(&self) {
         self.terminate.store(true, Ordering::Release);
         self.sleep.wake_all();
+    }
+
+    /// Publishes a broadcast's share, which only `worker` runs, and wakes it (fenced: the
+    /// pusher never drains it itself).
+    pub(crate) fn push_broadcast(&self, worker: usize, job: JobRef) {
+        self.broadcasts[worker].push(job);
+        self.sleep.wake(worker);
     }
 
     /// Submits a root job from outside the pool.
@@ -567,6 +578,12 @@ impl WorkerThread {
 
     /// One search for work: the policy's plan, then the injector.
     fn find_work(&self) -> Option<(JobRef, Source)> {
+        let broadcasts = &self.registry.broadcasts[self.index];
+        if !broadcasts.is_empty() {
+            if let Some(job) = broadcasts.pop_oldest() {
+                return Some((job, Source::Local));
+            }
+        }
         let mut plan = self.plan.take();
         plan.clear();
         self.registry.policy.search(self.index, &mut plan);
@@ -728,7 +745,7 @@ impl WorkerThread {
                 .enumerate()
                 .any(|(s, q)| s != self.squad && !q.is_empty()),
         });
-        any || !registry.injector.is_empty()
+        any || !registry.injector.is_empty() || !registry.broadcasts[self.index].is_empty()
     }
 }
 
