@@ -103,6 +103,8 @@ pub(crate) enum Command {
     /// graph, partition it onto a machine's workers and write the schedule later runs
     /// follow.
     Profile(Box<crate::profile::ProfileArgs>),
+    /// Run an OpenMP program (built with gcc -fopenmp) on locus's libgomp.
+    Run(Box<crate::run::RunArgs>),
 }
 
 /// `locus sim`: one kernel input, several policies; or `locus sim sweep`.

@@ -14,6 +14,7 @@ mod map;
 mod matrix;
 mod profile;
 mod report;
+mod run;
 mod sim;
 mod sim_threads;
 mod topo;
