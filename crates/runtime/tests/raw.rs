@@ -30,7 +30,11 @@ fn a_broadcast_runs_every_share_at_once_on_its_own_worker() {
             }
             // From a worker of the pool too: its own share runs in place.
             let count = AtomicUsize::new(0);
-            pool.install(|| pool.broadcast(|_| drop(count.fetch_add(1, Ordering::SeqCst))));
+            pool.install(|| {
+                pool.broadcast(|_| {
+                    count.fetch_add(1, Ordering::SeqCst);
+                })
+            });
             assert_eq!(count.into_inner(), 3);
         }
     }
