@@ -906,7 +906,9 @@ mod tests {
         for (name, version) in SYMBOLS {
             assert!(seen.insert(name), "{name} exported twice");
             assert!(
-                script.lines().any(|l| l.starts_with(&format!("{version} {{"))),
+                script
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{version} {{"))),
                 "{name}@@{version}: no such node in libgomp.map"
             );
         }
