@@ -130,11 +130,12 @@ fn task_info(id: TaskId, level: u32) -> TaskInfo {
 }
 
 impl Node {
-    /// The implicit task of member `num` of a region whose function is at `fn_id`.
+    /// The implicit task of member `num` of a region whose function is at `fn_id`: level
+    /// 1, as the broadcast share it runs in is to locus, so its children are at 2.
     pub(crate) fn implicit(fn_id: u64, num: u32) -> Node {
         let id = TaskId(locus_task::rng::mix64(fn_id)).child(num);
         Node {
-            raw: RawTask::new(task_info(id, 0), run_never),
+            raw: RawTask::new(task_info(id, 1), run_never),
             f: None,
             data: std::ptr::null_mut(),
             layout: Layout::new::<()>(),
@@ -142,7 +143,7 @@ impl Node {
             state: AtomicU64::new(REF),
             waiter: AtomicUsize::new(0),
             id,
-            level: 0,
+            level: 1,
             spawned: Cell::new(0),
             is_final: false,
             implicit: true,

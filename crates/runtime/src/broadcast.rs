@@ -3,7 +3,8 @@
 //! closure waits for all of them).
 //!
 //! Each worker gets its share in a queue of its own (`Registry::push_broadcast`), which
-//! it looks at first in every search for work; the share is a [`StackJob`] on the
+//! it looks at first in every search for work, and runs it as a task the policy is not
+//! told of (a share is a team member, not a subtree to place); the share is a [`StackJob`] on the
 //! caller's stack, so nothing is allocated per worker beyond one vector. The caller
 //! waits on every share's latch: blocking on a [`LockLatch`] from outside the pool, or,
 //! on a worker of the pool, running its own share in place and then working while it
@@ -88,10 +89,14 @@ where
                 }
             }
             let own = &jobs[worker.index];
-            let mut own_result = None;
-            worker.run_as_task(share_info(&root, worker.index), true, || {
-                own_result = Some(unwind::halt_unwinding(|| own.run_inline()));
-            });
+            // The caller's own share, as the others run theirs (`run_share`): in its own
+            // task context, not told to the policy.
+            let saved = worker
+                .ctx
+                .replace(Spawner::of(share_info(&root, worker.index)));
+            worker.count_tasks(1);
+            let mut own_result = Some(unwind::halt_unwinding(|| own.run_inline()));
+            worker.ctx.set(saved);
             let others_done = || {
                 jobs.iter()
                     .enumerate()

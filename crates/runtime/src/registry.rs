@@ -522,6 +522,14 @@ impl WorkerThread {
         let mut rounds = 0;
         let mut idle_since: Option<u64> = None;
         while !done() {
+            if let Some(job) = self.take_broadcast() {
+                if let Some(start) = idle_since.take() {
+                    self.end_idle(start);
+                }
+                self.run_share(job);
+                rounds = 0;
+                continue;
+            }
             if let Some((job, source)) = self.find_work() {
                 if let Some(start) = idle_since.take() {
                     self.end_idle(start);
@@ -548,6 +556,31 @@ impl WorkerThread {
         if let Some(start) = idle_since {
             self.end_idle(start);
         }
+    }
+
+    /// A share of a broadcast waiting for this worker, if any (looked at first in every
+    /// search).
+    fn take_broadcast(&self) -> Option<JobRef> {
+        let queue = &self.registry.broadcasts[self.index];
+        if queue.is_empty() {
+            return None;
+        }
+        queue.pop_oldest()
+    }
+
+    /// Runs a broadcast's share in its own task context, counted as a task but not told
+    /// to the policy: a share lasts as long as the broadcast (an OpenMP team's member),
+    /// and a bi-tier policy that counted it as a subtree would keep its squad busy for
+    /// all that time, refusing the tasks the shares spawn.
+    fn run_share(&self, job: JobRef) {
+        // SAFETY: a share is live until its latch is set, which its execution does, and
+        // each is popped once.
+        let info = unsafe { job.info() };
+        let saved = self.ctx.replace(Spawner::of(info));
+        self.count_tasks(1);
+        // SAFETY: as above; shares catch their closures' panics.
+        unsafe { job.execute() };
+        self.ctx.set(saved);
     }
 
     /// Starts an idle spell: publishes its start so snapshots count it while it lasts.
@@ -578,12 +611,6 @@ impl WorkerThread {
 
     /// One search for work: the policy's plan, then the injector.
     fn find_work(&self) -> Option<(JobRef, Source)> {
-        let broadcasts = &self.registry.broadcasts[self.index];
-        if !broadcasts.is_empty() {
-            if let Some(job) = broadcasts.pop_oldest() {
-                return Some((job, Source::Local));
-            }
-        }
         let mut plan = self.plan.take();
         plan.clear();
         self.registry.policy.search(self.index, &mut plan);
