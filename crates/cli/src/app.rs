@@ -25,6 +25,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Sim(args)) => run_sim(&args),
         Some(Command::Map(args)) => crate::map::run(&args),
         Some(Command::Profile(args)) => crate::profile::command(&args),
+        Some(Command::Run(args)) => crate::run::run(&args),
     }
 }
 

@@ -27,6 +27,7 @@ mod policies;
 mod profile;
 mod progress;
 mod report;
+mod run;
 mod sim;
 mod sim_threads;
 mod topo;

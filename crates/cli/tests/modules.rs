@@ -17,6 +17,7 @@ const COMMANDS: &[&str] = &[
     "profile",
     "map",
     "topo",
+    "run",
 ];
 /// What the subcommands share.
 const SHARED: &[&str] = &[

@@ -39,6 +39,7 @@
 #[doc(hidden)]
 #[cfg(not(loom))]
 pub mod bench_hooks;
+mod broadcast;
 pub mod counters;
 mod job;
 mod join;
@@ -46,6 +47,7 @@ mod latch;
 mod pin;
 mod pool;
 mod queue;
+pub mod raw;
 mod registry;
 mod scope;
 mod sleep;

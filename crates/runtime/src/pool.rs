@@ -443,6 +443,11 @@ impl ThreadPool {
         self.registry.policy_stats()
     }
 
+    /// The pool's shared state, for the runtime's other modules.
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
     /// A snapshot of the per-worker statistics (see [`PoolStats::since`]).
     pub fn stats(&self) -> PoolStats {
         self.registry.stats()

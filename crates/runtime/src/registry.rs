@@ -75,6 +75,9 @@ pub(crate) struct Registry {
     /// Where per-task costs come from, for policies that ask for them.
     pub(crate) counter_source: Option<Arc<dyn CounterSource>>,
     injector: Injector<JobRef>,
+    /// Per worker, the shares of a broadcast ([`crate::ThreadPool::broadcast`]) only that
+    /// worker may run; looked at first in every search for work.
+    broadcasts: Box<[SharedQueue<JobRef>]>,
     pub(crate) sleep: Sleep,
     counters: Box<[CachePadded<Counters>]>,
     /// Zero of the idle clock (see `stats.rs`).
@@ -135,6 +138,7 @@ impl Registry {
             chunk_placement: (map.num_squads() > 1).then(ChunkPlacement::new),
             counter_source,
             injector: Injector::new(),
+            broadcasts: (0..n).map(|_| SharedQueue::new()).collect(),
             sleep: Sleep::new(n),
             counters: (0..n)
                 .map(|_| CachePadded::new(Counters::default()))
@@ -196,6 +200,13 @@ impl Registry {
     pub(crate) fn terminate(&self) {
         self.terminate.store(true, Ordering::Release);
         self.sleep.wake_all();
+    }
+
+    /// Publishes a broadcast's share, which only `worker` runs, and wakes it (fenced: the
+    /// pusher never drains it itself).
+    pub(crate) fn push_broadcast(&self, worker: usize, job: JobRef) {
+        self.broadcasts[worker].push(job);
+        self.sleep.wake(worker);
     }
 
     /// Submits a root job from outside the pool.
@@ -525,6 +536,14 @@ impl WorkerThread {
         let mut rounds = 0;
         let mut idle_since: Option<u64> = None;
         while !done() {
+            if let Some(job) = self.take_broadcast() {
+                if let Some(start) = idle_since.take() {
+                    self.end_idle(start);
+                }
+                self.run_share(job);
+                rounds = 0;
+                continue;
+            }
             if let Some((job, source)) = self.find_work() {
                 if let Some(start) = idle_since.take() {
                     self.end_idle(start);
@@ -551,6 +570,31 @@ impl WorkerThread {
         if let Some(start) = idle_since {
             self.end_idle(start);
         }
+    }
+
+    /// A share of a broadcast waiting for this worker, if any (looked at first in every
+    /// search).
+    fn take_broadcast(&self) -> Option<JobRef> {
+        let queue = &self.registry.broadcasts[self.index];
+        if queue.is_empty() {
+            return None;
+        }
+        queue.pop_oldest()
+    }
+
+    /// Runs a broadcast's share in its own task context, counted as a task but not told
+    /// to the policy: a share lasts as long as the broadcast (an OpenMP team's member),
+    /// and a bi-tier policy that counted it as a subtree would keep its squad busy for
+    /// all that time, refusing the tasks the shares spawn.
+    fn run_share(&self, job: JobRef) {
+        // SAFETY: a share is live until its latch is set, which its execution does, and
+        // each is popped once.
+        let info = unsafe { job.info() };
+        let saved = self.ctx.replace(Spawner::of(info));
+        self.count_tasks(1);
+        // SAFETY: as above; shares catch their closures' panics.
+        unsafe { job.execute() };
+        self.ctx.set(saved);
     }
 
     /// Starts an idle spell: publishes its start so snapshots count it while it lasts.
@@ -742,7 +786,7 @@ impl WorkerThread {
                 .enumerate()
                 .any(|(s, q)| s != self.squad && !q.is_empty()),
         });
-        any || !registry.injector.is_empty()
+        any || !registry.injector.is_empty() || !registry.broadcasts[self.index].is_empty()
     }
 }
 

@@ -9,10 +9,12 @@
 
 mod map;
 mod profile;
+mod run;
 mod sim;
 
 pub(crate) use map::{MapArgs, SourceKind};
 pub(crate) use profile::ProfileArgs;
+pub(crate) use run::RunArgs;
 #[cfg(test)]
 pub(crate) use sim::THREADS_MACHINE;
 pub(crate) use sim::{
@@ -119,6 +121,8 @@ pub(crate) enum Command {
     /// graph, partition it onto a machine's workers and write the schedule later runs
     /// follow.
     Profile(Box<ProfileArgs>),
+    /// Run an OpenMP program (built with gcc -fopenmp) on locus's libgomp.
+    Run(Box<RunArgs>),
 }
 
 /// `locus topo`.
