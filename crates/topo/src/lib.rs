@@ -164,8 +164,10 @@ impl Topology {
     }
 
     /// An indented tree in the manner of `lstopo` (Machine, NUMANode, Package,
-    /// caches with their sizes, Core, PU with its OS index when known), then one
-    /// line per cache domain, starting with `squad`, listing its PUs.
+    /// caches with their sizes, Core, PU with its OS index when known; NUMA
+    /// nodes without PUs marked `memory only`), then one line per cache domain,
+    /// starting with `squad`, listing its PUs, then the NUMA distances when the
+    /// source gave them.
     pub fn render(&self) -> String {
         render::render(self)
     }

@@ -326,6 +326,15 @@ fn v2_allowed_sets_memory_only_nodes_and_distances() {
     assert_eq!(t.numa_distance(1, 3), Some(11), "node 1 to its HBM, node 3");
     assert_eq!(t.numa_distance(2, 0), Some(41));
     assert_eq!(t.squad_distance(0, 1), 21);
+    let text = t.render();
+    assert!(
+        text.contains("  NUMANode L#3 (2 kB) (memory only)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("NUMA distances (hwloc XML):\n  NUMANode L#0: 10 21 41 31\n"),
+        "{text}"
+    );
 }
 
 /// hwloc v1 XML: NUMA nodes as parents of the packages, a `<distances>`
