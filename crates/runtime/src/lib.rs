@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 pub mod counters;
+pub mod iter;
 mod job;
 mod join;
 mod latch;
@@ -45,6 +46,7 @@ mod queue;
 mod registry;
 mod scope;
 mod sleep;
+mod split;
 mod stats;
 mod sync;
 mod unwind;
@@ -53,6 +55,16 @@ mod unwind;
 mod tests;
 
 pub use join::join;
+
+/// What `use locus::prelude::*` brings: the parallel iterator traits, as
+/// `rayon::prelude` does (see [`iter`]).
+pub mod prelude {
+    pub use crate::iter::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator, ParallelSlice,
+        ParallelSliceMut,
+    };
+}
 pub use locus_policy::{CabInputs, Policy, PolicyKind, TaskCost, TaskId, TaskInfo, WorkerMap};
 pub use locus_task::footprint;
 pub use locus_topo::Topology;

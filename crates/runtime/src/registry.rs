@@ -157,6 +157,14 @@ impl Registry {
         self.layout.loop_plans
     }
 
+    /// Whether parallel loops split as a tree here (`crate::split`): the policy is asked
+    /// nothing per spawn (every spawn local, no task events, no loop plans), so the
+    /// split's jobs are invisible to it.
+    #[inline]
+    pub(crate) fn splits_loops(&self) -> bool {
+        self.layout.always_local && !self.layout.task_events && !self.layout.loop_plans
+    }
+
     /// Publishes a loop plan's lane, which only `worker` runs, in its inbox.
     pub(crate) fn push_lane(&self, worker: usize, job: JobRef) {
         self.inboxes[worker].push(job);

@@ -10,6 +10,7 @@
 use crate::job::HeapJob;
 use crate::latch::{CountLatch, Latch};
 use crate::registry::WorkerThread;
+use crate::split::Slots;
 use crate::unwind;
 use locus_policy::{LoopPlan, TaskInfo};
 use locus_task::Spawner;
@@ -280,22 +281,41 @@ struct ScopePtr<T>(*const T);
 unsafe impl<T: Sync> Send for ScopePtr<T> {}
 
 /// Calls `body` on consecutive subranges of `range`, each at most `grain` long, as one
-/// task per chunk (flat task generation, as OpenMP's `taskloop` and the Qthreads loop
-/// interfaces do), and returns when all have run. A `grain` of 0 is taken as 1.
+/// task per chunk, and returns when all have run. A `grain` of 0 is taken as 1.
 ///
-/// Chunk `i` is the `i`-th spawn of the scope the loop opens, so its task id is the same
-/// in every call from the same place (in a loop of the same task, too): loop chunks are
-/// recognisable across iterations. Each chunk is marked as one of the loop's chunks
-/// (`locus_policy::TaskInfo::loop_chunks`), so a policy may place it (`cab` and `cats`
-/// send chunk `i` of `k` to squad `⌊i·m/k⌋` first, then back to the squad that ran it
-/// last), and on two squads or more the pool counts how many chunks ran on the same
-/// squad as the time before ([`crate::ThreadPool::policy_stats`]).
+/// # Numbered like a loop
+/// Chunk `i` of `k` is the task it has always been: the `i`-th spawn of the loop (the
+/// calling task's spawn `FIRST_SCOPE_SPAWN + i`, as if the loop were a scope spawning its
+/// chunks in order), so its task id is the same in every call from the same place (in a
+/// loop of the same task, too): loop chunks are recognisable across iterations. Each
+/// chunk is marked as one of the loop's chunks (`locus_policy::TaskInfo::loop_chunks`),
+/// so a policy may place it (`cab` and `cats` send chunk `i` of `k` to squad `⌊i·m/k⌋`
+/// first, then back to the squad that ran it last), and on two squads or more the pool
+/// counts how many chunks ran on the same squad as the time before
+/// ([`crate::ThreadPool::policy_stats`]).
 ///
-/// A policy that deals loops itself (`static`, `affinity`: `locus_policy::LoopPlan`)
+/// # Split like a tree
+/// Under a policy that is asked nothing about local spawns (`ws`, `ws-unpinned`; `cab`
+/// and `cats` on one squad) the loop splits its range of chunks in halves recursively,
+/// at `lo + (hi - lo) / 2`, so a thief takes half of what is left and nothing is
+/// allocated per chunk; the same length gives the same tree every time. The interior
+/// nodes of that tree are not tasks of their own and no policy hears of them: the job
+/// holding chunks `[mid, hi)` runs as chunk `mid` (with its id, counted as one task),
+/// splitting off the upper part before it runs chunk `mid`'s body. So the loop's tasks,
+/// their ids and the policy's calls are those of the flat loop, which is what the
+/// kernels' recorder writes and the simulator runs.
+///
+/// Under a policy that places spawns, wants task events or deals loops, the loop stays
+/// flat: each chunk is spawned from the calling task in order and placed by the policy;
+/// a policy that deals loops itself (`static`, `affinity`: `locus_policy::LoopPlan`)
 /// gets the whole loop at once instead: each worker's chunks are one job in its inbox,
 /// which runs them one after the other in the plan's order (as an OpenMP thread runs its
 /// share of a statically scheduled loop), and the chunks no lane holds are spawned as
 /// above. Each chunk still runs as its own task, with the id it would have if spawned.
+/// (`crate::split` has the whole story.)
+///
+/// Every chunk runs, also when one panics; the first panic is resumed here after all
+/// have finished.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -314,33 +334,48 @@ where
         return;
     }
     let grain = grain.max(1);
-    let body = &body;
-    let exact = u32::try_from(range.len().div_ceil(grain)).ok();
-    let chunks = exact.unwrap_or(u32::MAX);
-    let run_chunk = |i: u32| {
-        let lo = range.start + i as usize * grain;
-        crate::registry::loop_chunk_started();
+    let chunks = range.len().div_ceil(grain);
+    let leaf = |i: usize| {
+        let lo = range.start + i * grain;
         body(lo..lo + grain.min(range.end - lo));
     };
-    let run_chunk: &(dyn Fn(u32) + Sync) = &run_chunk;
-    scope(|s| {
+    crate::split::run_loop(Location::caller(), chunks, leaf, |(), ()| ());
+}
+
+/// A loop of `chunks` chunks carried out flat on `worker` (see `crate::split`): each
+/// chunk spawned in order from the loop's owner, or dealt by the policy's loop plan; the
+/// chunks' results kept in slots and reduced in order once all have run.
+pub(crate) fn flat_loop<R, L, Red>(
+    worker: &WorkerThread,
+    chunks: usize,
+    leaf: &L,
+    reduce: &Red,
+) -> R
+where
+    R: Send,
+    L: Fn(usize) -> R + Sync,
+    Red: Fn(R, R) -> R + Sync,
+{
+    let slots = Slots::new(chunks);
+    let exact = u32::try_from(chunks).ok();
+    let total = exact.unwrap_or(u32::MAX);
+    let run = |i: usize| {
+        crate::registry::loop_chunk_started();
+        slots.put(i, leaf(i));
+    };
+    let run_planned = |i: u32| run(i as usize);
+    let run_planned: &(dyn Fn(u32) + Sync) = &run_planned;
+    let run = &run;
+    scope_in(worker, |s| {
         // A policy that deals loops itself (a static schedule) gets every loop whose
         // chunks can be numbered.
         if let Some(plan) = exact.and_then(|k| s.loop_plan(k)) {
-            s.spawn_plan(&plan, chunks, run_chunk);
+            s.spawn_plan(&plan, total, run_planned);
             return;
         }
-        let mut lo = range.start;
-        while lo < range.end {
-            let hi = lo + grain.min(range.end - lo);
-            s.spawn_as(
-                move |_| {
-                    crate::registry::loop_chunk_started();
-                    body(lo..hi)
-                },
-                chunks,
-            );
-            lo = hi;
+        for i in 0..chunks {
+            s.spawn_as(move |_| run(i), total);
         }
     });
+    slots.reduce(reduce)
 }

@@ -1,0 +1,4 @@
+//! Parallel iterators (to come) and the serial loop executor the kernels' recorder
+//! installs ([`hook`]).
+
+pub mod hook;
