@@ -1,19 +1,33 @@
 //! `locus`: the command-line front end of the locus runtime (DESIGN.md, "cli").
 //!
 //! `main` only sets up logging, parses the command line and turns the outcome into an
-//! exit code; the work lives in the modules: [`cli`] (the flags), [`topo`],
-//! [`bench`](mod@bench) and [`sim`] (the subcommands), [`report`] (tables and JSON), [`app`] (dispatch and
-//! exit codes: 0 success, 1 a failed run or unverified result, 2 bad input).
+//! exit code. The modules come in three layers, each using only those below it
+//! (`tests/modules.rs` holds them so):
+//!
+//! - the top: [`app`], which sends each subcommand to its module;
+//! - the subcommands, which know the shared modules and not each other: [`topo`],
+//!   [`bench`](mod@bench), [`sim`] (with [`matrix`] and [`sim_threads`]), [`profile`],
+//!   [`map`];
+//! - the shared modules: [`cli`] (the flags, clap's structs), [`given`] (a flag or its
+//!   variable), [`policies`] (the lists of policies, from the policy crate's table),
+//!   [`inputs`] (kernel inputs, machine, workers), [`limits`], [`failure`] (errors and
+//!   exit codes: 0 success, 1 an unverified result, 2 bad input, 3 a run not made),
+//!   [`report`] (number formats, stdout, JSON) and [`progress`].
 
 mod app;
 mod bench;
 mod cli;
+mod failure;
 mod given;
+mod inputs;
 mod limits;
 mod map;
 mod matrix;
+mod policies;
 mod profile;
+mod progress;
 mod report;
+mod run;
 mod sim;
 mod sim_threads;
 mod topo;

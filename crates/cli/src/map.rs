@@ -15,118 +15,21 @@
 //! (`--restore` then puts the original CPU masks back); a second signal ends the
 //! process at once.
 
-use crate::app::Failure;
+use crate::cli::{MapArgs, SourceKind};
+use crate::failure::Failure;
 use anyhow::{anyhow, Context};
-use clap::{Args, ValueEnum};
-use locus_mapper::act::{Actuator, SystemAffinity};
+use locus_mapper::act::{Actuator, SystemCpuBinding};
 use locus_mapper::daemon::{self, DaemonError, LoopConfig};
 use locus_mapper::procs::{Caller, Procfs, Selection};
 use locus_mapper::sample::PerfSource;
 use locus_mapper::workload::{linux_placement, MixSpec, SimSource, World, MIXES};
-use locus_mapper::{Config, CounterSource, MachineShape, Mapper};
+use locus_mapper::{Config, MachineShape, Mapper, SampleSource};
 use locus_topo::Topology;
 use std::io::Write;
 use std::path::Path;
-use std::time::Duration;
 
 /// The first line of the error for a run without a selection.
 pub(crate) const NO_SELECTION: &str = "select processes with --pid, --comm or --user";
-
-/// `--interval`: a duration with a unit.
-fn interval(s: &str) -> Result<Duration, String> {
-    daemon::parse_interval(s).map_err(|e| e.to_string())
-}
-
-/// `--rounds`: at least 1.
-fn rounds(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(0) => Err("at least one round is needed".to_owned()),
-        Ok(n) => Ok(n),
-        Err(_) => Err("expected a whole number of rounds".to_owned()),
-    }
-}
-
-/// `--pid`: a process id (above 0).
-fn pid(s: &str) -> Result<u32, String> {
-    match s.trim().parse::<u32>() {
-        Ok(0) => Err("0 is not a process id".to_owned()),
-        Ok(n) => Ok(n),
-        Err(_) => Err("expected a process id (a whole number)".to_owned()),
-    }
-}
-
-/// Where the counters come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum SourceKind {
-    /// Hardware counters of the selected processes' threads (perf_event_open); moves
-    /// are applied with sched_setaffinity.
-    Perf,
-    /// The simulated machine of `locus sim threads` running --mix; no real process is
-    /// watched or touched.
-    Sim,
-}
-
-/// `locus map`.
-#[derive(Debug, Args)]
-#[command(after_help = "\
-Examples:
-  locus map --comm myapp --dry-run          print what would be done for myapp's threads
-  locus map --user --restore                map all my processes; undo on Ctrl-C
-  locus map --source sim --rounds 50        the decision loop on a simulated machine
-
-Each round prints one line, and one line per move with its reason. Hardware counters
-must be available (bare metal, or a virtual machine with a virtual PMU, and
-kernel.perf_event_paranoid at 2 or lower); where they are not, locus map says why and
-exits 1 without touching anything.")]
-pub(crate) struct MapArgs {
-    /// Watch the process with this id (repeatable).
-    #[arg(long, value_name = "PID", value_parser = pid)]
-    pub(crate) pid: Vec<u32>,
-
-    /// Watch every process whose command name (/proc/PID/comm) is NAME (repeatable).
-    /// The kernel keeps 15 bytes of a name; longer names are compared on those.
-    #[arg(long, value_name = "NAME")]
-    pub(crate) comm: Vec<String>,
-
-    /// Watch every process of the user running locus map (never locus map itself,
-    /// never kernel threads).
-    #[arg(long)]
-    pub(crate) user: bool,
-
-    /// Time between the starts of two decision rounds: a number and a unit (us, ms, s,
-    /// min), from 1ms to 1h.
-    #[arg(long, value_name = "D", default_value = "100ms", value_parser = interval)]
-    pub(crate) interval: Duration,
-
-    /// Print the decisions instead of applying them: no thread's CPU mask is changed
-    /// (with --source sim, no simulated thread moves either).
-    #[arg(long)]
-    pub(crate) dry_run: bool,
-
-    /// When stopping (after --rounds, or on SIGINT or SIGTERM), give every thread the
-    /// mapper moved its original CPU mask back. [default: moved threads stay pinned]
-    #[arg(long)]
-    pub(crate) restore: bool,
-
-    /// Stop after N rounds. [default: run until SIGINT or SIGTERM]
-    #[arg(long, value_name = "N", value_parser = rounds)]
-    pub(crate) rounds: Option<u64>,
-
-    /// Where the counters come from.
-    #[arg(long, value_enum, value_name = "SOURCE", default_value = "perf")]
-    pub(crate) source: SourceKind,
-
-    /// With --source sim: the workload mix to simulate (`locus sim threads --help`
-    /// lists them). [default: the first mix of that list]
-    #[arg(long, value_name = "NAME")]
-    pub(crate) mix: Option<String>,
-
-    /// With --source sim: the simulated machine, a preset (`locus topo
-    /// --list-presets`). [default: xeon-e5-2660v2, the paper's 2-socket Ivy Bridge]
-    /// With --source perf the mapper uses this machine's own topology.
-    #[arg(long, short = 'm', value_name = "PRESET")]
-    pub(crate) machine: Option<String>,
-}
 
 impl MapArgs {
     fn selection(&self) -> Selection {
@@ -202,7 +105,7 @@ fn run_perf(args: &MapArgs) -> Result<(), Failure> {
         machine.num_pus(),
         if args.dry_run { "; dry run: nothing is changed" } else { "" }
     );
-    let mut actuator = Actuator::new(SystemAffinity::new());
+    let mut actuator = Actuator::new(SystemCpuBinding::new());
     let actuator = if args.dry_run {
         None
     } else {
@@ -235,7 +138,7 @@ fn run_sim(args: &MapArgs) -> Result<(), Failure> {
             ""
         }
     );
-    run_loop::<SystemAffinity>(args, &header, &mut source, &mut mapper, None)
+    run_loop::<SystemCpuBinding>(args, &header, &mut source, &mut mapper, None)
 }
 
 /// The machine `--source sim` simulates when none is given: the paper's 40-CPU Ivy Bridge.
@@ -304,10 +207,10 @@ fn describe(selection: &Selection) -> String {
     parts.join("; ")
 }
 
-fn run_loop<A: locus_mapper::act::Affinity>(
+fn run_loop<A: locus_mapper::act::CpuBinding>(
     args: &MapArgs,
     header: &str,
-    source: &mut dyn CounterSource,
+    source: &mut dyn SampleSource,
     mapper: &mut Mapper,
     actuator: Option<&mut Actuator<A>>,
 ) -> Result<(), Failure> {

@@ -13,9 +13,9 @@
 //! does on the real preset: heat `768x512,leaf=24` is heat `3072x2048,leaf=96`, whose
 //! leaf subtrees are single leaves), so that the matrix fits in the test suite.
 
-use crate::given::{Given, Origin};
+use crate::cli::MatrixArgs;
+use crate::policies::{self, Engine};
 use anyhow::{bail, ensure, Context, Result};
-use clap::Args;
 use indicatif::ProgressBar;
 use locus_kernels::record::record;
 use locus_kernels::{Kernel, Params};
@@ -39,9 +39,6 @@ const QUICK_MACHINE: &str = "pack:4 numa:1 l3:1(size=384KiB linesize=64 ways=48)
 
 /// How the report names the machine of `--quick`.
 const QUICK_NAME: &str = "opteron-8380 with a sixteenth of its caches";
-
-/// The policies compared by default.
-const POLICIES: &str = "mts,cab,cats";
 
 /// The inputs of the full matrix: every kernel at its default size, and the kernels
 /// whose behaviour depends on the data's size against the caches from there up to the
@@ -121,45 +118,6 @@ const QUICK: &[(&str, &str)] = &[
     ("irreg", "small"),
 ];
 
-/// `locus sim matrix`.
-#[derive(Debug, Args)]
-#[command(after_help = crate::cli::EXIT_CODES)]
-pub(crate) struct MatrixArgs {
-    /// Small inputs on a machine with a sixteenth of opteron-8380's caches, which behave
-    /// as the full inputs do on the real machine: the matrix in seconds.
-    #[arg(long)]
-    pub(crate) quick: bool,
-
-    /// The simulated machines, comma-separated (presets or synthetic strings).
-    /// [default: opteron-8380,xeon-x7550,epyc-7763-2s; with --quick, the scaled machine]
-    #[arg(long, short = 'm', value_name = "LIST")]
-    pub(crate) machine: Option<String>,
-
-    /// The policies compared with ws, comma-separated (the names `locus sim --policy`
-    /// takes).
-    #[arg(long, short = 'p', value_name = "P", default_value = POLICIES)]
-    pub(crate) policy: String,
-
-    /// Only these kernels, comma-separated. [default: every kernel of the matrix]
-    #[arg(long, short = 'k', value_name = "LIST")]
-    pub(crate) kernel: Option<String>,
-
-    /// Exit with status 1 when a policy's worst ratio to ws is above this.
-    #[arg(long, value_name = "RATIO", value_parser = limit)]
-    pub(crate) limit: Option<f64>,
-
-    /// Seed of the simulated workers' random choices.
-    #[arg(long, value_name = "SEED", default_value_t = 1)]
-    pub(crate) seed: u64,
-}
-
-fn limit(s: &str) -> Result<f64, String> {
-    match f64::from_str(s) {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err(format!("expected a ratio above 0, such as 1.05, not {s:?}")),
-    }
-}
-
 /// The validated input of `locus sim matrix`.
 #[derive(Debug)]
 pub(crate) struct MatrixPlan {
@@ -191,11 +149,8 @@ impl MatrixPlan {
                 Ok((name, topology))
             })
             .collect::<Result<Vec<_>>>()?;
-        let given = Given {
-            value: args.policy.clone(),
-            origin: Origin::Flag("--policy"),
-        };
-        let policies: Vec<PolicyKind> = crate::sim::policies_of(&given)?
+        let given = policies::flag(&args.policy);
+        let policies: Vec<PolicyKind> = policies::list(&given, Engine::Simulator, None)?
             .into_iter()
             .filter(|p| *p != PolicyKind::Ws)
             .collect();
@@ -381,13 +336,5 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{k} {s}: {e}"));
         }
         Topology::parse_spec(QUICK_MACHINE).unwrap();
-    }
-
-    #[test]
-    fn limits_are_positive_ratios() {
-        assert_eq!(limit("1.05"), Ok(1.05));
-        for bad in ["0", "-1", "nan", "inf", "x", ""] {
-            assert!(limit(bad).is_err(), "{bad}");
-        }
     }
 }

@@ -9,31 +9,26 @@
 //! place, so a folder never holds half a file. The report ends with the command that
 //! runs the schedule.
 //!
-//! The other end lives here too: `locus sim` and `locus bench` read `--schedule FILE`
-//! through [`schedule_flag`] and [`load_affinity`], which identify the machine and the
-//! input exactly as a profile run does, so a schedule loads only for the run it was
-//! made for.
+//! The other end is [`crate::policies`]: `locus sim` and `locus bench` read `--schedule
+//! FILE` there, identifying the machine and the input with the same functions as a
+//! profile run ([`input_identity`]), so a schedule loads only for the run it was made
+//! for.
 
-use crate::app::Failure;
-use crate::given::Given;
+use crate::cli::ProfileArgs;
+use crate::failure::{run_failure, Failure};
+use crate::inputs::{machine, note_inputs, threads, with_matrix};
+use crate::policies::input_identity;
 use crate::report::count;
-use anyhow::{anyhow, bail, ensure, Context, Result};
-use clap::Args;
+use anyhow::{ensure, Context, Result};
 use locus_files::RunFiles;
 use locus_kernels::{Kernel, Params};
-use locus_policy::{PolicyKind, SCHEDULE_PLACED, SCHEDULE_UNKNOWN};
-use locus_profile::graph::{DEFAULT_DENSE_RATIO, DEFAULT_MAX_EDGES};
-use locus_profile::partition::DEFAULT_TOLERANCE;
-use locus_profile::profile::DEFAULT_CAP;
 use locus_profile::{
-    schedule, AffinityGraph, GraphOptions, MachineDesc, Partition, PartitionOptions, Profile,
-    Schedule,
+    AffinityGraph, GraphOptions, MachineDesc, Partition, PartitionOptions, Profile, Schedule,
 };
 use locus_topo::Topology;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Above this many tasks the DOT file is not written: Graphviz lays such graphs out
@@ -42,118 +37,6 @@ pub(crate) const DOT_LIMIT: usize = 2000;
 
 /// The files `locus profile` writes into `--out`.
 const OUT_FILES: [&str; 4] = ["profile.json", "graph.dot", "graph.metis", "schedule.json"];
-
-/// `locus profile KERNEL --out DIR`.
-#[derive(Debug, Args)]
-#[command(after_help = crate::bench::kernels_help())]
-pub(crate) struct ProfileArgs {
-    /// The kernel to record and profile.
-    #[arg(value_name = "KERNEL")]
-    pub(crate) kernel: String,
-
-    /// The kernel's input (syntax below). [default: the kernel's default size]
-    #[arg(long, short = 's', value_name = "S")]
-    pub(crate) size: Option<String>,
-
-    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for the
-    /// sparse kernels (spmv-crs, spmv-ccs, spmm); the schedule is then for this file's
-    /// content. Refused for other kernels and with a --size that names matrix=PATH.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) matrix: Option<PathBuf>,
-
-    /// The machine the schedule is for: a preset (`locus topo --list-presets`), an hwloc
-    /// synthetic string, SxC shorthand, or an hwloc XML file. Later runs follow the
-    /// schedule only on this machine with this many workers. [default: LOCUS_TOPOLOGY if
-    /// set, else this machine]
-    #[arg(long, short = 'm', value_name = "M")]
-    pub(crate) machine: Option<String>,
-
-    /// Workers to place tasks on; worker i runs on PU i in tree order, wrapping around,
-    /// as in a locus pool. [default: LOCUS_NUM_THREADS if set, else one per PU of the
-    /// machine]
-    #[arg(long, short = 't', value_name = "N", value_parser = threads)]
-    pub(crate) threads: Option<usize>,
-
-    /// The folder to write profile.json, graph.dot, graph.metis and schedule.json into.
-    /// Created if missing (its parent must exist); a folder that already holds a profile
-    /// is refused unless --force is given.
-    #[arg(long, short = 'o', value_name = "DIR")]
-    pub(crate) out: PathBuf,
-
-    /// Replace the profile files already in --out (files of other names are left alone).
-    #[arg(long)]
-    pub(crate) force: bool,
-
-    /// DenseRatio: a cache line touched by more than this fraction of the tasks is left
-    /// out of the affinity graph (a global every task reads would link every pair). 0
-    /// gives no edges, 1 keeps every pair that shares a line.
-    #[arg(long, value_name = "R", default_value_t = DEFAULT_DENSE_RATIO,
-          value_parser = dense_ratio)]
-    pub(crate) dense_ratio: f64,
-
-    /// Balance tolerance: the most a worker's work may exceed its share, as a ratio
-    /// (1.05: 5% more). Split evenly over the levels of the hierarchy the partition
-    /// goes through (NUMA nodes or packages, squads, workers).
-    #[arg(long, value_name = "T", default_value_t = DEFAULT_TOLERANCE,
-          value_parser = tolerance)]
-    pub(crate) tolerance: f64,
-
-    /// Most edges the affinity graph may have; a graph with more is refused (lower
-    /// --dense-ratio, or raise this where memory allows: each million edges costs about
-    /// 40 MB while building and partitioning).
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_EDGES, value_parser = max_edges)]
-    pub(crate) max_edges: usize,
-
-    /// Most runs of contiguous cache lines kept per task; a task past it keeps its
-    /// lowest-addressed runs and is counted as truncated.
-    #[arg(long, value_name = "RUNS", default_value_t = DEFAULT_CAP, value_parser = cap)]
-    pub(crate) cap: usize,
-}
-
-/// `--threads`: 1 up to the runtime's limit.
-fn threads(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(0) => Err("a pool needs at least one thread".to_owned()),
-        Ok(n) if n > locus::MAX_THREADS => Err(format!(
-            "locus allows at most {} threads",
-            locus::MAX_THREADS
-        )),
-        Ok(n) => Ok(n),
-        Err(_) => Err("expected a whole number of threads".to_owned()),
-    }
-}
-
-/// `--dense-ratio`: a fraction in [0, 1].
-fn dense_ratio(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(r) if (0.0..=1.0).contains(&r) => Ok(r),
-        _ => Err("expected a fraction from 0 (no edges) to 1 (every shared line)".to_owned()),
-    }
-}
-
-/// `--tolerance`: above 1, at most 10.
-fn tolerance(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(t) if t > 1.0 && t <= locus_profile::partition::MAX_TOLERANCE => Ok(t),
-        _ => Err("expected a ratio above 1 and at most 10, e.g. 1.05".to_owned()),
-    }
-}
-
-/// `--max-edges`: 1 up to what METIS's 32-bit indices take.
-fn max_edges(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if (1..=1 << 29).contains(&n) => Ok(n),
-        _ => Err("expected a whole number of edges from 1 to 536870912 (2^29)".to_owned()),
-    }
-}
-
-/// `--cap`: at least 1.
-fn cap(s: &str) -> Result<usize, String> {
-    match s.trim().parse::<usize>() {
-        Ok(n) if n >= 1 => Ok(n),
-        _ => Err("expected a whole number of runs, at least 1".to_owned()),
-    }
-}
 
 /// The validated input of `locus profile`.
 #[derive(Debug)]
@@ -177,19 +60,19 @@ impl ProfilePlan {
             Some(s) => kernel.parse_size(s).context("bad --size")?,
             None => kernel.default_params(),
         };
-        let params = crate::bench::with_matrix(params, args.matrix.as_deref())?;
+        let params = with_matrix(params, args.matrix.as_deref())?;
         let given =
             crate::limits::given(&params, args.size.as_deref(), args.matrix.as_deref(), None);
         crate::limits::check(&params, &given, true)?;
         let mut files = RunFiles::new();
-        crate::bench::note_inputs(
+        note_inputs(
             &mut files,
             std::slice::from_ref(&params),
             args.matrix.as_deref(),
         )?;
         let input = input_identity(&params)?;
-        let topology: Topology = crate::topo::machine(args.machine.as_deref(), &mut files)?;
-        let threads = crate::topo::threads(
+        let topology: Topology = machine(args.machine.as_deref(), &mut files)?;
+        let threads = threads(
             args.threads,
             topology.num_pus(),
             &format!("machine {:?}", topology.name()),
@@ -214,16 +97,6 @@ impl ProfilePlan {
             run_it,
         })
     }
-}
-
-/// The identity of the input of `params`, as schedules record it.
-fn input_identity(params: &Params) -> Result<String> {
-    locus_profile::input_identity(
-        params.kernel().name(),
-        &params.to_string(),
-        &params.input_files(),
-    )
-    .context("cannot identify the input")
 }
 
 /// The command that runs a schedule made with `args`, up to `--schedule`: `locus sim`
@@ -276,83 +149,6 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// The schedule `--policy LIST` (or `LOCUS_POLICY`) needs: `--schedule FILE` when the
-/// list names affinity (`None` when it does not). Refuses the one without the other.
-pub(crate) fn schedule_flag<'a>(
-    policies: &Given<String>,
-    schedule: Option<&'a Path>,
-) -> Result<Option<&'a Path>> {
-    let list = &policies.value;
-    let named = policies.origin.with(list);
-    let affinity = list
-        .split(',')
-        .any(|item| item.trim().eq_ignore_ascii_case("affinity"));
-    match (affinity, schedule) {
-        (true, Some(path)) => Ok(Some(path)),
-        (false, None) => Ok(None),
-        (true, None) => bail!(
-            "{named} names affinity, which follows a schedule file: give it with \
-             --schedule FILE (`locus profile KERNEL --out DIR` writes DIR/schedule.json)"
-        ),
-        (false, Some(path)) => bail!(
-            "--schedule {path:?} is only read by --policy affinity, which {named} does not \
-             name: add it (e.g. --policy static,affinity) or leave --schedule out"
-        ),
-    }
-}
-
-/// The warning for a run under `policy` whose schedule placed none of the tasks it was
-/// asked about, all of which then ran under work stealing (which the table alone does
-/// not show). Task ids come from call sites (file, line and column), so the likely cause
-/// is a schedule made by another build of the program.
-pub(crate) fn unmatched_schedule(policy: &str, stats: &[(String, u64)]) -> Option<String> {
-    let stat = |name: &str| stats.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v);
-    let unknown = stat(SCHEDULE_UNKNOWN);
-    (stat(SCHEDULE_PLACED) == 0 && unknown > 0).then(|| {
-        format!(
-            "warning: {policy}: the schedule placed none of the {unknown} tasks it was asked \
-             about, so work stealing ran them all; task ids come from call sites (file, \
-             line, column), and a schedule made by another build of the program knows none \
-             of them: re-run locus profile with this build"
-        )
-    })
-}
-
-/// The `affinity` policy following the schedule file at `path`, which must have been
-/// made for the input of `params` and `workers` workers on `topology`: the machine and
-/// input identity are computed as `locus profile` computes them.
-pub(crate) fn load_affinity(
-    path: &Path,
-    params: &Params,
-    topology: &Topology,
-    workers: usize,
-) -> Result<PolicyKind> {
-    let machine = MachineDesc::new(topology, workers)?;
-    let input = input_identity(params)?;
-    let loaded = schedule::load(path, &machine, &input)
-        .and_then(|s| s.task_schedule())
-        .map_err(|e| anyhow!(chain(&e)))
-        // The error names the file already ("schedule PATH: ...").
-        .context("bad --schedule")?;
-    Ok(PolicyKind::Affinity(Arc::new(loaded)))
-}
-
-/// An error's message followed by those of its causes, each left out where the message
-/// before already includes it (a schedule error's message includes its kind's).
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut source = e.source();
-    while let Some(cause) = source {
-        let text = cause.to_string();
-        if !out.contains(&text) {
-            out.push_str(": ");
-            out.push_str(&text);
-        }
-        source = cause.source();
-    }
-    out
-}
-
 /// Creates `dir` if needed and checks that files can be written in it.
 fn prepare_out(dir: &Path, force: bool, files: &mut RunFiles) -> Result<()> {
     let present: Vec<&str> = OUT_FILES
@@ -392,7 +188,7 @@ pub(crate) fn command(args: &ProfileArgs) -> Result<(), Failure> {
     tracing::info!(kernel = %plan.params.kernel(), machine = %plan.machine, "profile start");
     let text = run(&plan)
         .with_context(|| format!("{} {}", plan.params.kernel(), plan.params))
-        .map_err(crate::app::run_failure)?;
+        .map_err(run_failure)?;
     let mut stdout = std::io::stdout().lock();
     stdout
         .write_all(text.as_bytes())
@@ -525,18 +321,9 @@ pub(crate) fn run(plan: &ProfilePlan) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn flag_values_are_checked() {
-        assert_eq!(dense_ratio("0.5"), Ok(0.5));
-        assert!(dense_ratio("1.5").is_err() && dense_ratio("x").is_err());
-        assert!(dense_ratio("NaN").is_err());
-        assert_eq!(tolerance("1.1"), Ok(1.1));
-        assert!(tolerance("1").is_err() && tolerance("11").is_err());
-        assert_eq!(cap("7"), Ok(7));
-        assert!(cap("0").is_err());
-        assert!(threads("0").is_err());
-    }
+    use locus_profile::graph::{DEFAULT_DENSE_RATIO, DEFAULT_MAX_EDGES};
+    use locus_profile::partition::DEFAULT_TOLERANCE;
+    use locus_profile::profile::DEFAULT_CAP;
 
     #[test]
     fn shell_words_are_quoted_where_needed() {
@@ -581,55 +368,6 @@ mod tests {
         assert_eq!(
             run_command(&args(None, None), irreg, 6, 6),
             "locus bench irreg --size small,grain=16 --threads 6 --policy static,affinity"
-        );
-    }
-
-    #[test]
-    fn a_schedule_that_placed_nothing_is_warned_of() {
-        let stats = |placed: u64, unknown: u64| {
-            vec![
-                (SCHEDULE_PLACED.to_owned(), placed),
-                (SCHEDULE_UNKNOWN.to_owned(), unknown),
-            ]
-        };
-        let warning = unmatched_schedule("affinity", &stats(0, 440)).unwrap();
-        assert!(
-            warning.contains("placed none of the 440 tasks") && warning.contains("re-run"),
-            "{warning}"
-        );
-        assert_eq!(unmatched_schedule("affinity", &stats(400, 40)), None);
-        assert_eq!(unmatched_schedule("affinity", &stats(0, 0)), None);
-        assert_eq!(unmatched_schedule("ws", &[]), None);
-    }
-
-    #[test]
-    fn affinity_and_schedule_go_together() {
-        let file = Path::new("s.json");
-        let flag = |list: &str| Given {
-            value: list.to_owned(),
-            origin: crate::given::Origin::Flag("--policy"),
-        };
-        assert_eq!(schedule_flag(&flag("ws,static"), None).unwrap(), None);
-        assert_eq!(
-            schedule_flag(&flag("static, Affinity"), Some(file)).unwrap(),
-            Some(file)
-        );
-        let e = schedule_flag(&flag("ws,affinity"), None)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("--schedule FILE"), "{e}");
-        let e = schedule_flag(&flag("all"), Some(file))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("only read by --policy affinity"), "{e}");
-        let env = Given {
-            value: "affinity".to_owned(),
-            origin: crate::given::Origin::Env("LOCUS_POLICY"),
-        };
-        let e = schedule_flag(&env, None).unwrap_err().to_string();
-        assert!(
-            e.starts_with("LOCUS_POLICY=\"affinity\" names affinity"),
-            "{e}"
         );
     }
 }

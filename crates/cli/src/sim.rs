@@ -7,9 +7,11 @@
 //! input is recorded once; the simulations of one command run in parallel on this
 //! machine's cores (each is deterministic, so the order does not matter).
 
-use crate::cli::{SimCommonArgs, SimRunArgs, SweepArgs, SweepParam};
-use crate::given::{flag_or_env, Given, Origin};
+use crate::cli::{SimCommonArgs, SimRunArgs, SweepArgs, SweepParam, DEFAULT_MACHINE};
+use crate::given::flag_or_env;
+use crate::inputs::{note_inputs, with_matrix};
 use crate::limits;
+use crate::policies::{self, Engine};
 use crate::report::{count, sig3};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use indicatif::ProgressBar;
@@ -25,27 +27,6 @@ use locus_topo::Topology;
 use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-
-/// The machine `locus sim` simulates when none is given: the CATS/CAB papers' Opteron.
-pub(crate) const DEFAULT_MACHINE: &str = "opteron-8380";
-
-/// Every policy the simulator runs under `--policy all`. `ws-unpinned` is left out: it
-/// differs from `ws` only in pinning, which the simulator does not model.
-const ALL: [PolicyKind; 9] = [
-    PolicyKind::Ws,
-    PolicyKind::Central,
-    PolicyKind::RrFifo,
-    PolicyKind::RrLifo,
-    PolicyKind::Mts { chunk: None },
-    PolicyKind::Cab(CabInputs::Auto),
-    PolicyKind::CabPaper(CabInputs::Auto),
-    PolicyKind::Cats {
-        cmpi_threshold: None,
-    },
-    PolicyKind::CatsPaper {
-        cmpi_threshold: None,
-    },
-];
 
 /// What every simulation of one command shares.
 #[derive(Debug)]
@@ -136,27 +117,22 @@ impl RunPlan {
             &given_input(&params, &args.common, args.iters),
             true,
         )?;
-        crate::bench::note_inputs(
+        note_inputs(
             &mut files,
             std::slice::from_ref(&params),
             args.common.matrix.as_deref(),
         )?;
-        let given = Given {
-            value: args.policy.clone(),
-            origin: Origin::Flag("--policy"),
-        };
-        let schedule = crate::profile::schedule_flag(&given, args.schedule.as_deref())?;
+        let given = policies::flag(&args.policy);
+        let schedule = policies::schedule_flag(&given, args.schedule.as_deref())?;
         if let Some(path) = schedule {
             files.input("--schedule", path)?;
         }
         let setup = Setup::new(&args.common, &mut files)?;
         // The schedule is for the simulated machine and the workers the run uses.
         let affinity = schedule
-            .map(|path| {
-                crate::profile::load_affinity(path, &params, &setup.topology, setup.workers())
-            })
+            .map(|path| policies::load_affinity(path, &params, &setup.topology, setup.workers()))
             .transpose()?;
-        let policies = policies(&args.policy, affinity.as_ref())?;
+        let policies = policies::list(&given, Engine::Simulator, affinity.as_ref())?;
         if let Some(path) = &args.trace {
             files.output("--trace", path)?;
             ensure!(
@@ -208,7 +184,7 @@ pub(crate) fn run(plan: &RunPlan, bar: &ProgressBar) -> Result<String> {
         write_json(path, &workload, &results)?;
     }
     for r in &results {
-        if let Some(warning) = crate::profile::unmatched_schedule(&r.policy, &r.policy_stats) {
+        if let Some(warning) = policies::unmatched_schedule(&r.policy, &r.policy_stats) {
             bar.suspend(|| eprintln!("{warning}"));
         }
     }
@@ -249,7 +225,7 @@ impl SweepPlan {
         let mut files = RunFiles::new();
         let base = kernel_params(&args.kernel, &args.common, args.iters)?;
         limits::check(&base, &given_input(&base, &args.common, args.iters), true)?;
-        crate::bench::note_inputs(
+        note_inputs(
             &mut files,
             std::slice::from_ref(&base),
             args.common.matrix.as_deref(),
@@ -263,7 +239,7 @@ impl SweepPlan {
         let given = args
             .policy
             .as_deref()
-            .map(|list| policies(list, None))
+            .map(|list| policies::list(&policies::flag(list), Engine::Simulator, None))
             .transpose()?;
         let mut jobs = Vec::with_capacity(values.len());
         let mut references = Vec::new();
@@ -271,14 +247,9 @@ impl SweepPlan {
         match args.param {
             SweepParam::Rows => {
                 let policies = given.unwrap_or_else(|| {
-                    vec![
-                        PolicyKind::Ws,
-                        PolicyKind::Mts { chunk: None },
-                        PolicyKind::Cab(CabInputs::Auto),
-                        PolicyKind::Cats {
-                            cmpi_threshold: None,
-                        },
-                    ]
+                    std::iter::once(PolicyKind::Ws)
+                        .chain(policies::locality())
+                        .collect()
                 });
                 for &v in &values {
                     let params = with_rows(&base, v)?;
@@ -320,19 +291,19 @@ impl SweepPlan {
                     format!("Eq. 4: BL = {bl} (S_d {})", locus_topo::format_size(data)),
                 ));
             }
-            SweepParam::Chunk => {
+            SweepParam::Batch => {
                 ensure!(
                     given.is_none(),
-                    "--policy: a sweep over chunk runs mts:N for each value (and ws once as \
+                    "--policy: a sweep over batch runs mts:N for each value (and ws once as \
                      the reference); leave --policy out"
                 );
                 for &v in &values {
-                    ensure!(v >= 1, "--values: an mts chunk must be at least 1");
+                    ensure!(v >= 1, "--values: an mts batch must be at least 1");
                     jobs.push((
                         v,
                         base.clone(),
                         vec![PolicyKind::Mts {
-                            chunk: Some(v as usize),
+                            batch: Some(v as usize),
                         }],
                     ));
                 }
@@ -466,7 +437,7 @@ fn sweep_plot(plan: &SweepPlan, results: &[(Option<u64>, SimResult)]) -> Plot {
     for (v, r) in results {
         let label = match plan.param {
             SweepParam::Bl => r.policy.split(':').next().unwrap_or("cab").to_string(),
-            SweepParam::Chunk => "mts".to_string(),
+            SweepParam::Batch => "mts".to_string(),
             SweepParam::Rows => r.policy.clone(),
         };
         let label = if v.is_none() {
@@ -550,7 +521,7 @@ fn kernel_params(kernel: &str, common: &SimCommonArgs, iters: Option<usize>) -> 
         Some(s) => kernel.parse_size(s).context("bad --size")?,
         None => kernel.default_params(),
     };
-    let mut params = crate::bench::with_matrix(params, common.matrix.as_deref())?;
+    let mut params = with_matrix(params, common.matrix.as_deref())?;
     if let Some(k) = iters {
         locus_kernels::check_iters(k).map_err(|reason| anyhow!("--iters {k}: {reason}"))?;
         match iterations(&mut params) {
@@ -652,32 +623,6 @@ fn values(list: &str) -> Result<Vec<u64>> {
     ensure!(
         seen.len() == out.len(),
         "--values {list:?}: a value is listed twice"
-    );
-    Ok(out)
-}
-
-/// The policies of `--policy`: a comma-separated list, or `all`; `affinity` is the policy
-/// made from `--schedule FILE`.
-fn policies(list: &str, affinity: Option<&PolicyKind>) -> Result<Vec<PolicyKind>> {
-    let given = Given {
-        value: list.to_owned(),
-        origin: Origin::Flag("--policy"),
-    };
-    policies_with(&given, affinity)
-}
-
-/// The policies the simulator runs of a list without a schedule (`locus sim matrix`).
-pub(crate) fn policies_of(given: &Given<String>) -> Result<Vec<PolicyKind>> {
-    policies_with(given, None)
-}
-
-fn policies_with(given: &Given<String>, affinity: Option<&PolicyKind>) -> Result<Vec<PolicyKind>> {
-    let out = crate::bench::parse_policies(given, &ALL, affinity)?;
-    ensure!(
-        !out.contains(&PolicyKind::WsUnpinned),
-        "bad {}: ws-unpinned differs from ws only in pinning, which the simulator does \
-         not model (every simulated worker stays on its PU); use ws",
-        given.origin.with(&given.value)
     );
     Ok(out)
 }
@@ -899,24 +844,6 @@ mod tests {
                 .join(" ")
                 .contains(&format!("({listed}), replacing")),
             "--iters help does not list {listed}:\n{help}"
-        );
-    }
-
-    #[test]
-    fn policies_of_the_simulator() {
-        let policies = |list| policies(list, None);
-        assert_eq!(policies("all").unwrap().len(), 9);
-        assert!(policies("ws-unpinned").is_err());
-        assert!(policies("ws,ws").is_err());
-        assert_eq!(policies("static,ws").unwrap()[0], PolicyKind::Static);
-        let e = format!("{:#}", policies("ws,affinity").unwrap_err());
-        assert!(e.contains("--schedule FILE"), "{e}");
-        assert_eq!(
-            policies("cab:bl=3,mts:2").unwrap(),
-            vec![
-                PolicyKind::Cab(CabInputs::Level(3)),
-                PolicyKind::Mts { chunk: Some(2) }
-            ]
         );
     }
 }

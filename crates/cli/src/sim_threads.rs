@@ -7,57 +7,16 @@
 //! in parallel on this machine's cores; each run is deterministic, so the order does
 //! not matter and the same seed gives the same table.
 
-use crate::app::Failure;
+use crate::cli::ThreadsArgs;
+use crate::failure::Failure;
 use crate::report::{count, sig3};
 use anyhow::{ensure, Context, Result};
-use clap::Args;
 use locus_files::RunFiles;
 use locus_mapper::workload::{self, MixResult, MixSpec, Placement, RunOptions, MIXES};
 use locus_topo::Topology;
 use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-
-/// The machine `locus sim threads` simulates when none is given: the SAM-MPH paper's
-/// 40-CPU Ivy Bridge.
-const DEFAULT_MACHINE: &str = "xeon-e5-2660v2";
-
-/// The list of mixes under `--help`.
-fn mixes_help() -> String {
-    let mut s = String::from("Mixes:\n");
-    for m in MIXES {
-        let _ = writeln!(s, "  {:<10} {}", m.name, m.description);
-    }
-    s
-}
-
-/// `locus sim threads`.
-#[derive(Debug, Args)]
-#[command(after_help = mixes_help())]
-pub(crate) struct ThreadsArgs {
-    /// The workload mix (listed below), or `all`.
-    #[arg(long, value_name = "NAME", default_value = "all")]
-    pub(crate) mix: String,
-
-    /// The simulated machine: a preset (`locus topo --list-presets`), an hwloc synthetic
-    /// string, SxC or SxCxT shorthand, or an hwloc XML file. It needs at least as many
-    /// PUs as the mix has threads.
-    #[arg(long, short = 'm', value_name = "M", default_value = DEFAULT_MACHINE)]
-    pub(crate) machine: String,
-
-    /// Simulated seconds per run, in 100 ms intervals (above 0, at most 86400).
-    #[arg(long, value_name = "S", default_value_t = 10.0)]
-    pub(crate) seconds: f64,
-
-    /// Seed of the applications' phases and of the noise; the same seed gives the same
-    /// table.
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub(crate) seed: u64,
-
-    /// Also write every result (per application, with the final placements) as JSON.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) json: Option<PathBuf>,
-}
 
 /// The validated input.
 #[derive(Debug)]
@@ -223,7 +182,7 @@ fn write_json(path: &std::path::Path, plan: &Plan, results: &[MixResult]) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::{Cli, Command, SimCommand};
+    use crate::cli::{Cli, Command, SimCommand, THREADS_MACHINE};
     use clap::Parser;
 
     fn args(line: &[&str]) -> ThreadsArgs {
@@ -241,7 +200,7 @@ mod tests {
     fn defaults() {
         let a = args(&["locus", "sim", "threads"]);
         assert_eq!(a.mix, "all");
-        assert_eq!(a.machine, DEFAULT_MACHINE);
+        assert_eq!(a.machine, THREADS_MACHINE);
         assert_eq!((a.seconds, a.seed), (10.0, 1));
         assert!(a.json.is_none());
         let plan = Plan::new(&a).unwrap();

@@ -4,51 +4,22 @@
 //! so no threads are started to show them.
 
 use crate::cli::TopoArgs;
-use crate::given::{flag_or_env, Given};
-use anyhow::{bail, Context, Result};
+use crate::failure::Failure;
+use crate::inputs::{machine, threads};
+use crate::report::print;
+use anyhow::Result;
 use locus_files::RunFiles;
 use locus_policy::WorkerMap;
 use locus_topo::Topology;
 use std::fmt::Write as _;
-use std::path::Path;
 
-/// The machine `--machine` names, else the one `LOCUS_TOPOLOGY` names, else this one; a
-/// described machine read from a file is noted among the run's inputs.
-pub(crate) fn machine(flag: Option<&str>, files: &mut RunFiles) -> Result<Topology> {
-    let spec = flag_or_env(
-        flag.map(str::to_owned),
-        "--machine",
-        "LOCUS_TOPOLOGY",
-        |s| Ok(s.to_owned()),
-    )?;
-    let Some(Given {
-        value: spec,
-        origin,
-    }) = spec
-    else {
-        return Topology::discover()
-            .context("could not read this machine's topology (give one with --machine)");
-    };
-    let path = Path::new(spec.trim());
-    if path.exists() {
-        files.input(&origin.to_string(), path)?;
+/// `locus topo`: the presets, or the machine and its squads.
+pub(crate) fn command(args: &TopoArgs) -> Result<(), Failure> {
+    if args.list_presets {
+        return print(&presets()).map_err(Failure::Run);
     }
-    Topology::parse_spec(&spec).with_context(|| format!("bad {}", origin.with(&spec)))
-}
-
-/// The workers of a run: `--threads`, else `LOCUS_NUM_THREADS`, else `default`, which is
-/// the machine's PU count (`what` names where that default comes from in a message).
-pub(crate) fn threads(flag: Option<usize>, default: usize, what: &str) -> Result<usize> {
-    let given = flag_or_env(flag, "--threads", "LOCUS_NUM_THREADS", crate::cli::threads)?;
-    match given {
-        Some(Given { value, .. }) => Ok(value),
-        None if default > locus::MAX_THREADS => bail!(
-            "{what} has {default} PUs, and a pool has at most {} workers: give --threads N \
-             (or LOCUS_NUM_THREADS) to run on part of it",
-            locus::MAX_THREADS
-        ),
-        None => Ok(default),
-    }
+    let plan = TopoPlan::new(args).map_err(Failure::Input)?;
+    print(&plan.render()).map_err(Failure::Run)
 }
 
 /// Validated input of `locus topo`.
@@ -150,12 +121,6 @@ mod tests {
             one.contains("1 worker on") && one.contains("squad 0: worker 0, head 0"),
             "{one}"
         );
-    }
-
-    #[test]
-    fn bad_machine_names_the_input() {
-        let e = machine(Some("no-such-box"), &mut RunFiles::new()).unwrap_err();
-        assert!(format!("{e:#}").contains("no-such-box"), "{e:#}");
     }
 
     #[test]

@@ -51,7 +51,7 @@ fn the_quick_matrix_keeps_the_gains_and_loses_little() {
     assert!(ratio(heat, 0) <= 0.5 && ratio(heat, 1) <= 0.5, "{stdout}");
     for (case, r) in &rows {
         // cab and cats lose at most this much anywhere in the quick matrix (the
-        // remaining losses are listed in the README's section on the default policy).
+        // remaining losses are listed in docs/results.md, "Against ws everywhere").
         assert!(r[0] <= 1.08 && r[1] <= 1.08, "{case}: {r:?}\n{stdout}");
     }
 }

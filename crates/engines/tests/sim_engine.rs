@@ -2,26 +2,25 @@
 //! computed by hand, and the same inputs give bit-identical results.
 
 use locus_kernels::{record, Kernel};
-use locus_policy::{CabInputs, PolicyKind, TaskId, TaskInfo};
+use locus_policy::{PolicyInfo, PolicyKind, TaskId, TaskInfo, POLICIES};
 use locus_sim::engine::{simulate, SimConfig, SimResult};
 use locus_sim::latency::Latencies;
 use locus_task::workload::{Step, Workload};
 use locus_topo::Topology;
 
-const POLICIES: [PolicyKind; 10] = [
-    PolicyKind::Ws,
-    PolicyKind::WsUnpinned,
-    PolicyKind::Central,
-    PolicyKind::RrFifo,
-    PolicyKind::RrLifo,
-    PolicyKind::Mts { chunk: None },
-    PolicyKind::Cab(CabInputs::Auto),
-    PolicyKind::Cab(CabInputs::Level(2)),
-    PolicyKind::Cats {
-        cmpi_threshold: None,
-    },
-    PolicyKind::Static,
-];
+/// Every policy of the table that its name makes, and every example of a form with
+/// parameters (`affinity` needs a schedule: `profile_affinity.rs` runs it).
+fn policies() -> Vec<PolicyKind> {
+    POLICIES
+        .iter()
+        .filter_map(PolicyInfo::plain)
+        .chain(POLICIES.iter().flat_map(|row| {
+            row.examples
+                .iter()
+                .map(|example| example.parse().expect("the table's examples parse"))
+        }))
+        .collect()
+}
 
 fn run(workload: &Workload, machine: &Topology, kind: PolicyKind, threads: usize) -> SimResult {
     let mut config = SimConfig::for_machine(machine);
@@ -53,7 +52,7 @@ fn every_task_runs_exactly_once_under_every_policy() {
         let workload = record(&params).unwrap();
         for (machine, threads) in machines {
             let topo = Topology::parse_spec(machine).unwrap();
-            for kind in POLICIES {
+            for kind in policies() {
                 let r = run(&workload, &topo, kind.clone(), threads);
                 let what = format!("{kernel} {size} on {machine} under {kind}");
                 assert_eq!(
@@ -171,7 +170,7 @@ fn the_same_inputs_give_bit_identical_results() {
     let machine = Topology::preset("opteron-8380").unwrap();
     for kind in [
         PolicyKind::Ws,
-        PolicyKind::Mts { chunk: None },
+        PolicyKind::Mts { batch: None },
         PolicyKind::Cats {
             cmpi_threshold: None,
         },

@@ -1,7 +1,7 @@
 //! The papers' directions on the presets of their machines, as the simulator measures
 //! them. Each test names the figure or table it stands for. Where the simulator
-//! disagrees with a paper, the test checks the simulator's finding and the reason the
-//! README's results section gives for it, so that a change to the model or to a policy
+//! disagrees with a paper, the test checks the simulator's finding and the reason
+//! docs/results.md gives for it, so that a change to the model or to a policy
 //! that moves the finding is noticed.
 
 use locus_kernels::{record, Kernel, Params};
@@ -18,7 +18,7 @@ const CATS_PAPER: PolicyKind = PolicyKind::CatsPaper {
 };
 const CAB: PolicyKind = PolicyKind::Cab(CabInputs::Auto);
 const CAB_PAPER: PolicyKind = PolicyKind::CabPaper(CabInputs::Auto);
-const MTS: PolicyKind = PolicyKind::Mts { chunk: None };
+const MTS: PolicyKind = PolicyKind::Mts { batch: None };
 
 fn input(kernel: Kernel, size: &str) -> (Params, Workload) {
     let params = kernel.parse_size(size).unwrap();
@@ -53,10 +53,10 @@ fn busy_fraction(r: &SimResult) -> f64 {
 /// The simulator disagrees with the published algorithm (`cats-paper`; `cats` with
 /// iteration affinity is tested below). Both kernels' grids hold 8 MiB (two 4 MiB arrays; the
 /// paper counts 16 MB), so Fig. 6 makes the two halves of the rows the leaf
-/// inter-socket tasks: two subtrees for four squads, and two squads idle, so the time
+/// inter-squad tasks: two subtrees for four squads, and two squads idle, so the time
 /// rises. Whether the L3 misses fall depends on whether a half lands on the squad that
-/// ran it in the previous iteration, which the heads' order of stealing decides (the
-/// README's results section has the numbers for several seeds).
+/// ran it in the previous iteration, which the heads' order of stealing decides
+/// (docs/results.md has the numbers for several seeds).
 #[test]
 fn cats_paper_fig9_fig10_two_subtrees_for_four_squads() {
     for (kernel, size) in [
@@ -84,7 +84,7 @@ fn cats_paper_fig9_fig10_two_subtrees_for_four_squads() {
 /// BL = 3, the four quarters of the rows): the subtrees go to squads in the order their
 /// heads steal them, so a quarter's rows are in its squad's L3 from the last iteration
 /// only by chance, and cab's L3 misses fall by far less than the paper's 76%. The
-/// paper-faithful bi-tier policies do not keep a subtree on one squad; the README's
+/// paper-faithful bi-tier policies do not keep a subtree on one squad; docs/results.md
 /// results section has the numbers.
 #[test]
 fn cab_paper_fig10_four_subtrees_without_placement_stability() {
@@ -340,7 +340,7 @@ fn mts_table4_fewer_remote_steals() {
 /// tiers change nothing when no data is shared). Within 2% of ws's makespan, on inputs
 /// with enough tasks per worker that the order of steals averages out: with 64 uneven
 /// mandelbrot leaves for 16 workers (256 x 256) one schedule differs from another by
-/// several percent (cats takes 1.08x ws's time there; README, results).
+/// several percent (cats takes 1.08x ws's time there; docs/results.md).
 #[test]
 fn cpu_bound_kernels_run_as_work_stealing() {
     for (kernel, size) in [

@@ -1,6 +1,6 @@
 //! CATS's profile of Heat, as the paper's Fig. 8 shows it: under the `declared` counter
 //! source, on the virtual four-socket Opteron 8380 (6 MiB shared L3 per socket), the
-//! leaf inter-socket tasks of `heat` 1024 x 512 are the subtrees whose data fits 6 MiB.
+//! leaf inter-squad tasks of `heat` 1024 x 512 are the subtrees whose data fits 6 MiB.
 //!
 //! Fig. 8 counts 16 MB for the whole sweep and marks the 4 MB subtrees. locus counts what
 //! the leaves declare: a sweep reads one 4 MiB grid and writes the other, so the whole
@@ -62,14 +62,14 @@ fn cats_puts_heats_leaf_inter_socket_tasks_where_their_data_fits_the_l3() {
     assert_eq!(
         leaves.len(),
         1,
-        "leaf inter-socket tasks at level 1 only: {leaves:?}\n{explain}"
+        "leaf inter-squad tasks at level 1 only: {leaves:?}\n{explain}"
     );
     // And the reason: the halves fit 6 MiB, their parent (the whole sweep) would not.
     let largest: u64 = explain
         .lines()
-        .find_map(|l| l.strip_prefix("leaf inter-socket tasks: 2 at level 1 (largest SOID "))
+        .find_map(|l| l.strip_prefix("leaf inter-squad tasks: 2 at level 1 (largest SOID "))
         .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
-        .expect("the explanation names the leaf inter-socket tasks");
+        .expect("the explanation names the leaf inter-squad tasks");
     assert!(
         (4 << 20..6 << 20).contains(&largest),
         "half a sweep involves {largest} bytes"
@@ -96,7 +96,7 @@ fn cats_with_affinity_feeds_every_squad() {
     );
     assert_eq!(stat(&stats, "leaf_inter_tasks_level1"), None, "{explain}");
     assert!(
-        explain.contains("split 2 leaf inter-socket task(s)"),
+        explain.contains("split 2 leaf inter-squad task(s)"),
         "{explain}"
     );
     assert!(explain.contains("iteration affinity"), "{explain}");

@@ -16,8 +16,8 @@
 //! Threads the actuator changed stay remembered for `restore` after they leave the
 //! selection; unchanged ones are forgotten.
 //!
-//! The system calls sit behind the [`Affinity`] trait so that tests drive the actuator
-//! with a fake; [`SystemAffinity`] is the real one. Before each call it checks that
+//! The system calls sit behind the [`CpuBinding`] trait so that tests drive the actuator
+//! with a fake; [`SystemCpuBinding`] is the real one. Before each call it checks that
 //! `/proc/PID/task/TID` still exists, so that a recycled thread id of another process
 //! is never touched (the remaining window is the microseconds between that check and
 //! the call).
@@ -29,7 +29,7 @@ use std::fmt;
 use std::io;
 
 /// Reading and setting the CPUs a thread may run on.
-pub trait Affinity {
+pub trait CpuBinding {
     /// The CPUs thread `tid` of process `pid` may run on, sorted.
     ///
     /// # Errors
@@ -41,21 +41,21 @@ pub trait Affinity {
     ///
     /// # Errors
     ///
-    /// As [`Affinity::get`]; `EINVAL` when no CPU of `cpus` is online.
+    /// As [`CpuBinding::get`]; `EINVAL` when no CPU of `cpus` is online.
     fn set(&mut self, pid: u32, tid: u32, cpus: &[usize]) -> io::Result<()>;
 }
 
-/// The real [`Affinity`]: `sched_getaffinity` and `sched_setaffinity` on the thread,
+/// The real [`CpuBinding`]: `sched_getaffinity` and `sched_setaffinity` on the thread,
 /// after checking under `/proc` that the thread still belongs to the process.
 #[derive(Debug, Clone, Default)]
-pub struct SystemAffinity {
+pub struct SystemCpuBinding {
     procfs: Procfs,
 }
 
-impl SystemAffinity {
+impl SystemCpuBinding {
     /// Over the system's `/proc`.
-    pub fn new() -> SystemAffinity {
-        SystemAffinity {
+    pub fn new() -> SystemCpuBinding {
+        SystemCpuBinding {
             procfs: Procfs::system(),
         }
     }
@@ -69,7 +69,7 @@ impl SystemAffinity {
     }
 }
 
-impl Affinity for SystemAffinity {
+impl CpuBinding for SystemCpuBinding {
     fn get(&mut self, pid: u32, tid: u32) -> io::Result<Vec<usize>> {
         self.check(pid, tid)?;
         procs::allowed_cpus(tid)
@@ -185,7 +185,7 @@ pub struct Actuator<A> {
     known: HashMap<u32, Known>,
 }
 
-impl<A: Affinity> Actuator<A> {
+impl<A: CpuBinding> Actuator<A> {
     /// An actuator that knows no thread yet.
     pub fn new(affinity: A) -> Actuator<A> {
         Actuator {

@@ -23,8 +23,8 @@
 //! The interval is a wall-clock pace: sampling takes time, so the loop sleeps only what
 //! is left; a round longer than the interval starts the next one at once.
 
-use crate::act::{cpu_list, Actuator, Affinity, Outcome, Restored};
-use crate::model::{CounterSource, Move, SourceError, ThreadSample};
+use crate::act::{cpu_list, Actuator, CpuBinding, Outcome, Restored};
+use crate::model::{Move, SampleSource, SourceError, ThreadSample};
 use std::collections::HashSet;
 use std::fmt;
 use std::io::{self, Write};
@@ -258,8 +258,8 @@ pub fn stop_on_signals() -> io::Result<Arc<AtomicBool>> {
 ///
 /// [`DaemonError::Source`] when sampling fails, [`DaemonError::Output`] when `out`
 /// cannot be written. Original masks are restored first where `config.restore` asks.
-pub fn run<A: Affinity>(
-    source: &mut dyn CounterSource,
+pub fn run<A: CpuBinding>(
+    source: &mut dyn SampleSource,
     decider: &mut dyn Decide,
     mut actuator: Option<&mut Actuator<A>>,
     config: &LoopConfig,
@@ -334,13 +334,13 @@ pub fn run<A: Affinity>(
 
 /// Applies (unless a dry run) and reports one round's moves.
 #[allow(clippy::too_many_arguments)]
-fn report_round<A: Affinity>(
+fn report_round<A: CpuBinding>(
     out: &mut dyn Write,
     round: u64,
     samples: &[ThreadSample],
     moves: &[Move],
     dry_run: bool,
-    source: &mut dyn CounterSource,
+    source: &mut dyn SampleSource,
     actuator: Option<&mut Actuator<A>>,
     summary: &mut Summary,
 ) -> io::Result<()> {

@@ -17,7 +17,7 @@
 //!   round: [`Mapper::decide`], samples in, [`Move`]s out) and the placement it
 //!   uses; and [`workload`], a closed-loop simulator of multi-threaded
 //!   applications on a multi-socket machine, which drives the same [`Mapper`]
-//!   through a [`CounterSource`] and compares it with a Linux-like placement, the
+//!   through a [`SampleSource`] and compares it with a Linux-like placement, the
 //!   SAM variant and the best static placement;
 //! * the operating-system side: per-thread counters, the choice of processes,
 //!   and `sched_setaffinity`.

@@ -109,7 +109,7 @@ pub struct Move {
 }
 
 /// Where per-thread samples come from.
-pub trait CounterSource {
+pub trait SampleSource {
     /// A name for logs (`perf`, `sim`).
     fn name(&self) -> &str;
     /// The samples of the interval that ended now (counter deltas since the last call).
@@ -126,7 +126,7 @@ pub trait CounterSource {
     }
 }
 
-/// Why a [`CounterSource`] gave no samples.
+/// Why a [`SampleSource`] gave no samples.
 #[derive(Debug, thiserror::Error)]
 pub enum SourceError {
     /// The machine or the process cannot provide the counters at all (a virtual

@@ -1,6 +1,6 @@
 //! Per-thread hardware counters of other processes, through `perf_event_open`.
 //!
-//! [`PerfSource`] is the operating-system [`CounterSource`]. Each round it lists the
+//! [`PerfSource`] is the operating-system [`SampleSource`]. Each round it lists the
 //! threads of the selected processes ([`crate::procs`]) and, for each thread it watched
 //! the round before, reads its counters and reports the deltas; a thread seen for the
 //! first time gets its counters opened now and is reported from the next round on; a
@@ -28,7 +28,7 @@
 //! limit on open files to the hard one when it opens.
 
 use crate::events::{CpuId, Encoding, EventTable, Field};
-use crate::model::{CounterSource, Counts, SourceError, ThreadSample};
+use crate::model::{Counts, SampleSource, SourceError, ThreadSample};
 use crate::procs::{error_chain, Caller, Procfs, Selection};
 use perf_event::events::{Hardware, Raw, Software};
 use perf_event::{Builder, Counter, ReadFormat};
@@ -388,7 +388,7 @@ impl PerfSource {
     }
 }
 
-impl CounterSource for PerfSource {
+impl SampleSource for PerfSource {
     fn name(&self) -> &str {
         "perf"
     }

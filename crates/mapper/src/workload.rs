@@ -9,7 +9,7 @@
 //! Every interval (100 ms), given where each thread runs, the model computes
 //! each thread's progress (instructions) and the counters a real machine would
 //! show ([`Counts`]); a [`SimSource`] hands them to the mapper as a
-//! [`CounterSource`] and moves its threads when told. [`compare`] runs the
+//! [`SampleSource`] and moves its threads when told. [`compare`] runs the
 //! named mixes of [`MIXES`] under four placements.
 //!
 //! # The model, per thread and interval
@@ -83,7 +83,7 @@ pub use compare::{
 };
 pub use mixes::{AppKind, Behaviour, MixSpec, GRAPH, HUBENCH, LUBENCH, MEMBENCH, MIXES, STREAM};
 
-use crate::model::{CounterSource, Counts, MachineShape, Move, SourceError, ThreadSample};
+use crate::model::{Counts, MachineShape, Move, SampleSource, SourceError, ThreadSample};
 
 /// The machine-dependent constants of the model (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -603,7 +603,7 @@ impl World {
     }
 }
 
-/// A [`CounterSource`] over a simulated [`World`]: each `sample` simulates one
+/// A [`SampleSource`] over a simulated [`World`]: each `sample` simulates one
 /// interval, and `apply` moves the simulated threads.
 #[derive(Debug, Clone)]
 pub struct SimSource {
@@ -632,7 +632,7 @@ impl SimSource {
     }
 }
 
-impl CounterSource for SimSource {
+impl SampleSource for SimSource {
     fn name(&self) -> &str {
         "sim"
     }

@@ -6,10 +6,10 @@
 
 mod os_common;
 
-use locus_mapper::act::{Actuator, Outcome, Restored, SystemAffinity};
+use locus_mapper::act::{Actuator, Outcome, Restored, SystemCpuBinding};
 use locus_mapper::procs::allowed_cpus;
 use locus_mapper::Move;
-use os_common::FakeAffinity;
+use os_common::FakeCpuBinding;
 use std::sync::mpsc;
 
 fn mv(pid: u32, tid: u32, cpus: &[usize]) -> Move {
@@ -21,7 +21,7 @@ fn mv(pid: u32, tid: u32, cpus: &[usize]) -> Move {
     }
 }
 
-fn outcomes(act: &mut Actuator<FakeAffinity>, moves: &[Move]) -> Vec<Outcome> {
+fn outcomes(act: &mut Actuator<FakeCpuBinding>, moves: &[Move]) -> Vec<Outcome> {
     act.apply(moves).into_iter().map(|a| a.outcome).collect()
 }
 
@@ -32,8 +32,8 @@ fn moved(cpus: &[usize]) -> Outcome {
 }
 
 /// Process 10 with threads 10, 11 allowed 0-3; process 20 with thread 20 allowed 4-7.
-fn machine() -> FakeAffinity {
-    FakeAffinity::default()
+fn machine() -> FakeCpuBinding {
+    FakeCpuBinding::default()
         .with(10, &[10, 11], &[0, 1, 2, 3])
         .with(20, &[20], &[4, 5, 6, 7])
 }
@@ -193,7 +193,7 @@ fn a_thread_of_this_process_is_pinned_and_restored() {
     let original = allowed_cpus(tid).unwrap();
     let target = *original.last().unwrap();
 
-    let mut act = Actuator::new(SystemAffinity::new());
+    let mut act = Actuator::new(SystemCpuBinding::new());
     act.observe([(pid, tid)]);
     assert_eq!(act.original(tid), Some(original.as_slice()));
     let got: Vec<Outcome> = act

@@ -10,8 +10,8 @@ use locus_mapper::act::Actuator;
 use locus_mapper::daemon::{
     self, parse_interval, DaemonError, Decide, IntervalError, LoopConfig, Summary,
 };
-use locus_mapper::{CounterSource, Counts, Move, SourceError, ThreadSample};
-use os_common::FakeAffinity;
+use locus_mapper::{Counts, Move, SampleSource, SourceError, ThreadSample};
+use os_common::FakeCpuBinding;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -32,7 +32,7 @@ impl Script {
     }
 }
 
-impl CounterSource for Script {
+impl SampleSource for Script {
     fn name(&self) -> &str {
         "script"
     }
@@ -84,8 +84,8 @@ fn fast(rounds: u64) -> LoopConfig {
 
 /// Process 10 (threads 10, 11: CPUs 0-3), process 20 (thread 20: CPUs 4-7) and an
 /// unselected process 30 (thread 30: CPUs 0-7) that the source never samples.
-fn machine() -> FakeAffinity {
-    FakeAffinity::default()
+fn machine() -> FakeCpuBinding {
+    FakeCpuBinding::default()
         .with(10, &[10, 11], &[0, 1, 2, 3])
         .with(20, &[20], &[4, 5, 6, 7])
         .with(30, &[30], &[0, 1, 2, 3, 4, 5, 6, 7])
@@ -94,9 +94,9 @@ fn machine() -> FakeAffinity {
 /// One run of the loop acting through `act`, with a stop flag nobody sets; what it
 /// prints goes to `out`.
 fn run_on(
-    source: &mut dyn CounterSource,
+    source: &mut dyn SampleSource,
     decider: &mut dyn Decide,
-    act: &mut Actuator<FakeAffinity>,
+    act: &mut Actuator<FakeCpuBinding>,
     config: &LoopConfig,
     out: &mut Vec<u8>,
 ) -> Result<Summary, DaemonError> {
@@ -294,7 +294,7 @@ fn without_an_actuator_the_source_carries_the_moves_out() {
     let stop = AtomicBool::new(false);
     let mut out = Vec::new();
     let summary =
-        daemon::run::<FakeAffinity>(&mut source, &mut decider, None, &fast(1), &stop, &mut out)
+        daemon::run::<FakeCpuBinding>(&mut source, &mut decider, None, &fast(1), &stop, &mut out)
             .unwrap();
     assert_eq!(summary.migrations, 1);
     assert_eq!(source.applied, [mv(10, 10, &[3], "simulated")]);
@@ -312,7 +312,7 @@ fn a_set_stop_flag_ends_the_loop_before_the_next_round() {
         rounds: None,
         ..fast(0)
     };
-    let summary = daemon::run::<FakeAffinity>(
+    let summary = daemon::run::<FakeCpuBinding>(
         &mut source,
         &mut decider,
         None,
@@ -346,7 +346,7 @@ fn a_stop_flag_set_during_a_long_interval_is_seen_promptly() {
         rounds: None,
         ..LoopConfig::default()
     };
-    let summary = daemon::run::<FakeAffinity>(
+    let summary = daemon::run::<FakeCpuBinding>(
         &mut source,
         &mut decider,
         None,

@@ -8,7 +8,7 @@
 use locus_mapper::events::{CpuId, EventTable, Field};
 use locus_mapper::procs::{Caller, Procfs, Selection};
 use locus_mapper::sample::{counts_between, explain_open_failure, scale, PerfSource, Reading};
-use locus_mapper::{CounterSource, Counts, SourceError};
+use locus_mapper::{Counts, SampleSource, SourceError};
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};

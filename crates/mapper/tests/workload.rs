@@ -9,7 +9,7 @@ use locus_mapper::workload::{
     compare, geometric_mean, linux_placement, run, MixSpec, Placement, RunOptions, SimSource,
     WorkloadError, World, MIXES,
 };
-use locus_mapper::{Config, CounterSource, MachineShape, Mapper, Move};
+use locus_mapper::{Config, MachineShape, Mapper, Move, SampleSource};
 use locus_topo::Topology;
 
 fn paper_machine() -> Topology {

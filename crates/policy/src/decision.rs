@@ -18,7 +18,7 @@ pub enum Place {
     Squad(SquadId),
     /// The one central LIFO queue.
     Central,
-    /// The inter-socket pool of the given squad (bi-tier policies): inter-socket tasks
+    /// The inter-squad pool of the given squad (bi-tier policies): inter-squad tasks
     /// wait there for the squad's head, or for the head of another squad to steal them.
     /// Engines never take a task back from here at a `join`; such tasks start only
     /// through [`Probe::InterPool`] and [`Probe::RemoteInterPools`], so the policy's
@@ -38,18 +38,18 @@ pub enum Probe {
     Steal(Victims),
     /// Pop the newest task of a squad's shared queue.
     SquadQueue(SquadId),
-    /// Take up to `chunk` of the oldest tasks of one remote squad's queue into the
+    /// Take up to `batch` of the oldest tasks of one remote squad's queue into the
     /// worker's own squad queue. At most one worker of a squad does this at a time; the
     /// others go on looking in their squad queue, where the stolen work will appear.
     BulkSteal {
         /// The most tasks moved by one steal.
-        chunk: usize,
+        batch: usize,
     },
     /// Pop the newest task of the central queue.
     Central,
-    /// Pop the newest task of the given squad's inter-socket pool (its head only).
+    /// Pop the newest task of the given squad's inter-squad pool (its head only).
     InterPool(SquadId),
-    /// Steal the oldest task of the inter-socket pool of another squad, trying squads
+    /// Steal the oldest task of the inter-squad pool of another squad, trying squads
     /// from a random start (a head on behalf of its squad).
     RemoteInterPools,
 }
@@ -60,10 +60,10 @@ pub enum Source {
     /// Run inline at a `join` (the first half, or the second taken back).
     Inline,
     /// Taken from a queue of the worker's own squad (its deque, a peer's, an inbox, the
-    /// squad queue, the squad's inter-socket pool, the central queue, the injector).
-    Local,
-    /// Stolen from another squad (a remote deque, queue or inter-socket pool).
-    Remote,
+    /// squad queue, the squad's inter-squad pool, the central queue, the injector).
+    OwnSquad,
+    /// Stolen from another squad (a remote deque, queue or inter-squad pool).
+    OtherSquad,
 }
 
 /// Which deques a [`Probe::Steal`] may take from.
@@ -100,7 +100,7 @@ pub struct Layout {
     pub always_local: bool,
     /// Whether workers are pinned to their PUs by default under this policy.
     pub pinned: bool,
-    /// One inter-socket pool per squad (bi-tier policies).
+    /// One inter-squad pool per squad (bi-tier policies).
     pub inter_pools: bool,
     /// The engine reports every task's start and finish ([`crate::Policy::task_started`],
     /// [`crate::Policy::task_finished`]), with its cost where the policy asks for it.

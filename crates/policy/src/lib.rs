@@ -14,20 +14,24 @@
 //! no ordering stronger than `Relaxed`.
 //!
 //! # The policies
-//! | name | paper | spawn goes to | an idle worker looks at |
-//! | --- | --- | --- | --- |
-//! | `ws` | Cilk-a (pinned), CATS/CAB baseline | own deque | own deque, then a random victim's deque |
-//! | `ws-unpinned` | Cilk | own deque | as `ws`, workers not pinned |
-//! | `central` | Qthreads CQ | the central LIFO | the central LIFO |
-//! | `rr-fifo` | Qthreads Q | inboxes dealt round robin | own inbox, oldest first; no stealing |
-//! | `rr-lifo` | Qthreads L | inboxes dealt round robin | own inbox, newest first; no stealing |
-//! | `mts` | Qthreads MTS | own squad's shared LIFO | own squad's LIFO, then a bulk steal of a squad-sized chunk from a remote squad, one worker per squad at a time |
-//! | `cab` | CAB (Chen et al.) | inter-socket tasks (levels up to Eq. 4's boundary): the squad's inter-socket pool, parent-first; others: own deque | own deque, squad peers; a squad's head, while its squad runs no leaf inter-socket subtree: its inter-socket pool, then other squads' |
-//! | `cats` | CATS (Chen et al.) | first iteration: own deque, parent-first (profiled); then by each task's SOID (Fig. 6), as `cab` | as `ws` while profiling, then as `cab` |
-//! | `static` | OpenMP `schedule(static)`, the affinity paper's baseline | a loop: one lane of consecutive chunks per worker; others: own deque | own inbox (its lanes), own deque, a random victim's deque |
-//! | `affinity` | feedback-directed affinity scheduling (Song et al.) | a loop: per worker a lane of the chunks the schedule gives it, in its order; a scheduled task: its worker's inbox; others: own deque | as `static` |
+//! One row per entry of [`POLICIES`], written out (`tests/docs.rs` holds it so):
 //!
-//! `cab` and `cats` add iteration affinity: a leaf inter-socket task goes to the pool of
+//! | name | from | spawned task goes to | an idle worker looks at |
+//! | --- | --- | --- | --- |
+//! | `ws` | Cilk-a in the CATS/CAB papers: pinned randomized work stealing | own deque (LIFO) | own deque, then random victims' deques (oldest task) |
+//! | `ws-unpinned` | Cilk: the same, workers not pinned | own deque | as `ws` |
+//! | `central` | Qthreads CQ (Olivier et al. 2012) | one central LIFO queue | the central queue |
+//! | `rr-fifo` | Qthreads Q | per-worker queues, dealt round robin | own queue, oldest first; no stealing |
+//! | `rr-lifo` | Qthreads L | per-worker queues, dealt round robin | own queue, newest first; no stealing |
+//! | `mts` | Qthreads MTS | own squad's shared LIFO queue | own squad's queue; when it is empty, one worker of the squad at a time steals a batch (default: the squad's size; `mts:N` for N) of the oldest tasks of a remote squad for the whole squad |
+//! | `cab` | CAB (Chen, Guo, Huang): cache-aware bi-tier stealing | inter-squad tasks (DAG levels up to the boundary level `BL` of Eq. 4) go parent-first to the squad's inter-squad pool; the others child-first to the own deque | own deque, squad peers; the head of a squad that runs no leaf inter-squad subtree (`busy_state`): its squad's inter-squad pool, then other squads' (Algorithm I) |
+//! | `cab-paper` | CAB as published | as `cab`, but a leaf inter-squad task waits in its spawner's squad's pool for whichever head takes it | as `cab`, one leaf inter-squad subtree per squad at a time |
+//! | `cats` | CATS (Chen, Guo, Huang): cache-aware stealing from online profiling | first iteration: own deque, child-first, as `ws`, each task's cost measured; then by each task's SOID (Eq. 1) against the shared cache (Fig. 6), as `cab` | as `ws` while profiling; then as `cab`; as `ws` if the program is CPU-bound (CMPI below the threshold) |
+//! | `cats-paper` | CATS as published | as `cats`, but parent-first while profiling (as the paper does), and with Fig. 6's leaf inter-squad tasks | as `cats`, one leaf inter-squad subtree per squad at a time |
+//! | `static` | OpenMP `schedule(static)`, the affinity paper's baseline | a parallel loop: one block of consecutive chunks per worker, a lane that worker runs in loop order; any other task: own deque | own inbox (its lanes), own deque, random victims' deques; nothing is stolen from a lane |
+//! | `affinity` | feedback-directed affinity scheduling (Song, Moore, Dongarra) | a parallel loop: per worker a lane of the chunks `--schedule FILE` gives it, in the schedule's order; another task the schedule knows: its worker's inbox; unknown tasks: own deque, counted (`schedule_unknown`) | as `static` |
+//!
+//! `cab` and `cats` add iteration affinity: a leaf inter-squad task goes to the pool of
 //! the squad that ran it in the previous iteration (first: subtree `i` of `k` to squad
 //! `⌊i·m/k⌋`), and a head steals from other squads' pools only once its squad has
 //! started all its own; `cats` also splits Fig. 6's leaves until every squad has one.
@@ -37,8 +41,35 @@
 //! whose squad has nothing left steals one chunk at a time from another squad (`cats`
 //! not once it has found the program CPU-bound). `cab-paper` and `cats-paper` are the
 //! published algorithms. Every bi-tier policy counts placement stability of its leaf
-//! inter-socket tasks (`placement_same_squad` of `placement_compared`); the engines count
+//! inter-squad tasks (`placement_same_squad` of `placement_compared`); the engines count
 //! it for loop chunks under every policy ([`ChunkPlacement`]).
+//!
+//! # Words
+//! One meaning each, across the crates, as DESIGN.md ("The words") uses them:
+//! - **squad**: the workers under one last-level cache domain; its **head** is its
+//!   lowest worker. A socket holds one squad on the papers' machines, several on a
+//!   chiplet CPU.
+//! - **inter-squad** and **intra-squad**: the two tiers of the bi-tier policies. The
+//!   papers say inter-socket and intra-socket because their squads are sockets. An
+//!   **inter-squad pool** is a squad's pool of inter-squad tasks ([`Place::InterPool`]);
+//!   a **leaf inter-squad task** roots a subtree that one squad runs.
+//! - **affinity**: the `affinity` policy ([`Affinity`]), which follows a schedule file
+//!   made by `locus profile` from an **affinity graph**. **Iteration affinity** is the
+//!   bi-tier policies' memory of which squad ran a leaf last; the mapper's binding of a
+//!   thread to CPUs is a **CPU binding** (`locus_mapper::act::CpuBinding`), and the CPUs
+//!   a process may use its **CPU mask**.
+//! - **chunk**: a piece of a parallel loop's range, one task ([`TaskInfo::loop_chunks`]);
+//!   what an MTS bulk steal moves is a **batch** ([`Probe::BulkSteal`]).
+//! - **profile**: the file `locus profile` writes (`locus_profile::Profile`); what CATS
+//!   learns in its first iteration is its **online profile**, and the tiers that follow
+//!   from it its **learned tiers**. A **partition** is METIS's split of an affinity graph
+//!   (`locus_profile::Partition`).
+//! - **counter source**: where the runtime reads a task's counters
+//!   (`locus::counters::CounterSource`: `perf`, `declared`); the mapper reads threads'
+//!   counters from a **sample source** (`locus_mapper::SampleSource`).
+//! - [`Place`] says where a new task goes: [`Place::Local`] is the spawning worker's own
+//!   deque. [`Source`] says where a starting task came from: its own squad
+//!   ([`Source::OwnSquad`]) or another ([`Source::OtherSquad`]).
 
 #![deny(missing_docs)]
 
@@ -55,9 +86,9 @@ pub use locus_task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_IN
 pub use logged::{Logged, PolicyCall};
 pub use policies::{
     boundary_level, classify, contiguous_counts, contiguous_squad, is_cpu_bound, soid, Affinity,
-    Cab, CabInputs, Cats, Central, Mts, PolicyError, PolicyKind, RoundRobin, Slot, StaticBlocks,
-    TaskSchedule, TaskScheduleError, Tier, WorkStealing, DEFAULT_CMPI_THRESHOLD, SCHEDULE_PLACED,
-    SCHEDULE_UNKNOWN,
+    Cab, CabInputs, Cats, Central, Mts, PolicyError, PolicyInfo, PolicyKind, RoundRobin, Slot,
+    StaticBlocks, TaskSchedule, TaskScheduleError, Tier, WorkStealing, DEFAULT_CMPI_THRESHOLD,
+    POLICIES, SCHEDULE_PLACED, SCHEDULE_UNKNOWN,
 };
 pub use stability::{ChunkPlacement, CHUNK_COMPARED, CHUNK_SAME_SQUAD};
 pub use workers::{SquadId, WorkerId, WorkerMap};
@@ -134,7 +165,7 @@ pub trait Policy: Send + Sync + std::fmt::Debug {
 }
 
 /// Placement stability from a run's statistics (a policy's [`Policy::stats`] and the
-/// engine's [`ChunkPlacement::stats`]): the fraction of starts of leaf inter-socket tasks
+/// engine's [`ChunkPlacement::stats`]): the fraction of starts of leaf inter-squad tasks
 /// and loop chunks that ran on the same squad as the time before, or `None` where
 /// nothing was compared (neither kind of task, one squad, one iteration).
 pub fn placement_stability(stats: &[(String, u64)]) -> Option<f64> {

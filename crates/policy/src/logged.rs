@@ -221,7 +221,7 @@ mod tests {
         let place = logged.place(1, &task(1, 0), &task(2, 1));
         let mut plan = Vec::new();
         logged.search(3, &mut plan);
-        logged.task_started(3, &task(2, 1), Source::Local);
+        logged.task_started(3, &task(2, 1), Source::OwnSquad);
         assert_eq!(logged.name(), inner.name());
         assert_eq!(
             logged.take_calls(),
@@ -237,7 +237,7 @@ mod tests {
                 PolicyCall::TaskStarted {
                     worker: 3,
                     task: task(2, 1),
-                    source: Source::Local,
+                    source: Source::OwnSquad,
                 },
             ]
         );

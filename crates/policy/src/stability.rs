@@ -6,7 +6,7 @@
 //! chunk that starts on the same squad again finds its data in that squad's cache. The
 //! engines (the runtime and the simulator) count this for every policy, plain work
 //! stealing included, because which squad runs a chunk is decided by the engine's
-//! queues as much as by the policy; the bi-tier policies count their leaf inter-socket
+//! queues as much as by the policy; the bi-tier policies count their leaf inter-squad
 //! tasks themselves ([`crate::placement_stability`] adds the two).
 //!
 //! One lock per chunk start, of one of [`SHARDS`] shards picked by the chunk's id, and a

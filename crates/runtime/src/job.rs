@@ -32,6 +32,13 @@ pub(crate) struct JobHeader {
     info: TaskInfo,
 }
 
+impl JobHeader {
+    /// The header of a job that runs as task `info`.
+    pub(crate) const fn new(info: TaskInfo) -> JobHeader {
+        JobHeader { info }
+    }
+}
+
 /// A job type whose first field is a [`JobHeader`].
 ///
 /// # Safety

@@ -23,7 +23,7 @@
 //! The global pool (used by `join`/`scope`/`for_range` called outside any pool) reads
 //! `LOCUS_NUM_THREADS` (workers; default one per PU the process may use),
 //! `LOCUS_POLICY` (`ws`, `ws-unpinned`, `central`, `rr-fifo`, `rr-lifo`, `mts`,
-//! `mts:CHUNK`) and `LOCUS_TOPOLOGY` (a preset such as `opteron-8380`, an hwloc
+//! `mts:BATCH`) and `LOCUS_TOPOLOGY` (a preset such as `opteron-8380`, an hwloc
 //! synthetic string, `SxC` shorthand, or an hwloc XML file): a described machine is laid
 //! over the real cores as a virtual topology.
 //!
@@ -35,6 +35,11 @@
 
 #![deny(missing_docs)]
 
+// Not API: the hot path's internals for `benches/hot_path.rs` (see the module).
+#[doc(hidden)]
+#[cfg(not(loom))]
+pub mod bench_hooks;
+mod broadcast;
 pub mod counters;
 pub mod iter;
 mod job;
@@ -43,6 +48,7 @@ mod latch;
 mod pin;
 mod pool;
 mod queue;
+pub mod raw;
 mod registry;
 mod scope;
 mod sleep;

@@ -107,7 +107,7 @@ impl BuildError {
 /// use locus::{PolicyKind, ThreadPoolBuilder, Topology};
 /// let pool = ThreadPoolBuilder::new()
 ///     .num_threads(4)
-///     .policy(PolicyKind::Mts { chunk: None })
+///     .policy(PolicyKind::Mts { batch: None })
 ///     .topology(Topology::parse_spec("2x2").unwrap())
 ///     .build()
 ///     .unwrap();
@@ -435,12 +435,17 @@ impl ThreadPool {
     }
 
     /// The scheduling statistics by name, cumulative since the pool started: the
-    /// policy's own (for example inter-socket tasks taken per squad, busy refusals,
+    /// policy's own (for example inter-squad tasks taken per squad, busy refusals,
     /// profile iterations), then, on a pool of two squads or more, the pool's count of
     /// loop chunks that ran on the same squad as the time before (`chunk_same_squad` of
     /// `chunk_compared`, see `locus_policy::ChunkPlacement`).
     pub fn policy_stats(&self) -> Vec<(String, u64)> {
         self.registry.policy_stats()
+    }
+
+    /// The pool's shared state, for the runtime's other modules.
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
 
     /// A snapshot of the per-worker statistics (see [`PoolStats::since`]).

@@ -98,7 +98,7 @@ pub(crate) enum BulkSteal<T> {
 }
 
 /// One MTS bulk steal: if no other worker of the thief's squad holds `stealing`, take up
-/// to `chunk` of the oldest tasks of `victim`, keep the oldest for the thief and put the
+/// to `batch` of the oldest tasks of `victim`, keep the oldest for the thief and put the
 /// others in the squad's `own` queue. `scratch` is the thief's reusable buffer.
 ///
 /// `stealing` is acquired with `Acquire` (pairs with the `Release` below) so that a
@@ -107,7 +107,7 @@ pub(crate) fn bulk_steal<T>(
     stealing: &AtomicBool,
     victim: &SharedQueue<T>,
     own: &SharedQueue<T>,
-    chunk: usize,
+    batch: usize,
     scratch: &mut Vec<T>,
 ) -> BulkSteal<T> {
     if victim.is_empty() {
@@ -120,7 +120,7 @@ pub(crate) fn bulk_steal<T>(
         return BulkSteal::Busy;
     }
     scratch.clear();
-    let taken = victim.steal_oldest(chunk.max(1), scratch);
+    let taken = victim.steal_oldest(batch.max(1), scratch);
     let outcome = if taken == 0 {
         BulkSteal::Failed
     } else {

@@ -65,16 +65,19 @@ pub(crate) struct Registry {
     squad_queues: Box<[SharedQueue<JobRef>]>,
     squad_stealing: Box<[CachePadded<AtomicBool>]>,
     central: SharedQueue<JobRef>,
-    /// Bi-tier policies: one inter-socket pool per squad.
+    /// Bi-tier policies: one inter-squad pool per squad.
     inter_pools: Box<[SharedQueue<JobRef>]>,
     /// Per squad, the heads of all squads, that squad's first: whom to wake for an
-    /// inter-socket task (only heads take them).
+    /// inter-squad task (only heads take them).
     heads_from: Box<[Box<[usize]>]>,
     /// Where loop chunks ran, for placement stability; only with two squads or more.
     chunk_placement: Option<ChunkPlacement>,
     /// Where per-task costs come from, for policies that ask for them.
     pub(crate) counter_source: Option<Arc<dyn CounterSource>>,
     injector: Injector<JobRef>,
+    /// Per worker, the shares of a broadcast ([`crate::ThreadPool::broadcast`]) only that
+    /// worker may run; looked at first in every search for work.
+    broadcasts: Box<[SharedQueue<JobRef>]>,
     pub(crate) sleep: Sleep,
     counters: Box<[CachePadded<Counters>]>,
     /// Zero of the idle clock (see `stats.rs`).
@@ -135,6 +138,7 @@ impl Registry {
             chunk_placement: (map.num_squads() > 1).then(ChunkPlacement::new),
             counter_source,
             injector: Injector::new(),
+            broadcasts: (0..n).map(|_| SharedQueue::new()).collect(),
             sleep: Sleep::new(n),
             counters: (0..n)
                 .map(|_| CachePadded::new(Counters::default()))
@@ -206,6 +210,13 @@ impl Registry {
         self.sleep.wake_all();
     }
 
+    /// Publishes a broadcast's share, which only `worker` runs, and wakes it (fenced: the
+    /// pusher never drains it itself).
+    pub(crate) fn push_broadcast(&self, worker: usize, job: JobRef) {
+        self.broadcasts[worker].push(job);
+        self.sleep.wake(worker);
+    }
+
     /// Submits a root job from outside the pool.
     pub(crate) fn inject(&self, job: JobRef) {
         self.injector.push(job);
@@ -259,28 +270,7 @@ impl Registry {
                 tracing::warn!(worker = index, cpu, error = %e, "could not pin worker; it runs unpinned");
             }
         }
-        let worker = WorkerThread {
-            index,
-            squad: self.map.squad_of(index),
-            always_local: self.layout.always_local,
-            deque,
-            rng: Cell::new(XorShift64Star::new(
-                0x9e37_79b9_7f4a_7c15 ^ (index as u64 + 1).wrapping_mul(0xbf58_476d_1ce4_e5b9),
-            )),
-            ctx: Cell::new(Spawner::default()),
-            plan: Cell::new(Vec::with_capacity(4)),
-            scratch: Cell::new(Vec::new()),
-            counters: &*self.counters[index],
-            events: self.layout.task_events,
-            profiler: self.counter_source.as_ref().and_then(|source| match source.open_thread() {
-                Ok(counters) => Some(RefCell::new(TaskProfiler { counters, frames: Vec::new() })),
-                Err(e) => {
-                    tracing::warn!(worker = index, error = %e, "could not open this worker's counters; its tasks report no cost");
-                    None
-                }
-            }),
-            registry: self,
-        };
+        let worker = WorkerThread::new(self, index, deque);
         WORKER.with(|w| w.set(&worker));
         let registry = Arc::clone(&worker.registry);
         worker.wait_until_cold(|| registry.terminate.load(Ordering::Acquire));
@@ -328,6 +318,41 @@ pub(crate) struct WorkerThread {
 }
 
 impl WorkerThread {
+    /// The state of worker `index` of `registry`, owning `deque` (its own deque from
+    /// [`Registry::new`]). Not yet the current worker of any thread.
+    pub(crate) fn new(
+        registry: Arc<Registry>,
+        index: usize,
+        deque: Worker<JobRef>,
+    ) -> WorkerThread {
+        let profiler = registry.counter_source.as_ref().and_then(|source| {
+            match source.open_thread() {
+                Ok(counters) => Some(RefCell::new(TaskProfiler {
+                    counters,
+                    frames: Vec::new(),
+                })),
+                Err(e) => {
+                    tracing::warn!(worker = index, error = %e, "could not open this worker's counters; its tasks report no cost");
+                    None
+                }
+            }
+        });
+        WorkerThread {
+            index,
+            squad: registry.map.squad_of(index),
+            always_local: registry.layout.always_local,
+            deque,
+            rng: Cell::new(XorShift64Star::for_worker(0, index)),
+            ctx: Cell::new(Spawner::default()),
+            plan: Cell::new(Vec::with_capacity(4)),
+            scratch: Cell::new(Vec::new()),
+            counters: &*registry.counters[index],
+            events: registry.layout.task_events,
+            profiler,
+            registry,
+        }
+    }
+
     /// The worker running on this thread, if any.
     #[inline]
     pub(crate) fn current() -> Option<&'static WorkerThread> {
@@ -381,7 +406,7 @@ impl WorkerThread {
             self.count_tasks(1);
         }
         if self.events {
-            let costed = self.task_begin(&info, Source::Local);
+            let costed = self.task_begin(&info, Source::OwnSquad);
             f();
             self.task_end(&info, costed);
         } else {
@@ -469,7 +494,7 @@ impl WorkerThread {
             }
             Place::InterPool(squad) => {
                 registry.inter_pools[squad].push(job);
-                // Only heads take inter-socket tasks and the pusher may not be one, so
+                // Only heads take inter-squad tasks and the pusher may not be one, so
                 // the wake-up must not be lost: the fenced kind.
                 registry.sleep.new_foreign_work(&registry.heads_from[squad]);
             }
@@ -487,7 +512,7 @@ impl WorkerThread {
                 if top.same(job) {
                     return true;
                 }
-                self.execute(top, Source::Local);
+                self.execute(top, Source::OwnSquad);
             }
             return false;
         }
@@ -499,7 +524,7 @@ impl WorkerThread {
     fn take_back_shared(&self, job: &JobRef, place: Place) -> bool {
         let registry = &*self.registry;
         let queue = match place {
-            // Inter-socket tasks are taken by squad heads only, through their plans.
+            // Inter-squad tasks are taken by squad heads only, through their plans.
             Place::Local | Place::InterPool(_) => return false,
             Place::Worker(target) => &registry.inboxes[target],
             Place::Squad(squad) => &registry.squad_queues[squad],
@@ -519,6 +544,14 @@ impl WorkerThread {
         let mut rounds = 0;
         let mut idle_since: Option<u64> = None;
         while !done() {
+            if let Some(job) = self.take_broadcast() {
+                if let Some(start) = idle_since.take() {
+                    self.end_idle(start);
+                }
+                self.run_share(job);
+                rounds = 0;
+                continue;
+            }
             if let Some((job, source)) = self.find_work() {
                 if let Some(start) = idle_since.take() {
                     self.end_idle(start);
@@ -545,6 +578,31 @@ impl WorkerThread {
         if let Some(start) = idle_since {
             self.end_idle(start);
         }
+    }
+
+    /// A share of a broadcast waiting for this worker, if any (looked at first in every
+    /// search).
+    fn take_broadcast(&self) -> Option<JobRef> {
+        let queue = &self.registry.broadcasts[self.index];
+        if queue.is_empty() {
+            return None;
+        }
+        queue.pop_oldest()
+    }
+
+    /// Runs a broadcast's share in its own task context, counted as a task but not told
+    /// to the policy: a share lasts as long as the broadcast (an OpenMP team's member),
+    /// and a bi-tier policy that counted it as a subtree would keep its squad busy for
+    /// all that time, refusing the tasks the shares spawn.
+    fn run_share(&self, job: JobRef) {
+        // SAFETY: a share is live until its latch is set, which its execution does, and
+        // each is popped once.
+        let info = unsafe { job.info() };
+        let saved = self.ctx.replace(Spawner::of(info));
+        self.count_tasks(1);
+        // SAFETY: as above; shares catch their closures' panics.
+        unsafe { job.execute() };
+        self.ctx.set(saved);
     }
 
     /// Starts an idle spell: publishes its start so snapshots count it while it lasts.
@@ -580,12 +638,12 @@ impl WorkerThread {
         self.registry.policy.search(self.index, &mut plan);
         let found = plan.iter().find_map(|&probe| self.try_probe(probe));
         self.plan.set(plan);
-        found.or_else(|| self.steal_injected().map(|job| (job, Source::Local)))
+        found.or_else(|| self.steal_injected().map(|job| (job, Source::OwnSquad)))
     }
 
     fn try_probe(&self, probe: Probe) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
-        let local = |job: Option<JobRef>| job.map(|j| (j, Source::Local));
+        let local = |job: Option<JobRef>| job.map(|j| (j, Source::OwnSquad));
         match probe {
             Probe::OwnDeque => local(self.deque.pop()),
             Probe::OwnInbox => local(match registry.layout.inbox {
@@ -595,14 +653,14 @@ impl WorkerThread {
             }),
             Probe::Steal(victims) => self.steal_one(victims),
             Probe::SquadQueue(squad) => local(registry.squad_queues[squad].pop_newest()),
-            Probe::BulkSteal { chunk } => self.bulk_steal(chunk).map(|j| (j, Source::Remote)),
+            Probe::BulkSteal { batch } => self.bulk_steal(batch).map(|j| (j, Source::OtherSquad)),
             Probe::Central => local(registry.central.pop_newest()),
             Probe::InterPool(squad) => local(registry.inter_pools[squad].pop_newest()),
-            Probe::RemoteInterPools => self.steal_inter_remote().map(|j| (j, Source::Remote)),
+            Probe::RemoteInterPools => self.steal_inter_remote().map(|j| (j, Source::OtherSquad)),
         }
     }
 
-    /// A head steals the oldest inter-socket task of another squad, from a random start.
+    /// A head steals the oldest inter-squad task of another squad, from a random start.
     fn steal_inter_remote(&self) -> Option<JobRef> {
         let pools = &self.registry.inter_pools;
         let n = pools.len();
@@ -630,7 +688,7 @@ impl WorkerThread {
     }
 
     /// Steals one job from the first victim, from a random start, that has one.
-    fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
+    pub(crate) fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
         let n = registry.num_workers();
         let start = (self.next_random() % n as u64) as usize;
@@ -647,10 +705,10 @@ impl WorkerThread {
                     let c = self.counters();
                     if registry.map.squad_of(victim) == self.squad {
                         bump(&c.steals_squad, 1);
-                        return Some((job, Source::Local));
+                        return Some((job, Source::OwnSquad));
                     }
                     bump(&c.steals_remote, 1);
-                    return Some((job, Source::Remote));
+                    return Some((job, Source::OtherSquad));
                 }
                 Steal::Empty | Steal::Retry => bump(&self.counters().failed_steals, 1),
             }
@@ -658,8 +716,8 @@ impl WorkerThread {
         None
     }
 
-    /// MTS: steal a chunk from one remote squad, from a random start, for the squad.
-    fn bulk_steal(&self, chunk: usize) -> Option<JobRef> {
+    /// MTS: steal a batch from one remote squad, from a random start, for the squad.
+    fn bulk_steal(&self, batch: usize) -> Option<JobRef> {
         let registry = &*self.registry;
         let squads = registry.squad_queues.len();
         let own = &registry.squad_queues[self.squad];
@@ -672,7 +730,7 @@ impl WorkerThread {
                 flag,
                 &registry.squad_queues[victim],
                 own,
-                chunk,
+                batch,
                 &mut scratch,
             ) {
                 BulkSteal::Empty => continue,
@@ -736,7 +794,7 @@ impl WorkerThread {
                 .enumerate()
                 .any(|(s, q)| s != self.squad && !q.is_empty()),
         });
-        any || !registry.injector.is_empty()
+        any || !registry.injector.is_empty() || !registry.broadcasts[self.index].is_empty()
     }
 }
 

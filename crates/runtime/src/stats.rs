@@ -82,7 +82,7 @@ stats! {
     /// Steals where a probe saw work but the steal found none (another thief or the
     /// owner got there first).
     failed_steals,
-    /// Bulk steals (`mts`): one worker taking a chunk from a remote squad for its squad.
+    /// Bulk steals (`mts`): one worker taking a batch from a remote squad for its squad.
     bulk_steals,
     /// Tasks moved by bulk steals.
     bulk_tasks,

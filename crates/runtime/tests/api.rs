@@ -44,7 +44,7 @@ fn join_scope_and_loops_borrow_the_callers_stack() {
 
 #[test]
 fn for_range_covers_each_index_once_in_bounded_chunks() {
-    let pool = pool(PolicyKind::Mts { chunk: None }, 4, "2x2");
+    let pool = pool(PolicyKind::Mts { batch: None }, 4, "2x2");
     let cases: &[(usize, usize)] = if cfg!(miri) {
         &[(0, 5), (1, 1), (10, 3), (20, 0)]
     } else {

@@ -2,7 +2,7 @@
 //! program (the same random fork-join tree run three times in one task, so its task ids
 //! repeat) whose leaves declare their slice of a 16 MiB buffer. Each iteration must run
 //! every leaf exactly once; the published policies' instrumentation must never see a
-//! squad run two leaf inter-socket subtrees at once (with iteration affinity, narrow ones
+//! squad run two leaf inter-squad subtrees at once (with iteration affinity, narrow ones
 //! may share a squad, and a full squad is passed only by a rare race); CATS must profile the first iteration only and
 //! then partition (its counter source here is `declared`, this machine having no
 //! hardware counters). Counter source tests that change the environment live in their
@@ -109,7 +109,7 @@ fn iterate(policy: PolicyKind, machine: &str, threads: usize) -> ThreadPool {
         assert_eq!(
             policy_stat(&pool, "leaf_subtree_overlaps"),
             Some(0),
-            "{policy} on {machine}: a squad ran two leaf inter-socket subtrees at once"
+            "{policy} on {machine}: a squad ran two leaf inter-squad subtrees at once"
         );
     }
     pool
@@ -149,7 +149,7 @@ fn bi_tier_policies_conserve_tasks_and_keep_one_subtree_per_squad() {
                 .sum();
             assert!(
                 inter > 0,
-                "{policy} on {machine}: no inter-socket task ran:\n{explain}"
+                "{policy} on {machine}: no inter-squad task ran:\n{explain}"
             );
             if policy == cats {
                 assert_eq!(
@@ -158,7 +158,7 @@ fn bi_tier_policies_conserve_tasks_and_keep_one_subtree_per_squad() {
                     "{explain}"
                 );
                 assert_eq!(policy_stat(&pool, "cpu_bound"), Some(0), "{explain}");
-                assert!(explain.contains("leaf inter-socket tasks:"), "{explain}");
+                assert!(explain.contains("leaf inter-squad tasks:"), "{explain}");
                 assert!(explain.contains("counters: declared"), "{explain}");
             }
         }

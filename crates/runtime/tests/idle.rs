@@ -23,7 +23,7 @@ fn an_idle_pool_sleeps() {
     }
     for policy in [
         PolicyKind::Ws,
-        PolicyKind::Mts { chunk: None },
+        PolicyKind::Mts { batch: None },
         PolicyKind::RrFifo,
     ] {
         // Eight workers on a virtual four-socket machine: more workers than cores, so

@@ -97,7 +97,7 @@ fn both_closures_run_when_the_first_panics() {
 fn a_scope_resumes_the_first_panic_after_all_spawns_finish() {
     for policy in [
         PolicyKind::Ws,
-        PolicyKind::Mts { chunk: None },
+        PolicyKind::Mts { batch: None },
         PolicyKind::RrFifo,
     ] {
         let pool = pool(policy.clone(), 3, "opteron-8380");

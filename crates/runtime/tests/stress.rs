@@ -120,7 +120,7 @@ fn every_policy_conserves_tasks() {
     let base = seed();
     for (i, policy) in PolicyKind::ALL
         .into_iter()
-        .chain([PolicyKind::Mts { chunk: Some(1) }])
+        .chain([PolicyKind::Mts { batch: Some(1) }])
         .enumerate()
     {
         for machine in ["2x1", "opteron-8380"] {

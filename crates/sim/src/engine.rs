@@ -49,7 +49,7 @@ use serde::Serialize;
 use crate::latency::{Latencies, LatencyTable};
 use crate::machine::{CoreCounts, Machine, MachineError};
 use crate::trace::{Flow, Slice, StealKind, Timeline, Track};
-use locus_task::rng::{mix64, XorShift64Star};
+use locus_task::rng::XorShift64Star;
 use locus_task::workload::{Step, Workload};
 
 /// Line accesses a worker makes in one step at most (guess: fine enough that two
@@ -125,7 +125,7 @@ pub struct WorkerCounts {
     pub tasks: u64,
     /// Tasks stolen from a deque of the worker's own squad.
     pub steals_squad: u64,
-    /// Steals from another squad (deques, inter-socket pools, bulk steals: one each).
+    /// Steals from another squad (deques, inter-squad pools, bulk steals: one each).
     pub steals_remote: u64,
     /// Steal probes (a whole scan of the victims a probe names) that found nothing.
     pub failed_steals: u64,
@@ -202,7 +202,7 @@ pub struct SimResult {
     /// The timeline, when [`SimConfig::trace`] asked for one.
     #[serde(skip)]
     pub timeline: Option<Timeline>,
-    /// Placement stability of the leaf inter-socket tasks and loop chunks (see
+    /// Placement stability of the leaf inter-squad tasks and loop chunks (see
     /// [`locus_policy::placement_stability`]), where there are any.
     pub placement_stability: Option<f64>,
 }
@@ -717,7 +717,7 @@ impl<'w> Sim<'w> {
                 Some(x) => {
                     // A newer task of this worker's deque: run it first, as the runtime's
                     // take-back loop does, then try again.
-                    self.start(w, x, Source::Local, true);
+                    self.start(w, x, Source::OwnSquad, true);
                     self.schedule(w);
                     return;
                 }
@@ -813,7 +813,7 @@ impl<'w> Sim<'w> {
         if found.is_none() {
             if let Some(root) = self.queues.injector.pop_front() {
                 self.workers[w].counts.injected += 1;
-                found = Some((root, Source::Local, None));
+                found = Some((root, Source::OwnSquad, None));
             }
         }
         match found {
@@ -849,7 +849,7 @@ impl<'w> Sim<'w> {
     /// One probe of a plan: the task found, where from, and the kind of steal if any.
     fn probe(&mut self, w: usize, probe: Probe) -> Option<(u32, Source, Option<StealKind>)> {
         let own_squad = self.workers[w].squad;
-        let local = |t: Option<u32>| t.map(|t| (t, Source::Local, None));
+        let local = |t: Option<u32>| t.map(|t| (t, Source::OwnSquad, None));
         match probe {
             Probe::OwnDeque => local(self.queues.deques[w].pop_back()),
             Probe::OwnInbox => match self.layout.inbox {
@@ -883,13 +883,13 @@ impl<'w> Sim<'w> {
                     if let Some(t) = self.queues.inter[s].pop_front() {
                         self.spend(w, self.lat.steal_remote);
                         self.workers[w].counts.steals_remote += 1;
-                        return Some((t, Source::Remote, Some(StealKind::Remote)));
+                        return Some((t, Source::OtherSquad, Some(StealKind::Remote)));
                     }
                 }
                 self.workers[w].counts.failed_steals += 1;
                 None
             }
-            Probe::BulkSteal { chunk } => {
+            Probe::BulkSteal { batch } => {
                 let n = self.queues.squad.len();
                 let start = (self.workers[w].rng.next_u64() % n as u64) as usize;
                 for s in (start..n).chain(0..start).filter(|&s| s != own_squad) {
@@ -897,7 +897,7 @@ impl<'w> Sim<'w> {
                     if self.queues.squad[s].is_empty() {
                         continue;
                     }
-                    let take = chunk.max(1).min(self.queues.squad[s].len());
+                    let take = batch.max(1).min(self.queues.squad[s].len());
                     let mut stolen = self.queues.squad[s].drain(..take);
                     let first = stolen.next().expect("the queue was not empty");
                     let rest: Vec<u32> = stolen.collect();
@@ -912,7 +912,7 @@ impl<'w> Sim<'w> {
                         let now = self.workers[w].clock;
                         self.wake_idle(now);
                     }
-                    return Some((first, Source::Remote, Some(StealKind::Bulk)));
+                    return Some((first, Source::OtherSquad, Some(StealKind::Bulk)));
                 }
                 self.workers[w].counts.failed_steals += 1;
                 None
@@ -944,11 +944,11 @@ impl<'w> Sim<'w> {
                 return Some(if squad == own {
                     c.steals_squad += 1;
                     self.spend(w, self.lat.steal_local);
-                    (t, Source::Local, Some(StealKind::Squad))
+                    (t, Source::OwnSquad, Some(StealKind::Squad))
                 } else {
                     c.steals_remote += 1;
                     self.spend(w, self.lat.steal_remote);
-                    (t, Source::Remote, Some(StealKind::Remote))
+                    (t, Source::OtherSquad, Some(StealKind::Remote))
                 });
             }
         }
@@ -1060,5 +1060,5 @@ fn remove(queue: &mut VecDeque<u32>, task: u32) -> bool {
 
 /// Worker `worker`'s victim generator for the run's `seed`.
 fn seed_rng(seed: u64, worker: usize) -> XorShift64Star {
-    XorShift64Star::new(mix64(seed ^ (worker as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1)
+    XorShift64Star::for_worker(seed, worker)
 }

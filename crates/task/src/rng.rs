@@ -76,6 +76,12 @@ impl XorShift64Star {
         XorShift64Star(state)
     }
 
+    /// Worker `worker`'s victim generator for a run seeded with `seed`: every worker's
+    /// sequence differs, and the state is never 0. Both engines seed their workers so.
+    pub const fn for_worker(seed: u64, worker: usize) -> XorShift64Star {
+        XorShift64Star::new(mix64(seed ^ (worker as u64).wrapping_add(1).wrapping_mul(GOLDEN)) | 1)
+    }
+
     /// The next 64 random bits.
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
@@ -91,6 +97,15 @@ impl XorShift64Star {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn workers_get_distinct_nonzero_generators() {
+        let firsts: std::collections::HashSet<u64> = (0..64)
+            .map(|w| XorShift64Star::for_worker(7, w).next_u64())
+            .collect();
+        assert_eq!(firsts.len(), 64);
+        assert_ne!(XorShift64Star::for_worker(0, usize::MAX).0, 0);
+    }
 
     #[test]
     fn splitmix_known_sequence() {

@@ -68,7 +68,7 @@ pub(crate) enum Kind {
     Sysfs { root: PathBuf, msg: String },
     /// `sched_getaffinity` failed or is unsupported here.
     #[error("cannot read the CPU affinity of this process")]
-    Affinity {
+    CpuMask {
         #[source]
         err: io::Error,
     },

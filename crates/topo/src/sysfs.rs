@@ -367,14 +367,14 @@ pub(crate) fn allowed_cpus() -> Result<Vec<usize>, TopoError> {
             words *= 2;
             continue;
         }
-        return Err(Kind::Affinity { err }.into());
+        return Err(Kind::CpuMask { err }.into());
     }
 }
 
 /// The CPUs this process may run on: unsupported off Linux.
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn allowed_cpus() -> Result<Vec<usize>, TopoError> {
-    Err(Kind::Affinity {
+    Err(Kind::CpuMask {
         err: io::Error::new(
             io::ErrorKind::Unsupported,
             "sched_getaffinity is Linux-only",

@@ -1,15 +1,15 @@
-//! A fake [`Affinity`] for the actuator and loop tests: a table of threads (tid -> pid,
+//! A fake [`CpuBinding`] for the actuator and loop tests: a table of threads (tid -> pid,
 //! mask) in memory, so no test calls `sched_setaffinity` on a real thread by accident.
 
 #![allow(dead_code)]
 
-use locus_mapper::act::Affinity;
+use locus_mapper::act::CpuBinding;
 use std::collections::{HashMap, HashSet};
 use std::io;
 
 /// Threads and their masks, and every `set` made.
 #[derive(Debug, Default)]
-pub(crate) struct FakeAffinity {
+pub(crate) struct FakeCpuBinding {
     /// tid -> (pid, allowed CPUs).
     pub(crate) threads: HashMap<u32, (u32, Vec<usize>)>,
     /// Processes whose threads may not be changed (`set` gives EPERM).
@@ -18,9 +18,9 @@ pub(crate) struct FakeAffinity {
     pub(crate) sets: Vec<(u32, Vec<usize>)>,
 }
 
-impl FakeAffinity {
+impl FakeCpuBinding {
     /// Threads `tids` of `pid`, each allowed `mask`.
-    pub(crate) fn with(mut self, pid: u32, tids: &[u32], mask: &[usize]) -> FakeAffinity {
+    pub(crate) fn with(mut self, pid: u32, tids: &[u32], mask: &[usize]) -> FakeCpuBinding {
         for &tid in tids {
             self.threads.insert(tid, (pid, mask.to_vec()));
         }
@@ -40,7 +40,7 @@ impl FakeAffinity {
     }
 }
 
-impl Affinity for FakeAffinity {
+impl CpuBinding for FakeCpuBinding {
     fn get(&mut self, pid: u32, tid: u32) -> io::Result<Vec<usize>> {
         self.lookup(pid, tid)?;
         Ok(self.threads[&tid].1.clone())

@@ -1,20 +1,20 @@
 //! The bi-tier machinery shared by CAB and CATS (Chen et al.): the DAG is split into an
-//! inter-socket tier, whose tasks move between squads, and an intra-socket tier, whose
-//! tasks stay in the squad that runs their leaf inter-socket task.
+//! inter-squad tier, whose tasks move between squads, and an intra-squad tier, whose
+//! tasks stay in the squad that runs their leaf inter-squad task.
 //!
-//! - Inter-socket tasks (at and above the leaf inter-socket tasks) are generated
-//!   parent-first into the spawning squad's inter-socket pool, so that other squads'
-//!   heads can take them; intra-socket tasks child-first onto the worker's own deque.
+//! - Inter-squad tasks (at and above the leaf inter-squad tasks) are generated
+//!   parent-first into the spawning squad's inter-squad pool, so that other squads'
+//!   heads can take them; intra-squad tasks child-first onto the worker's own deque.
 //! - The stealing protocol of CAB's Algorithm I: a worker looks at its own deque, then
 //!   (while its squad is busy) its squad peers' deques; the head of a squad that is not
-//!   busy looks at its squad's inter-socket pool, then steals from the inter-socket
+//!   busy looks at its squad's inter-squad pool, then steals from the inter-squad
 //!   pools of other squads, from a random start.
-//! - `busy_state`: a squad is busy from the start of a leaf inter-socket task to its end,
-//!   and a busy squad takes no inter-socket task, so it runs at most one leaf
-//!   inter-socket subtree at a time. A head that waits inside a `join` searches with the
+//! - `busy_state`: a squad is busy from the start of a leaf inter-squad task to its end,
+//!   and a busy squad takes no inter-squad task, so it runs at most one leaf
+//!   inter-squad subtree at a time. A head that waits inside a `join` searches with the
 //!   same plan, so a busy squad's waiting head does not start a second subtree.
 //!
-//! - With iteration affinity ([`Affinity`]), a leaf inter-socket task goes to the pool
+//! - With iteration affinity ([`IterationAffinity`]), a leaf inter-squad task goes to the pool
 //!   of its home squad instead of the spawner's, and the tasks above it are unfolded
 //!   child-first by whoever runs them (they only spawn), so the pools hold leaves only;
 //!   a head steals from remote pools once its squad has started all its own leaves.
@@ -44,7 +44,7 @@
 //!   otherwise idle time is spent away from it.
 //!
 //! A squad's load (the busy state, counted in workers) is added to and taken from by
-//! the workers that start and finish its leaf inter-socket tasks, with read-modify-writes
+//! the workers that start and finish its leaf inter-squad tasks, with read-modify-writes
 //! so that two of them cannot lose an update; `Relaxed` suffices, since plans read it
 //! with `Relaxed` loads and may be one search late, which costs a search, not a task.
 //! Paper-faithful, only the head starts leaves for its squad, so the published invariant
@@ -53,7 +53,7 @@
 //! both start one; the counter shows how often (a preempted worker makes it likelier),
 //! and the squad runs over its size until one of them finishes.
 
-use crate::policies::affinity::{contiguous_squad, Affinity};
+use crate::policies::iteration::{contiguous_squad, IterationAffinity};
 use crate::{Layout, Place, Probe, SquadId, TaskId, TaskInfo, Victims, WorkerId, WorkerMap};
 use crossbeam_utils::CachePadded;
 use std::collections::HashMap;
@@ -63,16 +63,16 @@ use std::sync::OnceLock;
 /// The tier of a task in a partitioned DAG.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Tier {
-    /// Above the leaf inter-socket tasks: generated parent-first, may move between squads.
+    /// Above the leaf inter-squad tasks: generated parent-first, may move between squads.
     Inter,
-    /// A leaf inter-socket task: the root of a subtree that runs in one squad.
+    /// A leaf inter-squad task: the root of a subtree that runs in one squad.
     LeafInter,
-    /// Below a leaf inter-socket task: generated child-first, stays in its squad.
+    /// Below a leaf inter-squad task: generated child-first, stays in its squad.
     Intra,
 }
 
 impl Tier {
-    /// Whether tasks of this tier go to an inter-socket pool.
+    /// Whether tasks of this tier go to an inter-squad pool.
     pub fn is_inter(self) -> bool {
         !matches!(self, Tier::Intra)
     }
@@ -90,10 +90,10 @@ pub(crate) struct BiTier {
     /// Per squad, the widths (capped at the squad's size) of its running leaf
     /// subtrees, summed: the squad is full when this reaches its size.
     load: Box<[CachePadded<AtomicU32>]>,
-    /// Leaf inter-socket tasks' widths, once a profile gives them (otherwise every leaf
+    /// Leaf inter-squad tasks' widths, once a profile gives them (otherwise every leaf
     /// counts as wide as its squad).
     widths: OnceLock<HashMap<TaskId, u32>>,
-    /// Leaf inter-socket tasks running per squad: instrumentation of the invariant.
+    /// Leaf inter-squad tasks running per squad: instrumentation of the invariant.
     running_leaves: Box<[CachePadded<AtomicU32>]>,
     /// Leaf subtrees started in a squad past what its free workers allow.
     violations: AtomicU64,
@@ -101,7 +101,7 @@ pub(crate) struct BiTier {
     side_by_side: AtomicU64,
     inter_taken: Box<[AtomicU64]>,
     busy_refusals: Box<[AtomicU64]>,
-    pub(crate) affinity: Affinity,
+    pub(crate) affinity: IterationAffinity,
     /// Loop chunks are placed by home in squad queues: with affinity, two squads or
     /// more, and a policy that does not run as plain work stealing for good.
     chunks: bool,
@@ -133,7 +133,7 @@ impl BiTier {
             side_by_side: AtomicU64::new(0),
             inter_taken: (0..squads).map(|_| AtomicU64::new(0)).collect(),
             busy_refusals: (0..squads).map(|_| AtomicU64::new(0)).collect(),
-            affinity: Affinity::new(squads, affinity),
+            affinity: IterationAffinity::new(squads, affinity),
             chunks: affinity && squads > 1,
             pending_chunks: CachePadded::new(AtomicU64::new(0)),
         }
@@ -146,7 +146,7 @@ impl BiTier {
         self
     }
 
-    /// The queues and calls a bi-tier policy needs: inter-socket pools, every spawn
+    /// The queues and calls a bi-tier policy needs: inter-squad pools, every spawn
     /// placed by the policy, task events; with affinity also squad queues, where loop
     /// chunks wait for the workers of their home squad.
     pub(crate) fn layout(&self) -> Layout {
@@ -182,7 +182,7 @@ impl BiTier {
             plan.push(Probe::Steal(Victims::All));
         }
         if chunks {
-            plan.push(Probe::BulkSteal { chunk: 1 });
+            plan.push(Probe::BulkSteal { batch: 1 });
         }
     }
 
@@ -210,7 +210,7 @@ impl BiTier {
             self.busy_refusals[squad].fetch_add(1, Ordering::Relaxed);
         }
         if chunks {
-            plan.push(Probe::BulkSteal { chunk: 1 });
+            plan.push(Probe::BulkSteal { batch: 1 });
         }
         // An idle squad whose leaves have all started this iteration waits for nothing
         // of its own: the rest of the iteration is other squads' work.
@@ -223,7 +223,7 @@ impl BiTier {
         }
     }
 
-    /// Gives the width of each leaf inter-socket task (see the module documentation);
+    /// Gives the width of each leaf inter-squad task (see the module documentation);
     /// the first call wins.
     pub(crate) fn set_widths(&self, widths: HashMap<TaskId, u32>) {
         let _ = self.widths.set(widths);
@@ -296,7 +296,7 @@ impl BiTier {
     }
 
     /// Where `task`, of `tier` and spawned on `spawner`, goes. With affinity a leaf
-    /// inter-socket task goes home (`first` gives the home of a leaf never seen), the
+    /// inter-squad task goes home (`first` gives the home of a leaf never seen), the
     /// tasks above it stay with the spawner; paper-faithful, both go to the spawner's
     /// squad's pool.
     pub(crate) fn place(
@@ -317,7 +317,7 @@ impl BiTier {
     }
 
     /// Whether a join whose first half is of `tier` is generated parent-first: always
-    /// for leaf inter-socket tasks (both halves go to pools), for the inter-socket tasks
+    /// for leaf inter-squad tasks (both halves go to pools), for the inter-squad tasks
     /// above them only when paper-faithful.
     pub(crate) fn parent_first(&self, tier: Tier) -> bool {
         match tier {
@@ -364,19 +364,19 @@ impl BiTier {
         }
     }
 
-    /// A line for `--explain` on where leaf inter-socket tasks go.
+    /// A line for `--explain` on where leaf inter-squad tasks go.
     pub(crate) fn affinity_line(&self) -> &'static str {
         if self.affinity.enabled() {
-            "iteration affinity: a leaf inter-socket task goes back to the squad that ran it last \
+            "iteration affinity: a leaf inter-squad task goes back to the squad that ran it last \
              (first: subtree i of k to squad floor(i*m/k)); heads steal other squads' leaves \
              once their own have started\n"
         } else {
-            "paper-faithful: leaf inter-socket tasks wait in the spawner's squad's pool for \
+            "paper-faithful: leaf inter-squad tasks wait in the spawner's squad's pool for \
              whichever head takes them first\n"
         }
     }
 
-    /// Statistics by name: inter-socket tasks taken and busy refusals per squad, and
+    /// Statistics by name: inter-squad tasks taken and busy refusals per squad, and
     /// the invariant's violations (always 0 unless the protocol is broken).
     pub(crate) fn stats(&self) -> Vec<(String, u64)> {
         let mut out = Vec::new();
@@ -592,7 +592,7 @@ mod tests {
                 Probe::SquadQueue(1),
                 Probe::InterPool(1),
                 Probe::RemoteInterPools,
-                Probe::BulkSteal { chunk: 1 },
+                Probe::BulkSteal { batch: 1 },
                 Probe::Steal(Victims::All),
             ]
         );
@@ -604,7 +604,7 @@ mod tests {
                 Probe::OwnDeque,
                 Probe::SquadQueue(1),
                 Probe::Steal(Victims::All),
-                Probe::BulkSteal { chunk: 1 },
+                Probe::BulkSteal { batch: 1 },
             ]
         );
         // A task that is not a loop chunk is not the chunks' business.

@@ -1,14 +1,14 @@
 //! `cab`: Cache Aware Bi-tier task stealing (Chen, Guo, Huang: CAB). Tasks at DAG levels
-//! up to the boundary level are inter-socket tasks, the others intra-socket tasks; the
+//! up to the boundary level are inter-squad tasks, the others intra-squad tasks; the
 //! boundary level follows Eq. 4 from the number of squads `M`, the squad's shared cache
 //! `S_c`, the branching degree `B` and the input size `S_d`:
 //!
 //! `BL = max(ceil(log_B M + 1), ceil(log_B(S_d / S_c) + 1))`, and `BL = 0` when `M = 1`.
 //!
 //! CAB numbers levels from `main` (level 0), which spawns the recursive procedure
-//! (level 1), so level `BL` holds the `B^(BL-1)` leaf inter-socket tasks. A locus root
+//! (level 1), so level `BL` holds the `B^(BL-1)` leaf inter-squad tasks. A locus root
 //! runs the procedure itself, so CAB's level `l` is locus level `l - 1`: the leaf
-//! inter-socket tasks are the tasks at locus level `BL - 1`.
+//! inter-squad tasks are the tasks at locus level `BL - 1`.
 //!
 //! `B` and `S_d` come from the caller (`cab:B:SIZE`, as the paper takes them from the
 //! command line); `cab` alone learns them from the first iteration, as CATS profiles:
@@ -17,14 +17,14 @@
 //! as `ws`.
 //!
 //! # Iteration affinity (`cab`; `cab-paper` is the published algorithm)
-//! With affinity each leaf inter-socket task has a home squad (see `affinity.rs`): first
+//! With affinity each leaf inter-squad task has a home squad (see `affinity.rs`): first
 //! subtree `i` of the `k` leaves in squad `⌊i·m/k⌋`, later the squad that last ran it.
 //! In auto mode the leaves and their order come from the profile; with given inputs,
 //! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`).
 
-use crate::policies::affinity::{contiguous_counts, contiguous_squad};
 use crate::policies::bitier::{BiTier, Tier};
-use crate::policies::profile::{leaf_order, widths, Entry, Partition, Profile, Spawned};
+use crate::policies::iteration::{contiguous_counts, contiguous_squad};
+use crate::policies::online::{leaf_order, widths, Entry, LearnedTiers, OnlineProfile, Spawned};
 use crate::{
     Layout, Place, Policy, Probe, Source, SquadId, TaskCost, TaskId, TaskInfo, WorkerId, WorkerMap,
 };
@@ -61,17 +61,17 @@ pub enum CabInputs {
     },
     /// Learned from the first iteration.
     Auto,
-    /// The boundary level itself, in CAB's numbering (0: no inter-socket tier), for
+    /// The boundary level itself, in CAB's numbering (0: no inter-squad tier), for
     /// sweeps over every level as CAB's Fig. 5 does.
     Level(u32),
 }
 
 /// Not yet partitioned (auto mode's first iteration).
 const LEVEL_UNKNOWN: u32 = u32::MAX;
-/// No inter-socket tier: plain work stealing (one squad).
+/// No inter-squad tier: plain work stealing (one squad).
 const NO_TIER: u32 = u32::MAX - 1;
 
-/// Positions of the inter-socket tasks in a complete `B`-ary tree, for first homes
+/// Positions of the inter-squad tasks in a complete `B`-ary tree, for first homes
 /// when no profile says where the leaves are: the root is at 0, and child `j` of the
 /// task at `p` is at `p·B + j` (`j` the half of a join, or the spawn's order in a scope).
 #[derive(Debug)]
@@ -120,11 +120,11 @@ pub struct Cab {
     core: BiTier,
     inputs: CabInputs,
     shared_cache: u64,
-    /// Locus level of the leaf inter-socket tasks, or one of the sentinels above.
+    /// Locus level of the leaf inter-squad tasks, or one of the sentinels above.
     leaf_level: AtomicU32,
     /// Auto mode: the first iteration's profile, and what was learned.
-    profile: Profile,
-    learned: OnceLock<(Partition, u32)>,
+    profile: OnlineProfile,
+    learned: OnceLock<(LearnedTiers, u32)>,
     /// With affinity and given inputs: positions for the leaves' first homes.
     positions: Option<Positions>,
 }
@@ -169,13 +169,13 @@ impl Cab {
             inputs,
             shared_cache,
             leaf_level: AtomicU32::new(leaf_level),
-            profile: Profile::default(),
+            profile: OnlineProfile::default(),
             learned: OnceLock::new(),
             positions,
         }
     }
 
-    /// The boundary level in CAB's numbering (0: no inter-socket tier), once known.
+    /// The boundary level in CAB's numbering (0: no inter-squad tier), once known.
     pub fn boundary(&self) -> Option<u32> {
         match self.leaf_level.load(Ordering::Acquire) {
             LEVEL_UNKNOWN => None,
@@ -200,7 +200,7 @@ impl Cab {
         if self.profile.spawned(parent, task) == Spawned::Repeat {
             self.learned.get_or_init(|| {
                 let entries = self.profile.snapshot();
-                let part = Partition::new(&entries, self.shared_cache, 0.0);
+                let part = LearnedTiers::new(&entries, self.shared_cache, 0.0);
                 let b = part.branching.round().max(2.0) as u32;
                 let m = self.core.num_squads();
                 let bl = boundary_level(m, self.shared_cache, b, part.data_bytes);
@@ -217,7 +217,7 @@ impl Cab {
         }
     }
 
-    /// The first home of `task`, a leaf inter-socket task spawned by `parent` on
+    /// The first home of `task`, a leaf inter-squad task spawned by `parent` on
     /// `spawner`: by its position where inputs were given, else the spawner's squad (a
     /// leaf the profile did not see).
     fn first_home(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> SquadId {
@@ -231,7 +231,7 @@ impl Cab {
         }
     }
 
-    /// Keeps the position of an inter-socket task above the leaves.
+    /// Keeps the position of an inter-squad task above the leaves.
     fn note_position(&self, parent: &TaskInfo, task: &TaskInfo, tier: Option<Tier>) {
         if let (Some(pos), Some(Tier::Inter)) = (&self.positions, tier) {
             pos.of(parent, task, true);
@@ -313,19 +313,19 @@ impl Policy for Cab {
         let sc = self.shared_cache;
         let name = self.name();
         let mut text = match (self.inputs, self.boundary(), self.learned.get()) {
-            (_, Some(0), _) => format!("{name}: M = {m} squad(s): BL = 0, every task intra-socket (plain ws)\n"),
+            (_, Some(0), _) => format!("{name}: M = {m} squad(s): BL = 0, every task intra-squad (plain ws)\n"),
             (CabInputs::Level(_), Some(bl), _) => format!(
-                "{name}: M = {m} squads, S_c = {sc} bytes: BL = {bl} (given), leaf inter-socket tasks at locus level {}\n",
+                "{name}: M = {m} squads, S_c = {sc} bytes: BL = {bl} (given), leaf inter-squad tasks at locus level {}\n",
                 bl - 1
             ),
             (CabInputs::Given { branching, data_bytes }, Some(bl), _) => format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes, B = {branching}, S_d = {data_bytes} bytes (given): \
-                 BL = {bl} (Eq. 4), leaf inter-socket tasks at locus level {}\n",
+                 BL = {bl} (Eq. 4), leaf inter-squad tasks at locus level {}\n",
                 bl - 1
             ),
             (CabInputs::Auto, Some(bl), Some((part, _))) => format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes, B = {:.2} and S_d = {} bytes learned from {} tasks of the \
-                 first iteration: BL = {bl} (Eq. 4), leaf inter-socket tasks at locus level {}\n",
+                 first iteration: BL = {bl} (Eq. 4), leaf inter-squad tasks at locus level {}\n",
                 part.branching,
                 part.data_bytes,
                 part.tasks,
@@ -435,7 +435,7 @@ mod tests {
         assert_eq!(cab.place(2, &root, &t(2)), Place::InterPool(1));
         assert!(
             cab.parent_first(2, &root, &t(3)),
-            "leaf inter-socket tasks too"
+            "leaf inter-squad tasks too"
         );
         assert_eq!(cab.place(2, &root, &t(4)), Place::Local);
         assert!(!cab.parent_first(2, &root, &t(4)));

@@ -6,7 +6,7 @@
 //!    by the engine's counter source; each task's SOID (Eq. 1) is its own bytes plus its
 //!    children's SOIDs, passed up as children complete.
 //! 2. The first spawn of a task id that already completed starts the second iteration:
-//!    the DAG is partitioned by Fig. 6 (leaf inter-socket task iff its SOID fits the
+//!    the DAG is partitioned by Fig. 6 (leaf inter-squad task iff its SOID fits the
 //!    squad's shared cache and its parent's does not), which handles unbalanced trees
 //!    where no single level is the boundary.
 //! 3. If the program's cache misses per instruction fall below the threshold (CMPI,
@@ -24,7 +24,7 @@
 //! each leaf goes back to the squad that ran it last (see `affinity.rs`).
 
 use crate::policies::bitier::{BiTier, Tier};
-use crate::policies::profile::{leaf_order, widths, Entry, Partition, Profile, Spawned};
+use crate::policies::online::{leaf_order, widths, Entry, LearnedTiers, OnlineProfile, Spawned};
 use crate::{
     Layout, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo, WorkerId, WorkerMap,
 };
@@ -32,7 +32,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
 /// The default CMPI threshold: misses per instruction (or per ns, see
-/// [`crate::policies::profile::is_cpu_bound`]). Guess: a five-point stencil streams
+/// [`crate::policies::online::is_cpu_bound`]). Guess: a five-point stencil streams
 /// about one line per 10-100 instructions (0.01-0.1), a recursive search almost none.
 pub const DEFAULT_CMPI_THRESHOLD: f64 = 0.001;
 
@@ -50,8 +50,8 @@ pub struct Cats {
     shared_cache: u64,
     threshold: f64,
     state: AtomicU8,
-    profile: Profile,
-    partition: OnceLock<Partition>,
+    profile: OnlineProfile,
+    partition: OnceLock<LearnedTiers>,
 }
 
 impl Cats {
@@ -70,7 +70,7 @@ impl Cats {
             shared_cache,
             threshold,
             state: AtomicU8::new(state),
-            profile: Profile::default(),
+            profile: OnlineProfile::default(),
             partition: OnceLock::new(),
         }
     }
@@ -105,7 +105,7 @@ impl Cats {
         if self.profile.spawned(parent, task) == Spawned::Repeat {
             let partition = self.partition.get_or_init(|| {
                 let entries = self.profile.snapshot();
-                let mut part = Partition::new(&entries, self.shared_cache, self.threshold);
+                let mut part = LearnedTiers::new(&entries, self.shared_cache, self.threshold);
                 if self.core.affinity.enabled() && !part.cpu_bound {
                     part.feed(&entries, self.core.num_squads());
                     let is_leaf =

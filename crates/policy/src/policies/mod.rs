@@ -1,18 +1,17 @@
 //! The policies of the Qthreads comparison set (Olivier et al., "Scheduling task
 //! parallelism on multi-socket multicore systems"), and how to name them.
 
-mod affinity;
 mod assigned;
 pub(crate) mod bitier;
 mod cab;
 mod cats;
 mod central;
+mod iteration;
 mod mts;
-pub(crate) mod profile;
+pub(crate) mod online;
 mod rr;
 mod ws;
 
-pub use affinity::{contiguous_counts, contiguous_squad};
 pub use assigned::{
     Affinity, Slot, StaticBlocks, TaskSchedule, TaskScheduleError, SCHEDULE_PLACED,
     SCHEDULE_UNKNOWN,
@@ -21,8 +20,9 @@ pub use bitier::Tier;
 pub use cab::{boundary_level, Cab, CabInputs};
 pub use cats::{Cats, DEFAULT_CMPI_THRESHOLD};
 pub use central::Central;
+pub use iteration::{contiguous_counts, contiguous_squad};
 pub use mts::Mts;
-pub use profile::{classify, is_cpu_bound, soid};
+pub use online::{classify, is_cpu_bound, soid};
 pub use rr::RoundRobin;
 pub use ws::WorkStealing;
 
@@ -47,12 +47,12 @@ pub enum PolicyKind {
     /// `mts`: a shared LIFO per squad, bulk stealing between squads (MTS).
     Mts {
         /// Tasks moved by one bulk steal; `None` means the thief's squad size.
-        chunk: Option<usize>,
+        batch: Option<usize>,
     },
     /// `cab`: cache-aware bi-tier stealing with the boundary level of Eq. 4 (CAB), with
     /// iteration affinity.
     Cab(CabInputs),
-    /// `cab-paper`: CAB as published: leaf inter-socket tasks go to whichever head
+    /// `cab-paper`: CAB as published: leaf inter-squad tasks go to whichever head
     /// takes them.
     CabPaper(CabInputs),
     /// `cats`: cache-aware stealing from the first iteration's profile (CATS), with
@@ -74,6 +74,269 @@ pub enum PolicyKind {
     Affinity(Arc<TaskSchedule>),
 }
 
+/// One row of [`POLICIES`]: a policy's name, the forms it takes, its parser, and what
+/// the help texts and the documentation say of it.
+#[derive(Debug, Clone, Copy)]
+pub struct PolicyInfo {
+    /// The name `--policy`, `LOCUS_POLICY` and reports use (what [`PolicyKind`]'s
+    /// `Display` writes for the policy without parameters).
+    pub name: &'static str,
+    /// Other names accepted for it, in any case (the letters of the Qthreads paper).
+    pub aliases: &'static [&'static str],
+    /// The forms with parameters it also takes, placeholders in capitals (`mts:BATCH`);
+    /// every form starts with `name:`.
+    pub forms: &'static [&'static str],
+    /// One example of each form, in the order of `forms`.
+    pub examples: &'static [&'static str],
+    /// What it does, in one line (the CLI's help texts).
+    pub help: &'static str,
+    /// Where it comes from: the paper or system, and what it is there.
+    pub paper: &'static str,
+    /// Where a spawned task goes.
+    pub spawn: &'static str,
+    /// Where an idle worker looks for work.
+    pub idle: &'static str,
+    /// In [`PolicyKind::ALL`]: what `locus bench --policy all` runs.
+    pub in_all: bool,
+    /// In what `locus sim --policy all` runs.
+    pub in_sim_all: bool,
+    /// A locality policy: `locus sim matrix` and a sweep over rows compare it with `ws`
+    /// unless told otherwise.
+    pub locality: bool,
+    /// Why `locus sim` refuses it, where it does (the simulator would run it as another).
+    pub not_simulated: Option<&'static str>,
+    /// The policy from its name alone (`None`) or from what follows `name:` (only for
+    /// rows with `forms`); the error is the reason.
+    parse: fn(Option<&str>) -> Result<PolicyKind, String>,
+}
+
+impl PolicyInfo {
+    /// The policy named without parameters, or `None` where the name alone makes none
+    /// (`affinity` needs a schedule).
+    pub fn plain(&self) -> Option<PolicyKind> {
+        (self.parse)(None).ok()
+    }
+}
+
+/// Why `affinity` cannot be made from its name.
+const AFFINITY_NEEDS_A_SCHEDULE: &str =
+    "affinity follows a schedule file: give it with --schedule FILE \
+     (`locus profile KERNEL --out DIR` writes DIR/schedule.json)";
+
+/// The policies locus ships, one row each, in the order reports list them. The parser
+/// ([`PolicyKind`]'s `FromStr`), [`PolicyKind::NAMES`], the CLI's lists and help texts,
+/// the tests that run every policy, and the README's policy table and `LOCUS_POLICY`
+/// row (held to it by `tests/docs.rs`) all read it: a new policy is its file, its
+/// [`PolicyKind`] variant, and a row here.
+pub const POLICIES: &[PolicyInfo] = &[
+    PolicyInfo {
+        name: "ws",
+        aliases: &["cilk-a"],
+        forms: &[],
+        examples: &[],
+        help: "work stealing with pinned workers: own deque first, then a random victim's \
+               oldest task (Cilk-a)",
+        paper: "Cilk-a in the CATS/CAB papers: pinned randomized work stealing",
+        spawn: "own deque (LIFO)",
+        idle: "own deque, then random victims' deques (oldest task)",
+        in_all: true,
+        in_sim_all: true,
+        locality: false,
+        not_simulated: None,
+        parse: |_| Ok(PolicyKind::Ws),
+    },
+    PolicyInfo {
+        name: "ws-unpinned",
+        aliases: &["cilk"],
+        forms: &[],
+        examples: &[],
+        help: "ws with workers not pinned to their PUs (Cilk)",
+        paper: "Cilk: the same, workers not pinned",
+        spawn: "own deque",
+        idle: "as `ws`",
+        in_all: true,
+        in_sim_all: false,
+        locality: false,
+        not_simulated: Some(
+            "ws-unpinned differs from ws only in pinning, which the simulator does not \
+             model (every simulated worker stays on its PU); use ws",
+        ),
+        parse: |_| Ok(PolicyKind::WsUnpinned),
+    },
+    PolicyInfo {
+        name: "central",
+        aliases: &["cq"],
+        forms: &[],
+        examples: &[],
+        help: "one central LIFO queue for every task (Qthreads CQ)",
+        paper: "Qthreads CQ (Olivier et al. 2012)",
+        spawn: "one central LIFO queue",
+        idle: "the central queue",
+        in_all: true,
+        in_sim_all: true,
+        locality: false,
+        not_simulated: None,
+        parse: |_| Ok(PolicyKind::Central),
+    },
+    PolicyInfo {
+        name: "rr-fifo",
+        aliases: &["q"],
+        forms: &[],
+        examples: &[],
+        help: "tasks dealt round robin to per-worker FIFO queues, no stealing (Qthreads Q)",
+        paper: "Qthreads Q",
+        spawn: "per-worker queues, dealt round robin",
+        idle: "own queue, oldest first; no stealing",
+        in_all: true,
+        in_sim_all: true,
+        locality: false,
+        not_simulated: None,
+        parse: |_| Ok(PolicyKind::RrFifo),
+    },
+    PolicyInfo {
+        name: "rr-lifo",
+        aliases: &["l"],
+        forms: &[],
+        examples: &[],
+        help: "tasks dealt round robin to per-worker LIFO queues, no stealing (Qthreads L)",
+        paper: "Qthreads L",
+        spawn: "per-worker queues, dealt round robin",
+        idle: "own queue, newest first; no stealing",
+        in_all: true,
+        in_sim_all: true,
+        locality: false,
+        not_simulated: None,
+        parse: |_| Ok(PolicyKind::RrLifo),
+    },
+    PolicyInfo {
+        name: "mts",
+        aliases: &[],
+        forms: &["mts:BATCH"],
+        examples: &["mts:3"],
+        help: "a shared LIFO queue per squad; an idle squad bulk-steals BATCH tasks \
+               (default: its size) from a remote squad (Qthreads MTS)",
+        paper: "Qthreads MTS",
+        spawn: "own squad's shared LIFO queue",
+        idle: "own squad's queue; when it is empty, one worker of the squad at a time \
+               steals a batch (default: the squad's size; `mts:N` for N) of the oldest \
+               tasks of a remote squad for the whole squad",
+        in_all: true,
+        in_sim_all: true,
+        locality: true,
+        not_simulated: None,
+        parse: parse_mts,
+    },
+    PolicyInfo {
+        name: "cab",
+        aliases: &[],
+        forms: &["cab:B:SIZE", "cab:bl=N"],
+        examples: &["cab:2:48MiB", "cab:bl=4"],
+        help: "cache-aware bi-tier stealing with iteration affinity, the boundary level \
+               from Eq. 4 (B the branching degree and SIZE the input, else learned) or \
+               bl=N (CAB)",
+        paper: "CAB (Chen, Guo, Huang): cache-aware bi-tier stealing",
+        spawn: "inter-squad tasks (DAG levels up to the boundary level `BL` of Eq. 4) go \
+                parent-first to the squad's inter-squad pool; the others child-first to \
+                the own deque",
+        idle: "own deque, squad peers; the head of a squad that runs no leaf inter-squad \
+               subtree (`busy_state`): its squad's inter-squad pool, then other squads' \
+               (Algorithm I)",
+        in_all: false,
+        in_sim_all: true,
+        locality: true,
+        not_simulated: None,
+        parse: |args| parse_cab(args, false),
+    },
+    PolicyInfo {
+        name: "cab-paper",
+        aliases: &[],
+        forms: &["cab-paper:B:SIZE", "cab-paper:bl=N"],
+        examples: &["cab-paper:4:1GB", "cab-paper:bl=3"],
+        help: "CAB as published, without iteration affinity",
+        paper: "CAB as published",
+        spawn: "as `cab`, but a leaf inter-squad task waits in its spawner's squad's pool \
+                for whichever head takes it",
+        idle: "as `cab`, one leaf inter-squad subtree per squad at a time",
+        in_all: false,
+        in_sim_all: true,
+        locality: false,
+        not_simulated: None,
+        parse: |args| parse_cab(args, true),
+    },
+    PolicyInfo {
+        name: "cats",
+        aliases: &[],
+        forms: &["cats:CMPI"],
+        examples: &["cats:0.01"],
+        help: "cache-aware stealing from the first iteration's profile, with iteration \
+               affinity; as ws where the program is CPU-bound, its CMPI below the \
+               threshold (CATS)",
+        paper: "CATS (Chen, Guo, Huang): cache-aware stealing from online profiling",
+        spawn: "first iteration: own deque, child-first, as `ws`, each task's cost \
+                measured; then by each task's SOID (Eq. 1) against the shared cache (Fig. 6), \
+                as `cab`",
+        idle: "as `ws` while profiling; then as `cab`; as `ws` if the program is CPU-bound \
+               (CMPI below the threshold)",
+        in_all: false,
+        in_sim_all: true,
+        locality: true,
+        not_simulated: None,
+        parse: |args| parse_cats(args, false),
+    },
+    PolicyInfo {
+        name: "cats-paper",
+        aliases: &[],
+        forms: &["cats-paper:CMPI"],
+        examples: &["cats-paper:0.5"],
+        help: "CATS as published: Fig. 6's partition, without iteration affinity",
+        paper: "CATS as published",
+        spawn: "as `cats`, but parent-first while profiling (as the paper does), and \
+                with Fig. 6's leaf inter-squad tasks",
+        idle: "as `cats`, one leaf inter-squad subtree per squad at a time",
+        in_all: false,
+        in_sim_all: true,
+        locality: false,
+        not_simulated: None,
+        parse: |args| parse_cats(args, true),
+    },
+    PolicyInfo {
+        name: "static",
+        aliases: &[],
+        forms: &[],
+        examples: &[],
+        help: "every parallel loop dealt in one block of consecutive chunks per worker, \
+               as OpenMP's schedule(static); other tasks as ws",
+        paper: "OpenMP `schedule(static)`, the affinity paper's baseline",
+        spawn: "a parallel loop: one block of consecutive chunks per worker, a lane that \
+                worker runs in loop order; any other task: own deque",
+        idle: "own inbox (its lanes), own deque, random victims' deques; nothing is stolen \
+               from a lane",
+        in_all: false,
+        in_sim_all: false,
+        locality: false,
+        not_simulated: None,
+        parse: |_| Ok(PolicyKind::Static),
+    },
+    PolicyInfo {
+        name: "affinity",
+        aliases: &[],
+        forms: &[],
+        examples: &[],
+        help: "the schedule of --schedule FILE, made by `locus profile` from an affinity \
+               graph; tasks it does not know as ws",
+        paper: "feedback-directed affinity scheduling (Song, Moore, Dongarra)",
+        spawn: "a parallel loop: per worker a lane of the chunks `--schedule FILE` gives \
+                it, in the schedule's order; another task the schedule knows: its \
+                worker's inbox; unknown tasks: own deque, counted (`schedule_unknown`)",
+        idle: "as `static`",
+        in_all: false,
+        in_sim_all: false,
+        locality: false,
+        not_simulated: None,
+        parse: |_| Err(AFFINITY_NEEDS_A_SCHEDULE.to_owned()),
+    },
+];
+
 /// An unknown or malformed policy name.
 #[derive(Debug, thiserror::Error)]
 #[error("policy '{input}': {reason} (expected one of: {})", PolicyKind::NAMES.join(", "))]
@@ -83,33 +346,56 @@ pub struct PolicyError {
 }
 
 impl PolicyKind {
-    /// Every policy, in the order reports list them.
+    /// Every policy, in the order reports list them: the rows of [`POLICIES`] marked
+    /// `in_all`, as a `const` for the runtime's tests (a test holds the two equal).
     pub const ALL: [PolicyKind; 6] = [
         PolicyKind::Ws,
         PolicyKind::WsUnpinned,
         PolicyKind::Central,
         PolicyKind::RrFifo,
         PolicyKind::RrLifo,
-        PolicyKind::Mts { chunk: None },
+        PolicyKind::Mts { batch: None },
     ];
 
-    /// The names [`FromStr`] accepts (`mts` also takes `mts:CHUNK`, `cab` and `cab-paper`
-    /// take `:B:SIZE` or `:bl=N`, `cats` and `cats-paper` take `:CMPI`; `affinity` is
-    /// named here but made with [`PolicyKind::Affinity`] from a loaded schedule).
-    pub const NAMES: [&'static str; 12] = [
-        "ws",
-        "ws-unpinned",
-        "central",
-        "rr-fifo",
-        "rr-lifo",
-        "mts",
-        "cab",
-        "cab-paper",
-        "cats",
-        "cats-paper",
-        "static",
-        "affinity",
-    ];
+    /// The names [`FromStr`] accepts, those of [`POLICIES`] (whose rows give the forms
+    /// with parameters; `affinity` is named here but made with [`PolicyKind::Affinity`]
+    /// from a loaded schedule).
+    pub const NAMES: [&'static str; POLICIES.len()] = {
+        let mut names = [""; POLICIES.len()];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = POLICIES[i].name;
+            i += 1;
+        }
+        names
+    };
+
+    /// The policy's name, as its row in [`POLICIES`] spells it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            PolicyKind::Ws => "ws",
+            PolicyKind::WsUnpinned => "ws-unpinned",
+            PolicyKind::Central => "central",
+            PolicyKind::RrFifo => "rr-fifo",
+            PolicyKind::RrLifo => "rr-lifo",
+            PolicyKind::Mts { .. } => "mts",
+            PolicyKind::Cab(_) => "cab",
+            PolicyKind::CabPaper(_) => "cab-paper",
+            PolicyKind::Cats { .. } => "cats",
+            PolicyKind::CatsPaper { .. } => "cats-paper",
+            PolicyKind::Static => "static",
+            PolicyKind::Affinity(_) => "affinity",
+        }
+    }
+
+    /// The policy's row in [`POLICIES`].
+    pub fn info(&self) -> &'static PolicyInfo {
+        let name = self.name();
+        POLICIES
+            .iter()
+            .find(|row| row.name == name)
+            .expect("every policy has a row (tests::every_policy_has_one_row)")
+    }
 
     /// Builds the policy for the workers of `map`.
     pub fn build(&self, map: &WorkerMap) -> Arc<dyn Policy> {
@@ -119,7 +405,7 @@ impl PolicyKind {
             PolicyKind::Central => Arc::new(Central),
             PolicyKind::RrFifo => Arc::new(RoundRobin::new(map, Order::Fifo)),
             PolicyKind::RrLifo => Arc::new(RoundRobin::new(map, Order::Lifo)),
-            PolicyKind::Mts { chunk } => Arc::new(Mts::new(map, *chunk)),
+            PolicyKind::Mts { batch } => Arc::new(Mts::new(map, *batch)),
             PolicyKind::Cab(inputs) => Arc::new(Cab::new(map, *inputs, true)),
             PolicyKind::CabPaper(inputs) => Arc::new(Cab::new(map, *inputs, false)),
             PolicyKind::Cats { cmpi_threshold } => Arc::new(Cats::new(
@@ -141,19 +427,14 @@ impl PolicyKind {
 impl fmt::Display for PolicyKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            PolicyKind::Ws => f.write_str("ws"),
-            PolicyKind::WsUnpinned => f.write_str("ws-unpinned"),
-            PolicyKind::Central => f.write_str("central"),
-            PolicyKind::RrFifo => f.write_str("rr-fifo"),
-            PolicyKind::RrLifo => f.write_str("rr-lifo"),
-            PolicyKind::Mts { chunk: None } => f.write_str("mts"),
-            PolicyKind::Mts { chunk: Some(c) } => write!(f, "mts:{c}"),
-            PolicyKind::Cab(inputs) => write_cab(f, "cab", inputs),
-            PolicyKind::CabPaper(inputs) => write_cab(f, "cab-paper", inputs),
-            PolicyKind::Cats { cmpi_threshold } => write_cats(f, "cats", cmpi_threshold),
-            PolicyKind::CatsPaper { cmpi_threshold } => write_cats(f, "cats-paper", cmpi_threshold),
-            PolicyKind::Static => f.write_str("static"),
-            PolicyKind::Affinity(_) => f.write_str("affinity"),
+            PolicyKind::Mts { batch: Some(c) } => write!(f, "{}:{c}", self.name()),
+            PolicyKind::Cab(inputs) | PolicyKind::CabPaper(inputs) => {
+                write_cab(f, self.name(), inputs)
+            }
+            PolicyKind::Cats { cmpi_threshold } | PolicyKind::CatsPaper { cmpi_threshold } => {
+                write_cats(f, self.name(), cmpi_threshold)
+            }
+            _ => f.write_str(self.name()),
         }
     }
 }
@@ -179,72 +460,84 @@ fn write_cats(f: &mut fmt::Formatter<'_>, name: &str, threshold: &Option<f64>) -
 impl FromStr for PolicyKind {
     type Err = PolicyError;
 
+    /// A name of [`POLICIES`] or one of its aliases, in any case, or one of its forms
+    /// (`name:` as written, then the parameters).
     fn from_str(s: &str) -> Result<PolicyKind, PolicyError> {
         let err = |reason: &str| PolicyError {
             input: s.to_string(),
             reason: reason.to_string(),
         };
         let name = s.trim();
-        if let Some(chunk) = name.strip_prefix("mts:") {
-            return match chunk.parse::<usize>() {
-                Ok(0) => Err(err("the mts chunk must be at least 1")),
-                Ok(c) => Ok(PolicyKind::Mts { chunk: Some(c) }),
-                Err(_) => Err(err("the mts chunk after ':' must be a positive integer")),
+        if let Some((head, args)) = name.split_once(':') {
+            return match POLICIES
+                .iter()
+                .find(|row| row.name == head && !row.forms.is_empty())
+            {
+                Some(row) => (row.parse)(Some(args)).map_err(|r| err(&r)),
+                None => Err(err("no policy has this name")),
             };
         }
-        for (prefix, paper) in [("cab-paper:", true), ("cab:", false)] {
-            let Some(args) = name.strip_prefix(prefix) else {
-                continue;
-            };
-            let inputs = parse_cab_inputs(prefix, args).map_err(|r| err(&r))?;
-            return Ok(if paper {
-                PolicyKind::CabPaper(inputs)
-            } else {
-                PolicyKind::Cab(inputs)
-            });
+        if name.is_empty() {
+            return Err(err("the name is empty"));
         }
-        for (prefix, paper) in [("cats-paper:", true), ("cats:", false)] {
-            let Some(t) = name.strip_prefix(prefix) else {
-                continue;
-            };
-            let cmpi_threshold = match t.parse::<f64>() {
-                Ok(t) if t.is_finite() && t >= 0.0 => Some(t),
-                _ => {
-                    return Err(err(&format!(
-                        "the CMPI threshold after '{prefix}' must be a non-negative number"
-                    )))
-                }
-            };
-            return Ok(if paper {
-                PolicyKind::CatsPaper { cmpi_threshold }
-            } else {
-                PolicyKind::Cats { cmpi_threshold }
-            });
-        }
-        match name.to_ascii_lowercase().as_str() {
-            "ws" | "cilk-a" => Ok(PolicyKind::Ws),
-            "ws-unpinned" | "cilk" => Ok(PolicyKind::WsUnpinned),
-            "central" | "cq" => Ok(PolicyKind::Central),
-            "rr-fifo" | "q" => Ok(PolicyKind::RrFifo),
-            "rr-lifo" | "l" => Ok(PolicyKind::RrLifo),
-            "mts" => Ok(PolicyKind::Mts { chunk: None }),
-            "cab" => Ok(PolicyKind::Cab(CabInputs::Auto)),
-            "cab-paper" => Ok(PolicyKind::CabPaper(CabInputs::Auto)),
-            "cats" => Ok(PolicyKind::Cats {
-                cmpi_threshold: None,
-            }),
-            "cats-paper" => Ok(PolicyKind::CatsPaper {
-                cmpi_threshold: None,
-            }),
-            "static" => Ok(PolicyKind::Static),
-            "affinity" => Err(err(
-                "affinity follows a schedule file: give it with --schedule FILE \
-                 (`locus profile KERNEL --out DIR` writes DIR/schedule.json)",
-            )),
-            "" => Err(err("the name is empty")),
-            _ => Err(err("no policy has this name")),
+        let lower = name.to_ascii_lowercase();
+        match POLICIES
+            .iter()
+            .find(|row| row.name == lower || row.aliases.contains(&lower.as_str()))
+        {
+            Some(row) => (row.parse)(None).map_err(|r| err(&r)),
+            None => Err(err("no policy has this name")),
         }
     }
+}
+
+/// `mts` or `mts:BATCH`.
+fn parse_mts(args: Option<&str>) -> Result<PolicyKind, String> {
+    let Some(batch) = args else {
+        return Ok(PolicyKind::Mts { batch: None });
+    };
+    match batch.parse::<usize>() {
+        Ok(0) => Err("the mts batch must be at least 1".to_owned()),
+        Ok(c) => Ok(PolicyKind::Mts { batch: Some(c) }),
+        Err(_) => Err("the mts batch after ':' must be a positive integer".to_owned()),
+    }
+}
+
+/// `cab` or `cab-paper` (`paper`), alone or with `:B:SIZE` or `:bl=N`.
+fn parse_cab(args: Option<&str>, paper: bool) -> Result<PolicyKind, String> {
+    let inputs = match args {
+        None => CabInputs::Auto,
+        Some(args) => {
+            let prefix = if paper { "cab-paper:" } else { "cab:" };
+            parse_cab_inputs(prefix, args)?
+        }
+    };
+    Ok(if paper {
+        PolicyKind::CabPaper(inputs)
+    } else {
+        PolicyKind::Cab(inputs)
+    })
+}
+
+/// `cats` or `cats-paper` (`paper`), alone or with `:CMPI`.
+fn parse_cats(args: Option<&str>, paper: bool) -> Result<PolicyKind, String> {
+    let cmpi_threshold = match args {
+        None => None,
+        Some(t) => match t.parse::<f64>() {
+            Ok(t) if t.is_finite() && t >= 0.0 => Some(t),
+            _ => {
+                let prefix = if paper { "cats-paper:" } else { "cats:" };
+                return Err(format!(
+                    "the CMPI threshold after '{prefix}' must be a non-negative number"
+                ));
+            }
+        },
+    };
+    Ok(if paper {
+        PolicyKind::CatsPaper { cmpi_threshold }
+    } else {
+        PolicyKind::Cats { cmpi_threshold }
+    })
 }
 
 /// What follows `cab:` or `cab-paper:` (`prefix`): `B:SIZE` or `bl=N`; the error is
@@ -291,15 +584,89 @@ mod tests {
     use crate::{Place, Probe, TaskId, TaskInfo, Victims};
 
     #[test]
+    fn every_policy_has_one_row() {
+        for (i, row) in POLICIES.iter().enumerate() {
+            let names = || {
+                POLICIES
+                    .iter()
+                    .flat_map(|r| [r.name].into_iter().chain(r.aliases.iter().copied()))
+            };
+            for name in [row.name].iter().chain(row.aliases) {
+                assert_eq!(
+                    names().filter(|n| n == name).count(),
+                    1,
+                    "{name} names one row"
+                );
+                assert_eq!(
+                    *name,
+                    name.to_ascii_lowercase(),
+                    "names are matched lowercased"
+                );
+                assert!(!name.contains(':') && !name.contains(','), "{name}");
+            }
+            match row.plain() {
+                Some(kind) => {
+                    assert_eq!(kind.name(), row.name);
+                    assert_eq!(kind.info().name, row.name);
+                    assert_eq!(kind.to_string(), row.name);
+                }
+                None => {
+                    let e = row.name.parse::<PolicyKind>().unwrap_err().to_string();
+                    assert!(e.contains(&format!("policy '{}'", row.name)), "{e}");
+                    assert!(
+                        !row.in_all && !row.in_sim_all && !row.locality,
+                        "{}",
+                        row.name
+                    );
+                }
+            }
+            assert_eq!(
+                row.forms.len(),
+                row.examples.len(),
+                "{}: an example per form",
+                row.name
+            );
+            for (form, example) in row.forms.iter().zip(row.examples) {
+                let prefix = format!("{}:", row.name);
+                assert!(
+                    form.starts_with(&prefix) && example.starts_with(&prefix),
+                    "{form}"
+                );
+                let kind: PolicyKind = example.parse().unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(kind.name(), row.name, "{example}");
+                assert_eq!(kind.to_string().parse::<PolicyKind>().unwrap(), kind);
+            }
+            assert!(
+                row.not_simulated.is_none() || !row.in_sim_all,
+                "{}",
+                row.name
+            );
+            assert_eq!(PolicyKind::NAMES[i], row.name);
+        }
+        let affinity = PolicyKind::Affinity(Arc::new(TaskSchedule::new(1, []).unwrap()));
+        assert_eq!(affinity.info().name, "affinity");
+    }
+
+    #[test]
+    fn all_is_the_tables_in_all_rows() {
+        let all: Vec<PolicyKind> = POLICIES
+            .iter()
+            .filter(|row| row.in_all)
+            .map(|row| row.plain().unwrap())
+            .collect();
+        assert_eq!(all, PolicyKind::ALL.to_vec());
+    }
+
+    #[test]
     fn names_round_trip() {
-        for kind in PolicyKind::ALL.into_iter().chain([PolicyKind::Static]) {
+        for kind in POLICIES.iter().filter_map(PolicyInfo::plain) {
             assert_eq!(kind.to_string().parse::<PolicyKind>().unwrap(), kind);
         }
         let e = "affinity".parse::<PolicyKind>().unwrap_err().to_string();
         assert!(e.contains("--schedule FILE"), "{e}");
         assert_eq!(
             "mts:3".parse::<PolicyKind>().unwrap(),
-            PolicyKind::Mts { chunk: Some(3) }
+            PolicyKind::Mts { batch: Some(3) }
         );
         assert_eq!("CQ".parse::<PolicyKind>().unwrap(), PolicyKind::Central);
         assert_eq!(
@@ -427,22 +794,22 @@ mod tests {
             Some(Order::Lifo)
         );
 
-        let mts = PolicyKind::Mts { chunk: None }.build(&map);
+        let mts = PolicyKind::Mts { batch: None }.build(&map);
         assert_eq!(mts.place(3, &task, &task), Place::Squad(1));
         assert_eq!(
             plan(&*mts, 3),
-            vec![Probe::SquadQueue(1), Probe::BulkSteal { chunk: 2 }]
+            vec![Probe::SquadQueue(1), Probe::BulkSteal { batch: 2 }]
         );
-        let mts7 = PolicyKind::Mts { chunk: Some(7) }.build(&map);
+        let mts7 = PolicyKind::Mts { batch: Some(7) }.build(&map);
         assert_eq!(
             plan(&*mts7, 0),
-            vec![Probe::SquadQueue(0), Probe::BulkSteal { chunk: 7 }]
+            vec![Probe::SquadQueue(0), Probe::BulkSteal { batch: 7 }]
         );
 
         // One squad: nothing to steal from remotely.
         let one = WorkerMap::from_squad_sizes(&[3]);
         assert_eq!(
-            plan(&*PolicyKind::Mts { chunk: None }.build(&one), 1),
+            plan(&*PolicyKind::Mts { batch: None }.build(&one), 1),
             vec![Probe::SquadQueue(0)]
         );
     }

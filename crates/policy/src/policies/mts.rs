@@ -1,7 +1,7 @@
 //! `mts` (Qthreads multi-threaded shepherds): the workers of a squad share one LIFO
 //! queue, which keeps them depth-first near serial order on their shared cache. When
-//! the squad queue runs dry, the first worker to notice steals a chunk of the oldest
-//! tasks of a remote squad's queue on behalf of the whole squad (chunk = squad size by
+//! the squad queue runs dry, the first worker to notice steals a batch of the oldest
+//! tasks of a remote squad's queue on behalf of the whole squad (batch = squad size by
 //! default, the paper's best setting in its Figure 10); the others wait for the stolen
 //! work to appear in their queue instead of stealing too.
 
@@ -11,21 +11,21 @@ use crate::{Layout, Place, Policy, Probe, SquadId, TaskInfo, WorkerId, WorkerMap
 #[derive(Debug)]
 pub struct Mts {
     squad_of: Vec<SquadId>,
-    chunk_of: Vec<usize>,
+    batch_of: Vec<usize>,
     single_squad: bool,
 }
 
 impl Mts {
-    /// MTS over the squads of `map`; `chunk` overrides the squad-size chunk.
-    pub fn new(map: &WorkerMap, chunk: Option<usize>) -> Mts {
+    /// MTS over the squads of `map`; `batch` overrides the squad-size batch.
+    pub fn new(map: &WorkerMap, batch: Option<usize>) -> Mts {
         let squad_of: Vec<SquadId> = (0..map.num_workers()).map(|w| map.squad_of(w)).collect();
-        let chunk_of = squad_of
+        let batch_of = squad_of
             .iter()
-            .map(|&s| chunk.unwrap_or(map.squad(s).len()).max(1))
+            .map(|&s| batch.unwrap_or(map.squad(s).len()).max(1))
             .collect();
         Mts {
             squad_of,
-            chunk_of,
+            batch_of,
             single_squad: map.num_squads() == 1,
         }
     }
@@ -52,7 +52,7 @@ impl Policy for Mts {
         plan.push(Probe::SquadQueue(self.squad_of[worker]));
         if !self.single_squad {
             plan.push(Probe::BulkSteal {
-                chunk: self.chunk_of[worker],
+                batch: self.batch_of[worker],
             });
         }
     }

@@ -2,14 +2,14 @@
 //! (DESIGN.md, "Locality across iterations").
 //!
 //! CATS and CAB decide which tasks form one squad's subtree, but not which squad runs
-//! it: the leaf inter-socket tasks wait in inter-socket pools and the first idle head
+//! it: the leaf inter-squad tasks wait in inter-squad pools and the first idle head
 //! takes them, so an iterative program's data moves between squads from one iteration
 //! to the next and the squad's shared cache starts cold every time. Here each leaf
-//! inter-socket task (by id) has a *home* squad:
+//! inter-squad task (by id) has a *home* squad:
 //!
 //! - its first home is given by the policy (subtree `i` of `k` to squad `⌊i·m/k⌋`, see
 //!   [`contiguous_squad`]), later the squad that last ran it;
-//! - when it is spawned it goes to its home's inter-socket pool;
+//! - when it is spawned it goes to its home's inter-squad pool;
 //! - a head steals from other squads' pools only once its own squad has started every
 //!   leaf homed there in this iteration ("load balance first" stays the rule, but a
 //!   squad takes foreign work only when it has run out of its own). A stolen leaf moves
@@ -22,10 +22,10 @@
 //! number homed there.
 //!
 //! **Placement stability** is counted for every bi-tier policy, paper-faithful ones too:
-//! each start of a leaf inter-socket task that ran before is compared with the squad it
+//! each start of a leaf inter-squad task that ran before is compared with the squad it
 //! ran on last time.
 //!
-//! All bookkeeping is under one lock, taken twice per leaf inter-socket task (spawn and
+//! All bookkeeping is under one lock, taken twice per leaf inter-squad task (spawn and
 //! start): these tasks are few (a handful per squad and iteration) and coarse. The count
 //! of leaves a squad still expects is also kept in an atomic, which the heads' plans read
 //! without the lock; a stale read costs one search, never a task.
@@ -60,7 +60,7 @@ pub fn contiguous_counts(k: usize, m: usize) -> Vec<u32> {
 /// "Not in any epoch".
 const NEVER: u32 = u32::MAX;
 
-/// What is known of one leaf inter-socket task.
+/// What is known of one leaf inter-squad task.
 #[derive(Debug, Clone, Copy)]
 struct Home {
     /// Where it goes when next spawned: the squad that last ran it, or its first home.
@@ -77,8 +77,8 @@ struct State {
     homes: HashMap<TaskId, Home>,
     /// Homes per squad.
     assigned: Vec<u32>,
-    /// The counts still to start were set for this epoch from outside ([`Affinity::expect`]
-    /// or [`Affinity::preset`]): a leaf seen for the first time is already counted.
+    /// The counts still to start were set for this epoch from outside ([`IterationAffinity::expect`]
+    /// or [`IterationAffinity::preset`]): a leaf seen for the first time is already counted.
     preset: bool,
     /// Starts of leaves that ran before, and of those the ones on the same squad.
     compared: u64,
@@ -91,9 +91,9 @@ struct State {
     chunks_moved_home: u64,
 }
 
-/// Homes of leaf inter-socket tasks, and placement stability.
+/// Homes of leaf inter-squad tasks, and placement stability.
 #[derive(Debug)]
-pub(crate) struct Affinity {
+pub(crate) struct IterationAffinity {
     enabled: bool,
     state: Mutex<State>,
     /// Per squad: leaves homed there not yet started in this epoch.
@@ -102,11 +102,11 @@ pub(crate) struct Affinity {
     withheld: AtomicU64,
 }
 
-impl Affinity {
+impl IterationAffinity {
     /// Bookkeeping for `squads` squads; `enabled: false` only counts stability (the
     /// paper-faithful policies).
-    pub(crate) fn new(squads: usize, enabled: bool) -> Affinity {
-        Affinity {
+    pub(crate) fn new(squads: usize, enabled: bool) -> IterationAffinity {
+        IterationAffinity {
             enabled,
             state: Mutex::new(State {
                 assigned: vec![0; squads],
@@ -119,7 +119,7 @@ impl Affinity {
         }
     }
 
-    /// Whether leaf inter-socket tasks go to their homes (not paper-faithful).
+    /// Whether leaf inter-squad tasks go to their homes (not paper-faithful).
     #[inline]
     pub(crate) fn enabled(&self) -> bool {
         self.enabled
@@ -168,7 +168,7 @@ impl Affinity {
         st.preset = true;
     }
 
-    /// [`Affinity::preset`] with first homes dealt contiguously: `leaves[i]` of `k` to
+    /// [`IterationAffinity::preset`] with first homes dealt contiguously: `leaves[i]` of `k` to
     /// squad `⌊i·m/k⌋` ([`contiguous_squad`]).
     pub(crate) fn preset_contiguous(&self, leaves: Vec<TaskId>) {
         let (k, m) = (leaves.len(), self.remaining.len());
@@ -180,7 +180,7 @@ impl Affinity {
         );
     }
 
-    /// A leaf inter-socket task is spawned: its home, `first()` if it has none yet.
+    /// A leaf inter-squad task is spawned: its home, `first()` if it has none yet.
     pub(crate) fn spawn(&self, id: TaskId, first: impl FnOnce() -> SquadId) -> SquadId {
         let mut st = self.state();
         if st.homes.get(&id).is_some_and(|h| h.spawned == st.epoch) {
@@ -222,7 +222,7 @@ impl Affinity {
         st.preset = false;
     }
 
-    /// A leaf inter-socket task starts in `squad`.
+    /// A leaf inter-squad task starts in `squad`.
     pub(crate) fn started(&self, id: TaskId, squad: SquadId) {
         let mut st = self.state();
         let epoch = st.epoch;
@@ -305,7 +305,7 @@ impl Affinity {
         !self.enabled || self.remaining[squad].load(Ordering::Relaxed) == 0
     }
 
-    /// Whether a worker of `squad` may take leaf inter-socket tasks from other squads'
+    /// Whether a worker of `squad` may take leaf inter-squad tasks from other squads'
     /// pools: once its own squad has started every leaf homed there in this iteration
     /// (always when paper-faithful). A refusal is counted.
     #[inline]
@@ -340,7 +340,7 @@ impl Affinity {
 mod tests {
     use super::*;
 
-    fn stat(a: &Affinity, name: &str) -> u64 {
+    fn stat(a: &IterationAffinity, name: &str) -> u64 {
         let mut v = Vec::new();
         a.stats(&mut v);
         v.into_iter().find(|(n, _)| n == name).map_or(0, |(_, x)| x)
@@ -366,7 +366,7 @@ mod tests {
 
     #[test]
     fn leaves_go_home_and_stability_counts_returns() {
-        let a = Affinity::new(2, true);
+        let a = IterationAffinity::new(2, true);
         let (x, y) = (TaskId(10), TaskId(11));
         // Iteration 1: first homes 0 and 1; y is stolen by squad 0.
         assert_eq!(a.spawn(x, || 0), 0);
@@ -395,7 +395,7 @@ mod tests {
 
     #[test]
     fn leaves_that_stop_coming_are_forgotten() {
-        let a = Affinity::new(2, true);
+        let a = IterationAffinity::new(2, true);
         let (x, gone) = (TaskId(1), TaskId(2));
         a.spawn(x, || 0);
         a.spawn(gone, || 1);
@@ -413,7 +413,7 @@ mod tests {
 
     #[test]
     fn presets_count_leaves_before_they_are_spawned() {
-        let a = Affinity::new(2, true);
+        let a = IterationAffinity::new(2, true);
         a.preset([(TaskId(1), 0), (TaskId(2), 1), (TaskId(3), 1)]);
         assert!(!a.may_steal_remote(0) && !a.may_steal_remote(1));
         assert_eq!(a.spawn(TaskId(3), || unreachable!()), 1);
@@ -423,7 +423,7 @@ mod tests {
         assert!(a.may_steal_remote(1));
         assert!(!a.may_steal_remote(0), "TaskId(1) is not spawned yet");
 
-        let b = Affinity::new(3, true);
+        let b = IterationAffinity::new(3, true);
         b.expect(&[1, 1, 0]);
         assert!(!b.may_steal_remote(0) && b.may_steal_remote(2));
         b.spawn(TaskId(7), || 0);
@@ -433,7 +433,7 @@ mod tests {
 
     #[test]
     fn paper_faithful_only_counts() {
-        let a = Affinity::new(2, false);
+        let a = IterationAffinity::new(2, false);
         assert!(a.may_steal_remote(0));
         a.started(TaskId(5), 0);
         a.started(TaskId(5), 1);

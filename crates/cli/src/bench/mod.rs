@@ -13,17 +13,22 @@
 //! `--policy affinity` follows `--schedule FILE`, loaded before anything runs and checked
 //! against the pools' machine, their thread count and the one kernel input of the run.
 
+mod report;
+
 use crate::cli::BenchArgs;
+use crate::failure::Failure;
 use crate::given::{flag_or_env, Given, Origin};
+use crate::inputs::{note_inputs, with_matrix};
 use crate::limits;
+use crate::policies::{self, Engine};
+use crate::progress::progress_bar;
+use crate::report::print;
 use anyhow::{bail, ensure, Context, Result};
 use indicatif::ProgressBar;
 use locus::{PolicyKind, PoolStats, ThreadPoolBuilder};
 use locus_files::RunFiles;
-use locus_kernels::sparse::MatrixSpec;
 use locus_kernels::{Kernel, Locus, Params, Prepared, Rayon};
 use locus_topo::Topology;
-use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -73,7 +78,7 @@ impl BenchPlan {
             value: "all".to_owned(),
             origin: Origin::Flag("--policy"),
         });
-        let schedule = crate::profile::schedule_flag(&policy, args.schedule.as_deref())?;
+        let schedule = policies::schedule_flag(&policy, args.schedule.as_deref())?;
         if let Some(path) = schedule {
             files.input("--schedule", path)?;
             ensure!(
@@ -85,7 +90,7 @@ impl BenchPlan {
                 jobs.len()
             );
         }
-        let topology = crate::topo::machine(args.machine.as_deref(), &mut files)?;
+        let topology = crate::inputs::machine(args.machine.as_deref(), &mut files)?;
         // As the pool builder does: one worker per PU of the machine the pools run on,
         // which for a described machine is its PU count, not this machine's.
         let default_threads = if topology.is_virtual() {
@@ -95,15 +100,15 @@ impl BenchPlan {
                 .context("cannot tell how many CPUs this process may use; give --threads")?
                 .get()
         };
-        let threads = crate::topo::threads(
+        let threads = crate::inputs::threads(
             args.threads,
             default_threads,
             &format!("machine {:?}", topology.name()),
         )?;
         let affinity = schedule
-            .map(|path| crate::profile::load_affinity(path, &jobs[0], &topology, threads))
+            .map(|path| policies::load_affinity(path, &jobs[0], &topology, threads))
             .transpose()?;
-        let policies = parse_policies(&policy, &PolicyKind::ALL, affinity.as_ref())?;
+        let policies = policies::list(&policy, Engine::Runtime, affinity.as_ref())?;
         ensure!(
             args.reps >= 1,
             "--reps 0: at least one timed repetition is needed"
@@ -170,95 +175,72 @@ fn jobs(kernel: &str, size: Option<&str>, matrix: Option<&Path>) -> Result<Vec<P
     Ok(vec![with_matrix(params, matrix)?])
 }
 
-/// `params` with the matrix of `--matrix FILE`, if given, in place of the size's
-/// (sparse kernels only; refused when the size names a matrix file itself).
-pub(crate) fn with_matrix(params: Params, matrix: Option<&Path>) -> Result<Params> {
-    let Some(path) = matrix else {
-        return Ok(params);
-    };
-    if let Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) = &params {
-        if let MatrixSpec::File(m) = &p.matrix {
-            bail!(
-                "--matrix {path:?}: --size already names a matrix file (matrix={}); give the \
-                 matrix once, with --matrix or in --size",
-                m.path().display()
-            );
-        }
-    }
-    params
-        .with_matrix(path)
-        .with_context(|| format!("bad --matrix {path:?}"))
-}
-
-/// `--policy` (or `LOCUS_POLICY`): a comma-separated list of policy names without
-/// repeats, or `all`. `affinity` is the given policy, made from `--schedule FILE` (an
-/// error without one).
-pub(crate) fn parse_policies(
-    list: &Given<String>,
-    all: &[PolicyKind],
-    affinity: Option<&PolicyKind>,
-) -> Result<Vec<PolicyKind>> {
-    let Given {
-        value: list,
-        origin,
-    } = list;
-    if list.trim().eq_ignore_ascii_case("all") {
-        return Ok(all.to_vec());
-    }
-    let mut out: Vec<PolicyKind> = Vec::new();
-    for item in list.split(',') {
-        let kind: PolicyKind = match affinity {
-            Some(kind) if item.trim().eq_ignore_ascii_case("affinity") => kind.clone(),
-            _ => item
-                .parse()
-                .with_context(|| format!("bad {}", origin.with(list)))?,
-        };
-        ensure!(
-            !out.contains(&kind),
-            "bad {}: {kind} is listed twice",
-            origin.with(list)
+/// `locus bench`: resolves the arguments (bad input exits 2), runs every kernel,
+/// prints each table as it is done, writes `--json`; exit 1 if a result did not verify.
+pub(crate) fn command(args: &BenchArgs) -> Result<(), Failure> {
+    let plan = BenchPlan::new(args).map_err(Failure::Input)?;
+    tracing::info!(
+        threads = plan.threads,
+        machine = plan.topology.name(),
+        kernels = plan.jobs.len(),
+        "bench start"
+    );
+    let bar = progress_bar(plan.total_runs());
+    let mut kernels: Vec<KernelResult> = Vec::with_capacity(plan.jobs.len());
+    for params in &plan.jobs {
+        let result = run_kernel(&plan, params, &bar)
+            .with_context(|| format!("{} {params}", params.kernel()))
+            .map_err(Failure::Run)?;
+        let sep = if kernels.is_empty() { "" } else { "\n" };
+        let text = format!(
+            "{sep}{}\n{}",
+            report::header(&plan, &result),
+            report::table(&result, plan.reps)
         );
-        out.push(kind);
-    }
-    Ok(out)
-}
-
-/// Notes the files a run's kernels read among its inputs: `--matrix`, and any the size
-/// names itself (`matrix=PATH`).
-pub(crate) fn note_inputs(
-    files: &mut RunFiles,
-    jobs: &[Params],
-    matrix: Option<&Path>,
-) -> Result<()> {
-    for params in jobs {
-        for path in params.input_files() {
-            let origin = if Some(path) == matrix {
-                "--matrix"
-            } else {
-                "--size"
-            };
-            files.input(origin, path)?;
+        bar.suspend(|| print(&text)).map_err(Failure::Run)?;
+        for r in &result.results {
+            if let Some(warning) = policies::unmatched_schedule(&r.name, &r.policy_stats) {
+                bar.suspend(|| eprintln!("{warning}"));
+            }
         }
+        if plan.explain {
+            let text = report::explanations(&result);
+            bar.suspend(|| print(&text)).map_err(Failure::Run)?;
+        }
+        kernels.push(result);
     }
-    Ok(())
+    bar.finish_and_clear();
+    if let Some(path) = &plan.json {
+        report::Report::new(&plan, &kernels)
+            .write(path)
+            .with_context(|| format!("cannot write --json {path:?}"))
+            .map_err(Failure::Run)?;
+    }
+    match unverified(&kernels) {
+        None => Ok(()),
+        Some(what) => Err(Failure::Unverified(what)),
+    }
 }
 
-/// The `--help` text listing the kernels, their size syntax and default sizes.
-pub(crate) fn kernels_help() -> String {
-    let mut out = String::from("Kernels (KERNEL) and their --size syntax:\n");
-    for k in Kernel::ALL {
-        let _ = writeln!(
-            out,
-            "  {:<11} {}\n  {:<11} [default size: {}]",
-            k.name(),
-            k.size_syntax(),
-            "",
-            k.default_params()
-        );
+/// The error line naming every result that did not verify, if any.
+fn unverified(kernels: &[KernelResult]) -> Option<String> {
+    let failed: Vec<String> = kernels
+        .iter()
+        .flat_map(|k| {
+            k.results
+                .iter()
+                .filter(|r| !r.verified())
+                .map(move |r| format!("{} {} under {}", k.params.kernel(), k.params, r.name))
+        })
+        .collect();
+    match failed.len() {
+        0 => None,
+        1 => Some(format!("1 result failed verification: {}", failed[0])),
+        n => Some(format!(
+            "{n} results failed verification: {}",
+            failed.join("; ")
+        )),
     }
-    out.push_str("\nEvery run is verified against a serial reference.\n");
-    out.push_str(crate::cli::EXIT_CODES);
-    out
 }
 
 /// One contender of a kernel: a locus pool or the rayon baseline.
@@ -576,28 +558,6 @@ mod tests {
         assert_eq!(BenchPlan::new(&a).unwrap().policies, [PolicyKind::Static]);
     }
 
-    fn policies(list: &str) -> Result<Vec<PolicyKind>> {
-        let given = Given {
-            value: list.to_owned(),
-            origin: Origin::Flag("--policy"),
-        };
-        parse_policies(&given, &PolicyKind::ALL, None)
-    }
-
-    #[test]
-    fn policy_lists_resolve() {
-        assert_eq!(policies("all").unwrap(), PolicyKind::ALL.to_vec());
-        assert_eq!(
-            policies("ws, mts:4").unwrap(),
-            vec![PolicyKind::Ws, PolicyKind::Mts { chunk: Some(4) }]
-        );
-        let e = format!("{:#}", policies("ws,wss").unwrap_err());
-        assert!(e.contains("'wss'"), "{e}");
-        let e = format!("{:#}", policies("ws,ws").unwrap_err());
-        assert!(e.contains("twice"), "{e}");
-        assert!(policies("ws,").is_err());
-    }
-
     #[test]
     fn medians() {
         let ms = Duration::from_millis;
@@ -635,5 +595,34 @@ mod tests {
             assert_eq!(r.stats.is_some(), r.name != RAYON);
         }
         assert!(result.results[0].stats.as_ref().unwrap().total().tasks > 0);
+    }
+
+    #[test]
+    fn unverified_results_are_named() {
+        let ok = ExecResult {
+            name: "ws".into(),
+            times: vec![],
+            failed_runs: 0,
+            failure: None,
+            stats: None,
+            explain: None,
+            policy_stats: Vec::new(),
+        };
+        let bad = ExecResult {
+            failed_runs: 2,
+            failure: Some("rep 1: wrong".into()),
+            name: "mts".into(),
+            ..ok.clone()
+        };
+        let mut k = KernelResult {
+            params: Kernel::Fib.parse_size("9").unwrap(),
+            results: vec![ok.clone()],
+        };
+        assert_eq!(unverified(&[k.clone()]), None);
+        k.results.push(bad);
+        assert_eq!(
+            unverified(&[k]).as_deref(),
+            Some("1 result failed verification: fib 9,cutoff=0 under mts")
+        );
     }
 }

@@ -7,7 +7,25 @@
 //! `LOCUS_POLICY`, `LOCUS_TOPOLOGY`, `LOCUS_COUNTERS`) take it from there when not given;
 //! that fallback is [`crate::given`]'s, so that errors name the variable.
 
+mod map;
+mod profile;
+mod run;
+mod sim;
+
+pub(crate) use map::{MapArgs, SourceKind};
+pub(crate) use profile::ProfileArgs;
+pub(crate) use run::RunArgs;
+#[cfg(test)]
+pub(crate) use sim::THREADS_MACHINE;
+pub(crate) use sim::{
+    MatrixArgs, SimArgs, SimCommand, SimCommonArgs, SimRunArgs, SweepArgs, SweepParam, ThreadsArgs,
+    DEFAULT_MACHINE,
+};
+
+use crate::policies::{self, Engine};
 use clap::{Args, Parser, Subcommand};
+use locus_kernels::Kernel;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// The exit statuses, as every subcommand's `--help` lists them.
@@ -98,212 +116,13 @@ pub(crate) enum Command {
     Sim(Box<SimArgs>),
     /// Map the threads of running programs onto sockets and hyperthreads from their
     /// hardware counters (the sharing-aware mapper, after SAM-MPH).
-    Map(Box<crate::map::MapArgs>),
+    Map(Box<MapArgs>),
     /// Profile a kernel's tasks (the cache lines each touches), build their affinity
     /// graph, partition it onto a machine's workers and write the schedule later runs
     /// follow.
-    Profile(Box<crate::profile::ProfileArgs>),
-}
-
-/// `locus sim`: one kernel input, several policies; or `locus sim sweep`.
-#[derive(Debug, Args)]
-#[command(
-    args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true,
-    after_help = crate::bench::kernels_help()
-)]
-pub(crate) struct SimArgs {
-    /// `sweep`: the same simulation over a range of one parameter.
-    #[command(subcommand)]
-    pub(crate) sweep: Option<SimCommand>,
-    #[command(flatten)]
-    pub(crate) run: SimRunArgs,
-}
-
-/// The subcommands of `locus sim`.
-#[derive(Debug, Subcommand)]
-pub(crate) enum SimCommand {
-    /// Simulate over a range of one parameter (input rows, cab's boundary level BL, the
-    /// mts chunk) and plot the makespan.
-    Sweep(Box<SweepArgs>),
-    /// Simulate multi-threaded applications on a multi-socket machine under the thread
-    /// mapper (linux-like spreading, sam, sam-mph, best static) and compare their
-    /// progress.
-    Threads(crate::sim_threads::ThreadsArgs),
-    /// Compare policies with ws over every kernel at sizes from the defaults to the
-    /// papers' largest and beyond, on several machines, and print each policy's worst
-    /// ratio (`--quick`: the same in seconds, scaled down).
-    Matrix(crate::matrix::MatrixArgs),
-}
-
-/// Flags shared by `locus sim` and `locus sim sweep`.
-#[derive(Debug, Args)]
-pub(crate) struct SimCommonArgs {
-    /// The simulated machine: a preset (`locus topo --list-presets`), an hwloc synthetic
-    /// string, SxC shorthand, or an hwloc XML file (`lstopo --of xml`).
-    #[arg(long, short = 'm', value_name = "M", default_value = crate::sim::DEFAULT_MACHINE)]
-    pub(crate) machine: Option<String>,
-
-    /// Simulated workers, one per PU at most. [default: one per PU of the machine]
-    #[arg(long, short = 't', value_name = "N", value_parser = threads)]
-    pub(crate) threads: Option<usize>,
-
-    /// The kernel's input (syntax below). [default: the kernel's default size, which for
-    /// heat is the CATS paper's 1024x512, 8-row leaves, 10 iterations]
-    #[arg(long, short = 's', value_name = "S")]
-    pub(crate) size: Option<String>,
-
-    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for the
-    /// sparse kernels (spmv-crs, spmv-ccs, spmm); the size's other options (iters,
-    /// grain, seed) stay. Refused for other kernels and with a --size that names
-    /// matrix=PATH itself.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) matrix: Option<PathBuf>,
-
-    /// Seed of the simulated workers' random victim choices and wake-up delays; the same
-    /// seed and inputs give bit-identical results.
-    #[arg(long, value_name = "SEED", default_value_t = 1)]
-    pub(crate) seed: u64,
-
-    /// A JSON file overriding some of the machine's latencies (keys: clock_ghz, ipc,
-    /// l1_hit, l2_hit, l3_hit, near_cache, remote_cache, local_dram, remote_dram, spawn,
-    /// probe_local, probe_remote, steal_local, steal_remote; cycles).
-    /// [default: the preset's documented table, or generic values]
-    #[arg(long, value_name = "FILE")]
-    pub(crate) latencies: Option<PathBuf>,
-
-    /// Also write every result (per core and per socket counters included) as JSON.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) json: Option<PathBuf>,
-}
-
-/// `locus sim KERNEL`.
-#[derive(Debug, Args)]
-pub(crate) struct SimRunArgs {
-    /// The kernel to record and simulate.
-    #[arg(value_name = "KERNEL")]
-    pub(crate) kernel: Option<String>,
-
-    #[command(flatten)]
-    pub(crate) common: SimCommonArgs,
-
-    /// Policies: a comma-separated list (ws, central, rr-fifo, rr-lifo, mts, mts:CHUNK,
-    /// cab, cab:B:SIZE, cab:bl=N, cats, cats:CMPI, the published forms of the last two
-    /// without iteration affinity: cab-paper[:...], cats-paper[:CMPI]; static: every
-    /// parallel loop dealt in one block of consecutive chunks per worker, as OpenMP's
-    /// schedule(static); affinity: the schedule of --schedule FILE) or `all`: ws,
-    /// central, rr-fifo, rr-lifo, mts, cab, cab-paper, cats and cats-paper (not
-    /// ws-unpinned, which only differs from ws in pinning, nor static and affinity,
-    /// which are run when named).
-    #[arg(long, short = 'p', value_name = "P", default_value = "all")]
-    pub(crate) policy: String,
-
-    /// The schedule file --policy affinity follows, as `locus profile KERNEL --out DIR`
-    /// writes it (DIR/schedule.json). It must have been made for this kernel and input
-    /// (--size, --matrix, --iters) on this --machine with as many --threads; needs
-    /// affinity in --policy.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) schedule: Option<PathBuf>,
-
-    /// Iterations of an iterative kernel (heat, heat-ub, heat-loop, heat-moving, sor,
-    /// sor-ub, spmv-crs, spmv-ccs, spmm, radix, irreg), replacing the size's.
-    /// [default: the size's]
-    #[arg(long, value_name = "K")]
-    pub(crate) iters: Option<usize>,
-
-    /// Write a Chrome trace-event timeline (one track per simulated worker) that
-    /// Perfetto opens; needs a single --policy.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) trace: Option<PathBuf>,
-
-    /// Print what each policy decided and its statistics.
-    #[arg(long)]
-    pub(crate) explain: bool,
-
-    /// Also print L2 and L3 misses and DRAM accesses per socket.
-    #[arg(long)]
-    pub(crate) per_socket: bool,
-}
-
-/// The parameter a sweep varies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum SweepParam {
-    /// The input's first number: grid rows (heat, sor, ge, mandelbrot), n otherwise.
-    Rows,
-    /// cab's boundary level BL (runs cab:bl=N; ws once as the reference; the plot marks
-    /// Eq. 4's choice).
-    Bl,
-    /// The mts bulk-steal chunk (runs mts:N; ws once as the reference).
-    Chunk,
-}
-
-impl SweepParam {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            SweepParam::Rows => "rows",
-            SweepParam::Bl => "bl",
-            SweepParam::Chunk => "chunk",
-        }
-    }
-
-    pub(crate) fn axis(self) -> &'static str {
-        match self {
-            SweepParam::Rows => "input rows (n)",
-            SweepParam::Bl => "boundary level BL",
-            SweepParam::Chunk => "mts chunk (tasks per bulk steal)",
-        }
-    }
-}
-
-/// `locus sim sweep KERNEL --param P --values V`.
-#[derive(Debug, Args)]
-#[command(after_help = crate::bench::kernels_help())]
-pub(crate) struct SweepArgs {
-    /// The kernel to record and simulate.
-    #[arg(value_name = "KERNEL")]
-    pub(crate) kernel: String,
-
-    /// The parameter to vary.
-    #[arg(long, value_enum)]
-    pub(crate) param: SweepParam,
-
-    /// Its values: a comma-separated list of whole numbers and ranges A-B, e.g. 0-6 or
-    /// 512,1024,2048.
-    #[arg(long, value_name = "LIST")]
-    pub(crate) values: String,
-
-    #[command(flatten)]
-    pub(crate) common: SimCommonArgs,
-
-    /// Policies for a rows sweep [default: ws,mts,cab,cats]; for a bl sweep, cab (with
-    /// iteration affinity, the default) or cab-paper (the published CAB). Not affinity:
-    /// its schedule is for one input (run `locus sim KERNEL --schedule FILE` instead).
-    #[arg(long, short = 'p', value_name = "P")]
-    pub(crate) policy: Option<String>,
-
-    /// Refused with an explanation: a schedule is for one input and a sweep runs several
-    /// settings (`locus sim KERNEL --policy affinity --schedule FILE` runs one).
-    #[arg(long, value_name = "FILE", hide = true)]
-    pub(crate) schedule: Option<PathBuf>,
-
-    /// Iterations of an iterative kernel (those `locus sim --help` lists), replacing the
-    /// size's.
-    #[arg(long, value_name = "K")]
-    pub(crate) iters: Option<usize>,
-
-    /// For a bl sweep: the input size S_d that Eq. 4's marker uses, e.g. 48MiB (the CAB
-    /// paper counts one heat matrix). [default: the kernel's data size, every array]
-    #[arg(long, value_name = "SIZE", value_parser = size_bytes)]
-    pub(crate) data_bytes: Option<u64>,
-
-    /// Write an SVG plot of the makespan against the parameter.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) plot: Option<PathBuf>,
-}
-
-/// `--data-bytes`: a size with hwloc's units.
-fn size_bytes(s: &str) -> Result<u64, String> {
-    locus_topo::parse_size(s).map_err(|e| e.to_string())
+    Profile(Box<ProfileArgs>),
+    /// Run an OpenMP program (built with gcc -fopenmp) on locus's libgomp.
+    Run(Box<RunArgs>),
 }
 
 /// `locus topo`.
@@ -329,21 +148,15 @@ pub(crate) struct TopoArgs {
 
 /// `locus bench`.
 #[derive(Debug, Args)]
-#[command(after_help = crate::bench::kernels_help())]
+#[command(after_help = kernels_help(Some(Engine::Runtime)))]
 pub(crate) struct BenchArgs {
     /// The kernel to run (one of those below), or `all` for every kernel at its default
     /// size.
     #[arg(value_name = "KERNEL", default_value = "all")]
     pub(crate) kernel: String,
 
-    /// Policies to compare: a comma-separated list (ws, ws-unpinned, central, rr-fifo,
-    /// rr-lifo, mts, mts:CHUNK, cab[:B:SIZE|:bl=N], cab-paper[:...], cats[:CMPI],
-    /// cats-paper[:CMPI]; static: every parallel loop dealt in one block of consecutive
-    /// chunks per worker, as OpenMP's schedule(static); affinity: the schedule of
-    /// --schedule FILE, with a single KERNEL), or `all`: ws, ws-unpinned, central,
-    /// rr-fifo, rr-lifo and mts (the others run when named). [default: LOCUS_POLICY if
-    /// set, else all]
-    #[arg(long, short = 'p', value_name = "P")]
+    // Help: the policies' table (crate::policies).
+    #[arg(long, short = 'p', value_name = "P", help = policies::flag_help(Engine::Runtime))]
     pub(crate) policy: Option<String>,
 
     /// Worker threads of every pool, locus and rayon alike. [default: the number of
@@ -399,8 +212,8 @@ pub(crate) struct BenchArgs {
 
     /// After each kernel, print what each policy decided and from what: for cab the
     /// inputs of Eq. 4 and the boundary level; for cats the counter source, the SOIDs
-    /// at the top levels, the leaf inter-socket tasks and whether the program was judged
-    /// CPU-bound; and every policy's own statistics (inter-socket tasks per squad, busy
+    /// at the top levels, the leaf inter-squad tasks and whether the program was judged
+    /// CPU-bound; and every policy's own statistics (inter-squad tasks per squad, busy
     /// refusals, profile iterations). Also written to --json.
     #[arg(long)]
     pub(crate) explain: bool,
@@ -411,6 +224,29 @@ pub(crate) struct BenchArgs {
     /// works, else declared, and the output says which; LOCUS_COUNTERS if set]
     #[arg(long, value_name = "SOURCE", value_parser = counter_kind)]
     pub(crate) counters: Option<locus::counters::CounterKind>,
+}
+
+/// The `--help` text listing the kernels, their size syntax and default sizes, and the
+/// policies `engine` runs, if the command takes `--policy`.
+pub(crate) fn kernels_help(engine: Option<Engine>) -> String {
+    let mut out = String::from("Kernels (KERNEL) and their --size syntax:\n");
+    for k in Kernel::ALL {
+        let _ = writeln!(
+            out,
+            "  {:<11} {}\n  {:<11} [default size: {}]",
+            k.name(),
+            k.size_syntax(),
+            "",
+            k.default_params()
+        );
+    }
+    if let Some(engine) = engine {
+        out.push('\n');
+        out.push_str(&policies::section(engine));
+    }
+    out.push_str("\nEvery run is verified against a serial reference.\n");
+    out.push_str(EXIT_CODES);
+    out
 }
 
 /// `--counters` (and `LOCUS_COUNTERS`): perf, declared or off.

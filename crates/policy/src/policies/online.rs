@@ -19,10 +19,10 @@ pub fn soid(own_bytes: u64, children: &[u64]) -> u64 {
         .fold(own_bytes, |sum, c| sum.saturating_add(*c))
 }
 
-/// CATS Fig. 6: a task whose data does not fit in the shared cache is an inter-socket
-/// task (a); one whose data fits while its parent's does not is a leaf inter-socket task
-/// (b); one whose data fits, like its parent's, is an intra-socket task (c). A root
-/// (no parent) whose data fits is a leaf inter-socket task: its whole tree fits one
+/// CATS Fig. 6: a task whose data does not fit in the shared cache is an inter-squad
+/// task (a); one whose data fits while its parent's does not is a leaf inter-squad task
+/// (b); one whose data fits, like its parent's, is an intra-squad task (c). A root
+/// (no parent) whose data fits is a leaf inter-squad task: its whole tree fits one
 /// squad. "Fits" means strictly smaller than the cache, as the paper says.
 pub fn classify(soid: u64, parent_soid: Option<u64>, shared_cache: u64) -> Tier {
     let fits = |d: u64| d < shared_cache;
@@ -65,7 +65,7 @@ pub(crate) struct Entry {
 
 /// The profile of one iteration, being recorded.
 #[derive(Debug, Default)]
-pub(crate) struct Profile {
+pub(crate) struct OnlineProfile {
     inner: Mutex<Table>,
 }
 
@@ -117,7 +117,7 @@ pub(crate) enum Spawned {
     Repeat,
 }
 
-impl Profile {
+impl OnlineProfile {
     fn table(&self) -> std::sync::MutexGuard<'_, Table> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -152,7 +152,7 @@ impl Profile {
     }
 
     /// `task` completed having cost `cost` itself; its SOID goes to its parent. A task at
-    /// a position that completed before (see [`Profile::spawned`]) adds to it.
+    /// a position that completed before (see [`OnlineProfile::spawned`]) adds to it.
     pub(crate) fn finished(&self, task: &TaskInfo, cost: &TaskCost) {
         let mut table = self.table();
         let entry = table.entry(task.id, task.level);
@@ -185,7 +185,7 @@ impl Profile {
 
 /// What the first iteration showed, and the tiers that follow from it.
 #[derive(Debug, Clone)]
-pub(crate) struct Partition {
+pub(crate) struct LearnedTiers {
     pub(crate) tiers: HashMap<TaskId, Tier>,
     pub(crate) cpu_bound: bool,
     pub(crate) tasks: usize,
@@ -193,7 +193,7 @@ pub(crate) struct Partition {
     pub(crate) branching: f64,
     /// SOIDs of the top-level tasks summed (CAB's S_d, learned).
     pub(crate) data_bytes: u64,
-    /// Leaf inter-socket tasks found, by level.
+    /// Leaf inter-squad tasks found, by level.
     pub(crate) leaves_by_level: std::collections::BTreeMap<u32, u64>,
     pub(crate) report: String,
 }
@@ -275,8 +275,8 @@ pub(crate) fn widths(
     width
 }
 
-impl Partition {
-    /// Splits leaf inter-socket tasks, the largest first, until there are at least
+impl LearnedTiers {
+    /// Splits leaf inter-squad tasks, the largest first, until there are at least
     /// `squads` of them or none can be split: Fig. 6 alone gives a program whose data
     /// is twice one squad's cache two subtrees, and leaves half of four squads idle.
     /// Returns how many were split.
@@ -309,7 +309,7 @@ impl Partition {
             use std::fmt::Write as _;
             let _ = writeln!(
                 self.report,
-                "split {split} leaf inter-socket task(s), the largest first, to give each of {squads} squads one: now {}",
+                "split {split} leaf inter-squad task(s), the largest first, to give each of {squads} squads one: now {}",
                 self.leaves_by_level
                     .iter()
                     .map(|(level, n)| format!("{n} at level {level}"))
@@ -325,7 +325,7 @@ impl Partition {
         entries: &HashMap<TaskId, Entry>,
         shared_cache: u64,
         threshold: f64,
-    ) -> Partition {
+    ) -> LearnedTiers {
         let soid_of = |id: &TaskId| entries.get(id).and_then(|e| e.soid);
         let tiers: HashMap<TaskId, Tier> = entries
             .iter()
@@ -375,9 +375,10 @@ impl Partition {
             .filter(|e| Some(e.level) == top && e.parent.is_some_and(|p| soid_of(&p).is_none()))
             .filter_map(|e| e.soid)
             .sum();
-        let report = Partition::describe(entries, &tiers, shared_cache, cmpi, cpu_bound, threshold);
+        let report =
+            LearnedTiers::describe(entries, &tiers, shared_cache, cmpi, cpu_bound, threshold);
         let leaves_by_level = leaves_by_level(entries, &tiers);
-        Partition {
+        LearnedTiers {
             tiers,
             cpu_bound,
             tasks: entries.values().filter(|e| e.soid.is_some()).count(),
@@ -445,12 +446,12 @@ impl Partition {
             }
         }
         if leaves.is_empty() {
-            let _ = writeln!(out, "leaf inter-socket tasks: none");
+            let _ = writeln!(out, "leaf inter-squad tasks: none");
         }
         for (level, (n, max)) in leaves {
             let _ = writeln!(
                 out,
-                "leaf inter-socket tasks: {n} at level {level} (largest SOID {max} bytes)"
+                "leaf inter-squad tasks: {n} at level {level} (largest SOID {max} bytes)"
             );
         }
         out
@@ -468,7 +469,7 @@ fn children(entries: &HashMap<TaskId, Entry>) -> HashMap<TaskId, Vec<TaskId>> {
     children
 }
 
-/// Leaf inter-socket tasks of `tiers`, counted by level.
+/// Leaf inter-squad tasks of `tiers`, counted by level.
 fn leaves_by_level(
     entries: &HashMap<TaskId, Entry>,
     tiers: &HashMap<TaskId, Tier>,
@@ -556,7 +557,7 @@ mod tests {
 
     #[test]
     fn the_profile_passes_soids_up_and_sees_the_second_iteration() {
-        let p = Profile::default();
+        let p = OnlineProfile::default();
         let (root, a, b) = (info(1, 0), info(2, 1), info(3, 1));
         assert_eq!(p.spawned(&root, &a), Spawned::New);
         assert_eq!(
@@ -577,7 +578,7 @@ mod tests {
             Spawned::Repeat,
             "the second iteration"
         );
-        let part = Partition::new(&p.snapshot(), 6 << 20, 0.001);
+        let part = LearnedTiers::new(&p.snapshot(), 6 << 20, 0.001);
         assert_eq!(
             part.tiers[&TaskId(2)],
             Tier::LeafInter,
@@ -589,7 +590,7 @@ mod tests {
 
     #[test]
     fn a_second_join_in_a_running_task_is_not_a_second_iteration() {
-        let p = Profile::default();
+        let p = OnlineProfile::default();
         let cost = |bytes| TaskCost {
             bytes,
             ..TaskCost::default()
@@ -641,7 +642,7 @@ mod tests {
     /// A complete binary tree of `depth` below a loop task, each leaf task costing
     /// `leaf_bytes`, profiled; returns the profile's entries and the ids by level.
     fn binary_tree(depth: u32, leaf_bytes: u64) -> (HashMap<TaskId, Entry>, Vec<Vec<TaskInfo>>) {
-        let p = Profile::default();
+        let p = OnlineProfile::default();
         let root = TaskInfo {
             id: TaskId(77),
             level: 0,
@@ -697,7 +698,7 @@ mod tests {
     fn feeding_splits_the_largest_leaves_until_every_squad_has_one() {
         // 8 leaves of 1 MiB: level 1 holds 4 MiB each, under a 6 MiB cache: 2 leaves.
         let (entries, levels) = binary_tree(3, 1 << 20);
-        let mut part = Partition::new(&entries, 6 << 20, 0.0);
+        let mut part = LearnedTiers::new(&entries, 6 << 20, 0.0);
         assert_eq!(part.leaves_by_level.get(&1), Some(&2), "Fig. 6 alone");
         assert_eq!(part.feed(&entries, 4), 2);
         assert_eq!(part.leaves_by_level.get(&2), Some(&4));
@@ -707,7 +708,7 @@ mod tests {
         assert!(part.report.contains("split 2"), "{}", part.report);
         assert_eq!(part.feed(&entries, 4), 0, "already fed");
         // More squads than tasks can be split into: stops at the leaves of the tree.
-        let mut part = Partition::new(&entries, 6 << 20, 0.0);
+        let mut part = LearnedTiers::new(&entries, 6 << 20, 0.0);
         part.feed(&entries, 100);
         assert_eq!(part.leaves_by_level.get(&3), Some(&8));
     }

@@ -1,0 +1,313 @@
+//! The flags of `locus sim` and its subcommands: `sweep`, `threads` and `matrix`.
+
+use crate::policies::{self, Engine};
+use clap::{Args, Subcommand};
+use locus_mapper::workload::MIXES;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// The machine `locus sim` simulates when none is given: the CATS/CAB papers' Opteron.
+pub(crate) const DEFAULT_MACHINE: &str = "opteron-8380";
+
+/// `locus sim`: one kernel input, several policies; or `locus sim sweep`.
+#[derive(Debug, Args)]
+#[command(
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true,
+    after_help = super::kernels_help(Some(Engine::Simulator))
+)]
+pub(crate) struct SimArgs {
+    /// `sweep`: the same simulation over a range of one parameter.
+    #[command(subcommand)]
+    pub(crate) sweep: Option<SimCommand>,
+    #[command(flatten)]
+    pub(crate) run: SimRunArgs,
+}
+
+/// The subcommands of `locus sim`.
+#[derive(Debug, Subcommand)]
+pub(crate) enum SimCommand {
+    /// Simulate over a range of one parameter (input rows, cab's boundary level BL, the
+    /// mts batch) and plot the makespan.
+    Sweep(Box<SweepArgs>),
+    /// Simulate multi-threaded applications on a multi-socket machine under the thread
+    /// mapper (linux-like spreading, sam, sam-mph, best static) and compare their
+    /// progress.
+    Threads(ThreadsArgs),
+    /// Compare policies with ws over every kernel at sizes from the defaults to the
+    /// papers' largest and beyond, on several machines, and print each policy's worst
+    /// ratio (`--quick`: the same in seconds, scaled down).
+    Matrix(MatrixArgs),
+}
+
+/// Flags shared by `locus sim` and `locus sim sweep`.
+#[derive(Debug, Args)]
+pub(crate) struct SimCommonArgs {
+    /// The simulated machine: a preset (`locus topo --list-presets`), an hwloc synthetic
+    /// string, SxC shorthand, or an hwloc XML file (`lstopo --of xml`).
+    #[arg(long, short = 'm', value_name = "M", default_value = DEFAULT_MACHINE)]
+    pub(crate) machine: Option<String>,
+
+    /// Simulated workers, one per PU at most. [default: one per PU of the machine]
+    #[arg(long, short = 't', value_name = "N", value_parser = super::threads)]
+    pub(crate) threads: Option<usize>,
+
+    /// The kernel's input (syntax below). [default: the kernel's default size, which for
+    /// heat is the CATS paper's 1024x512, 8-row leaves, 10 iterations]
+    #[arg(long, short = 's', value_name = "S")]
+    pub(crate) size: Option<String>,
+
+    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for the
+    /// sparse kernels (spmv-crs, spmv-ccs, spmm); the size's other options (iters,
+    /// grain, seed) stay. Refused for other kernels and with a --size that names
+    /// matrix=PATH itself.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) matrix: Option<PathBuf>,
+
+    /// Seed of the simulated workers' random victim choices and wake-up delays; the same
+    /// seed and inputs give bit-identical results.
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub(crate) seed: u64,
+
+    /// A JSON file overriding some of the machine's latencies (keys: clock_ghz, ipc,
+    /// l1_hit, l2_hit, l3_hit, near_cache, remote_cache, local_dram, remote_dram, spawn,
+    /// probe_local, probe_remote, steal_local, steal_remote; cycles).
+    /// [default: the preset's documented table, or generic values]
+    #[arg(long, value_name = "FILE")]
+    pub(crate) latencies: Option<PathBuf>,
+
+    /// Also write every result (per core and per socket counters included) as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<PathBuf>,
+}
+
+/// `locus sim KERNEL`.
+#[derive(Debug, Args)]
+pub(crate) struct SimRunArgs {
+    /// The kernel to record and simulate.
+    #[arg(value_name = "KERNEL")]
+    pub(crate) kernel: Option<String>,
+
+    #[command(flatten)]
+    pub(crate) common: SimCommonArgs,
+
+    // Help: the policies' table (crate::policies).
+    #[arg(
+        long,
+        short = 'p',
+        value_name = "P",
+        default_value = "all",
+        help = policies::flag_help(Engine::Simulator)
+    )]
+    pub(crate) policy: String,
+
+    /// The schedule file --policy affinity follows, as `locus profile KERNEL --out DIR`
+    /// writes it (DIR/schedule.json). It must have been made for this kernel and input
+    /// (--size, --matrix, --iters) on this --machine with as many --threads; needs
+    /// affinity in --policy.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) schedule: Option<PathBuf>,
+
+    /// Iterations of an iterative kernel (heat, heat-ub, heat-loop, heat-moving, sor,
+    /// sor-ub, spmv-crs, spmv-ccs, spmm, radix, irreg), replacing the size's.
+    /// [default: the size's]
+    #[arg(long, value_name = "K")]
+    pub(crate) iters: Option<usize>,
+
+    /// Write a Chrome trace-event timeline (one track per simulated worker) that
+    /// Perfetto opens; needs a single --policy.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<PathBuf>,
+
+    /// Print what each policy decided and its statistics.
+    #[arg(long)]
+    pub(crate) explain: bool,
+
+    /// Also print L2 and L3 misses and DRAM accesses per socket.
+    #[arg(long)]
+    pub(crate) per_socket: bool,
+}
+
+/// The parameter a sweep varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SweepParam {
+    /// The input's first number: grid rows (heat, sor, ge, mandelbrot), n otherwise.
+    Rows,
+    /// cab's boundary level BL (runs cab:bl=N; ws once as the reference; the plot marks
+    /// Eq. 4's choice).
+    Bl,
+    /// The mts batch: tasks per bulk steal (runs mts:N; ws once as the reference).
+    #[value(alias = "chunk")]
+    Batch,
+}
+
+impl SweepParam {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SweepParam::Rows => "rows",
+            SweepParam::Bl => "bl",
+            SweepParam::Batch => "batch",
+        }
+    }
+
+    pub(crate) fn axis(self) -> &'static str {
+        match self {
+            SweepParam::Rows => "input rows (n)",
+            SweepParam::Bl => "boundary level BL",
+            SweepParam::Batch => "mts batch (tasks per bulk steal)",
+        }
+    }
+}
+
+/// `locus sim sweep KERNEL --param P --values V`.
+#[derive(Debug, Args)]
+#[command(after_help = super::kernels_help(Some(Engine::Simulator)))]
+pub(crate) struct SweepArgs {
+    /// The kernel to record and simulate.
+    #[arg(value_name = "KERNEL")]
+    pub(crate) kernel: String,
+
+    /// The parameter to vary.
+    #[arg(long, value_enum)]
+    pub(crate) param: SweepParam,
+
+    /// Its values: a comma-separated list of whole numbers and ranges A-B, e.g. 0-6 or
+    /// 512,1024,2048.
+    #[arg(long, value_name = "LIST")]
+    pub(crate) values: String,
+
+    #[command(flatten)]
+    pub(crate) common: SimCommonArgs,
+
+    // Help: the locality policies of the table (crate::policies).
+    #[arg(long, short = 'p', value_name = "P", help = sweep_policy_help())]
+    pub(crate) policy: Option<String>,
+
+    /// Refused with an explanation: a schedule is for one input and a sweep runs several
+    /// settings (`locus sim KERNEL --policy affinity --schedule FILE` runs one).
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub(crate) schedule: Option<PathBuf>,
+
+    /// Iterations of an iterative kernel (those `locus sim --help` lists), replacing the
+    /// size's.
+    #[arg(long, value_name = "K")]
+    pub(crate) iters: Option<usize>,
+
+    /// For a bl sweep: the input size S_d that Eq. 4's marker uses, e.g. 48MiB (the CAB
+    /// paper counts one heat matrix). [default: the kernel's data size, every array]
+    #[arg(long, value_name = "SIZE", value_parser = size_bytes)]
+    pub(crate) data_bytes: Option<u64>,
+
+    /// Write an SVG plot of the makespan against the parameter.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) plot: Option<PathBuf>,
+}
+
+/// `--data-bytes`: a size with hwloc's units.
+fn size_bytes(s: &str) -> Result<u64, String> {
+    locus_topo::parse_size(s).map_err(|e| e.to_string())
+}
+
+/// The help of a sweep's `--policy`: its default, from the table's locality policies.
+fn sweep_policy_help() -> String {
+    format!(
+        "Policies for a rows sweep [default: ws,{}]; for a bl sweep, cab (with iteration \
+         affinity, the default) or cab-paper (the published CAB). Not affinity: its schedule \
+         is for one input (run `locus sim KERNEL --schedule FILE` instead)",
+        policies::locality_list()
+    )
+}
+
+/// The machine `locus sim threads` simulates when none is given: the SAM-MPH paper's
+/// 40-CPU Ivy Bridge.
+pub(crate) const THREADS_MACHINE: &str = "xeon-e5-2660v2";
+
+/// The list of mixes under `--help`.
+fn mixes_help() -> String {
+    let mut s = String::from("Mixes:\n");
+    for m in MIXES {
+        let _ = writeln!(s, "  {:<10} {}", m.name, m.description);
+    }
+    s
+}
+
+/// `locus sim threads`.
+#[derive(Debug, Args)]
+#[command(after_help = mixes_help())]
+pub(crate) struct ThreadsArgs {
+    /// The workload mix (listed below), or `all`.
+    #[arg(long, value_name = "NAME", default_value = "all")]
+    pub(crate) mix: String,
+
+    /// The simulated machine: a preset (`locus topo --list-presets`), an hwloc synthetic
+    /// string, SxC or SxCxT shorthand, or an hwloc XML file. It needs at least as many
+    /// PUs as the mix has threads.
+    #[arg(long, short = 'm', value_name = "M", default_value = THREADS_MACHINE)]
+    pub(crate) machine: String,
+
+    /// Simulated seconds per run, in 100 ms intervals (above 0, at most 86400).
+    #[arg(long, value_name = "S", default_value_t = 10.0)]
+    pub(crate) seconds: f64,
+
+    /// Seed of the applications' phases and of the noise; the same seed gives the same
+    /// table.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub(crate) seed: u64,
+
+    /// Also write every result (per application, with the final placements) as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) json: Option<PathBuf>,
+}
+
+/// `locus sim matrix`.
+#[derive(Debug, Args)]
+#[command(after_help = super::EXIT_CODES)]
+pub(crate) struct MatrixArgs {
+    /// Small inputs on a machine with a sixteenth of opteron-8380's caches, which behave
+    /// as the full inputs do on the real machine: the matrix in seconds.
+    #[arg(long)]
+    pub(crate) quick: bool,
+
+    /// The simulated machines, comma-separated (presets or synthetic strings).
+    /// [default: opteron-8380,xeon-x7550,epyc-7763-2s; with --quick, the scaled machine]
+    #[arg(long, short = 'm', value_name = "LIST")]
+    pub(crate) machine: Option<String>,
+
+    /// The policies compared with ws, comma-separated (the names `locus sim --policy`
+    /// takes).
+    #[arg(long, short = 'p', value_name = "P", default_value = policies::locality_list())]
+    pub(crate) policy: String,
+
+    /// Only these kernels, comma-separated. [default: every kernel of the matrix]
+    #[arg(long, short = 'k', value_name = "LIST")]
+    pub(crate) kernel: Option<String>,
+
+    /// Exit with status 1 when a policy's worst ratio to ws is above this.
+    #[arg(long, value_name = "RATIO", value_parser = limit)]
+    pub(crate) limit: Option<f64>,
+
+    /// Seed of the simulated workers' random choices.
+    #[arg(long, value_name = "SEED", default_value_t = 1)]
+    pub(crate) seed: u64,
+}
+
+fn limit(s: &str) -> Result<f64, String> {
+    match f64::from_str(s) {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err(format!("expected a ratio above 0, such as 1.05, not {s:?}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_are_positive_ratios() {
+        assert_eq!(limit("1.05"), Ok(1.05));
+        for bad in ["0", "-1", "nan", "inf", "x", ""] {
+            assert!(limit(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,916 @@
+//! Every entry point this library exports, with its GCC symbol version. Generated
+//! shape, one function per symbol: `extern "C"`, the body run under [`guard`] so that
+//! a Rust panic prints and aborts instead of unwinding into C. The `.symver`
+//! directives at the end bind each symbol to its version node (`libgomp.map`); a symbol
+//! not listed here is not exported, so a program that needs it fails to load (with
+//! `LD_BIND_NOW=1`, as `locus run` sets) naming it.
+//!
+//! Signatures follow GCC 12's libgomp (`libgomp_g.h`, `omp.h.in`) and what
+//! `gcc -fopenmp -fdump-tree-optimized` emits; `tests/abi.rs` compares this list with
+//! the system libgomp's versions.
+
+#![allow(non_snake_case)]
+#![allow(clippy::missing_safety_doc, clippy::redundant_closure)]
+
+use crate::loops::{self, Kind, Schedule};
+use crate::team::{self, OutlinedFn};
+use crate::{env, footprint, lock, task};
+use std::ffi::{c_int, c_long, c_uint, c_void};
+use std::sync::atomic::Ordering;
+
+/// Runs `f`; a panic is printed, naming `what`, and the process aborts.
+pub(crate) fn guard<R>(what: &str, f: impl FnOnce() -> R) -> R {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(_) => {
+            eprintln!("locus: internal error in {what}; aborting");
+            std::process::abort()
+        }
+    }
+}
+
+fn wtime() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid out-pointer; CLOCK_MONOTONIC always exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// `GOMP_parallel@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel", || {
+        team::parallel(f, data, num_threads as usize, &|_| {})
+    })
+}
+
+/// `GOMP_task@@GOMP_2.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_task(
+    f: OutlinedFn,
+    data: *mut c_void,
+    cpyfn: Option<task::CopyFn>,
+    arg_size: c_long,
+    arg_align: c_long,
+    if_clause: bool,
+    flags: c_uint,
+    depend: *mut *mut c_void,
+    _priority: c_int,
+    _detach: *mut c_void,
+) {
+    guard("GOMP_task", || {
+        // SAFETY: GCC's arguments for a task construct.
+        unsafe {
+            task::task(task::Spawn {
+                f,
+                data,
+                cpyfn,
+                arg_size: arg_size.max(0) as usize,
+                arg_align: arg_align.max(1) as usize,
+                if_clause,
+                flags,
+                depend,
+            })
+        }
+    })
+}
+
+/// `GOMP_taskwait@@GOMP_2.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskwait() {
+    guard("GOMP_taskwait", || task::taskwait())
+}
+
+/// `GOMP_taskgroup_start@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskgroup_start() {
+    guard("GOMP_taskgroup_start", || task::taskgroup_start())
+}
+
+/// `GOMP_taskgroup_end@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskgroup_end() {
+    guard("GOMP_taskgroup_end", || task::taskgroup_end())
+}
+
+/// `GOMP_single_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_single_start() -> bool {
+    guard("GOMP_single_start", || team::single_start())
+}
+
+/// `GOMP_barrier@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_barrier() {
+    guard("GOMP_barrier", || team::barrier())
+}
+
+/// `GOMP_critical_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_critical_start() {
+    guard("GOMP_critical_start", || lock::lock(&lock::CRITICAL))
+}
+
+/// `GOMP_critical_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_critical_end() {
+    guard("GOMP_critical_end", || lock::unlock(&lock::CRITICAL))
+}
+
+/// `GOMP_critical_name_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_critical_name_start(pptr: *mut *mut c_void) {
+    guard("GOMP_critical_name_start", || {
+        // SAFETY: GCC passes the name's pointer-sized, zero-initialised slot.
+        lock::lock(unsafe { lock::word(pptr.cast()) })
+    })
+}
+
+/// `GOMP_critical_name_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_critical_name_end(pptr: *mut *mut c_void) {
+    guard("GOMP_critical_name_end", || {
+        // SAFETY: as for GOMP_critical_name_start.
+        lock::unlock(unsafe { lock::word(pptr.cast()) })
+    })
+}
+
+/// `GOMP_atomic_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_atomic_start() {
+    guard("GOMP_atomic_start", || lock::lock(&lock::ATOMIC))
+}
+
+/// `GOMP_atomic_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_atomic_end() {
+    guard("GOMP_atomic_end", || lock::unlock(&lock::ATOMIC))
+}
+
+/// `GOMP_loop_static_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_static_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_static_start", || {
+        let m = team::member();
+        loops::start(
+            m,
+            Schedule {
+                kind: Kind::Static,
+                chunk: chunk.max(0) as u64,
+            },
+            start,
+            end,
+            incr,
+        );
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_loop_static_next@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_static_next(istart: *mut c_long, iend: *mut c_long) -> bool {
+    guard("GOMP_loop_static_next", || {
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_parallel_loop_static@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_static(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_loop_static", || {
+        let schedule = Schedule {
+            kind: Kind::Static,
+            chunk: chunk.max(0) as u64,
+        };
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::start(m, schedule, start, end, incr)
+        })
+    })
+}
+
+/// `GOMP_loop_dynamic_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_dynamic_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_dynamic_start", || {
+        let m = team::member();
+        loops::start(
+            m,
+            Schedule {
+                kind: Kind::Dynamic,
+                chunk: chunk.max(0) as u64,
+            },
+            start,
+            end,
+            incr,
+        );
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_loop_dynamic_next@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_dynamic_next(istart: *mut c_long, iend: *mut c_long) -> bool {
+    guard("GOMP_loop_dynamic_next", || {
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_parallel_loop_dynamic@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_dynamic(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_loop_dynamic", || {
+        let schedule = Schedule {
+            kind: Kind::Dynamic,
+            chunk: chunk.max(0) as u64,
+        };
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::start(m, schedule, start, end, incr)
+        })
+    })
+}
+
+/// `GOMP_loop_guided_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_guided_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_guided_start", || {
+        let m = team::member();
+        loops::start(
+            m,
+            Schedule {
+                kind: Kind::Guided,
+                chunk: chunk.max(0) as u64,
+            },
+            start,
+            end,
+            incr,
+        );
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_loop_guided_next@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_guided_next(istart: *mut c_long, iend: *mut c_long) -> bool {
+    guard("GOMP_loop_guided_next", || {
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_parallel_loop_guided@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_guided(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_loop_guided", || {
+        let schedule = Schedule {
+            kind: Kind::Guided,
+            chunk: chunk.max(0) as u64,
+        };
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::start(m, schedule, start, end, incr)
+        })
+    })
+}
+
+/// `GOMP_loop_nonmonotonic_dynamic_start@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_nonmonotonic_dynamic_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_nonmonotonic_dynamic_start", || {
+        let m = team::member();
+        loops::start(
+            m,
+            Schedule {
+                kind: Kind::Dynamic,
+                chunk: chunk.max(0) as u64,
+            },
+            start,
+            end,
+            incr,
+        );
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_loop_nonmonotonic_dynamic_next@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_nonmonotonic_dynamic_next(
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_nonmonotonic_dynamic_next", || {
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_parallel_loop_nonmonotonic_dynamic@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_nonmonotonic_dynamic(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_loop_nonmonotonic_dynamic", || {
+        let schedule = Schedule {
+            kind: Kind::Dynamic,
+            chunk: chunk.max(0) as u64,
+        };
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::start(m, schedule, start, end, incr)
+        })
+    })
+}
+
+/// `GOMP_loop_nonmonotonic_guided_start@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_nonmonotonic_guided_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_nonmonotonic_guided_start", || {
+        let m = team::member();
+        loops::start(
+            m,
+            Schedule {
+                kind: Kind::Guided,
+                chunk: chunk.max(0) as u64,
+            },
+            start,
+            end,
+            incr,
+        );
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_loop_nonmonotonic_guided_next@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_nonmonotonic_guided_next(
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_nonmonotonic_guided_next", || {
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_parallel_loop_nonmonotonic_guided@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_nonmonotonic_guided(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    chunk: c_long,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_loop_nonmonotonic_guided", || {
+        let schedule = Schedule {
+            kind: Kind::Guided,
+            chunk: chunk.max(0) as u64,
+        };
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::start(m, schedule, start, end, incr)
+        })
+    })
+}
+
+/// `GOMP_loop_runtime_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_runtime_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_runtime_start", || {
+        let m = team::member();
+        loops::start(m, env::settings().schedule, start, end, incr);
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_loop_runtime_next@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_runtime_next(istart: *mut c_long, iend: *mut c_long) -> bool {
+    guard("GOMP_loop_runtime_next", || {
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_parallel_loop_runtime@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_runtime(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_loop_runtime", || {
+        let schedule = env::settings().schedule;
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::start(m, schedule, start, end, incr)
+        })
+    })
+}
+
+/// `GOMP_loop_nonmonotonic_runtime_start@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_nonmonotonic_runtime_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_nonmonotonic_runtime_start", || {
+        let m = team::member();
+        loops::start(m, env::settings().schedule, start, end, incr);
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_loop_nonmonotonic_runtime_next@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_nonmonotonic_runtime_next(
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_nonmonotonic_runtime_next", || {
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_parallel_loop_nonmonotonic_runtime@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_nonmonotonic_runtime(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_loop_nonmonotonic_runtime", || {
+        let schedule = env::settings().schedule;
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::start(m, schedule, start, end, incr)
+        })
+    })
+}
+
+/// `GOMP_loop_maybe_nonmonotonic_runtime_start@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_maybe_nonmonotonic_runtime_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_maybe_nonmonotonic_runtime_start", || {
+        let m = team::member();
+        loops::start(m, env::settings().schedule, start, end, incr);
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_loop_maybe_nonmonotonic_runtime_next@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_maybe_nonmonotonic_runtime_next(
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_maybe_nonmonotonic_runtime_next", || {
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+    })
+}
+
+/// `GOMP_parallel_loop_maybe_nonmonotonic_runtime@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_maybe_nonmonotonic_runtime(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_loop_maybe_nonmonotonic_runtime", || {
+        let schedule = env::settings().schedule;
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::start(m, schedule, start, end, incr)
+        })
+    })
+}
+
+/// `GOMP_loop_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_end() {
+    guard("GOMP_loop_end", || loops::end(team::member()))
+}
+
+/// `GOMP_loop_end_nowait@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_end_nowait() {
+    guard("GOMP_loop_end_nowait", || loops::end_nowait(team::member()))
+}
+
+/// `omp_get_thread_num@@OMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_thread_num() -> c_int {
+    guard("omp_get_thread_num", || team::member().num as c_int)
+}
+
+/// `omp_get_num_threads@@OMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_num_threads() -> c_int {
+    guard("omp_get_num_threads", || {
+        team::member().team().size as c_int
+    })
+}
+
+/// `omp_get_max_threads@@OMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_max_threads() -> c_int {
+    guard("omp_get_max_threads", || env::max_threads() as c_int)
+}
+
+/// `omp_set_num_threads@@OMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_num_threads(n: c_int) {
+    guard("omp_set_num_threads", || {
+        env::set_num_threads(n.max(1) as usize)
+    })
+}
+
+/// `omp_in_parallel@@OMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_in_parallel() -> c_int {
+    guard("omp_in_parallel", || c_int::from(team::member().active))
+}
+
+/// `omp_in_final@@OMP_3.1`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_in_final() -> c_int {
+    guard("omp_in_final", || c_int::from(task::in_final()))
+}
+
+/// `omp_get_wtime@@OMP_2.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_wtime() -> f64 {
+    guard("omp_get_wtime", || wtime())
+}
+
+/// `omp_get_wtick@@OMP_2.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_wtick() -> f64 {
+    guard("omp_get_wtick", || 1e-9)
+}
+
+/// `omp_init_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_init_lock(l: *mut c_void) {
+    guard("omp_init_lock", || {
+        // SAFETY: GCC's omp_lock_t: 4 bytes, aligned 4.
+        unsafe { lock::word(l) }.store(0, Ordering::Relaxed)
+    })
+}
+
+/// `omp_destroy_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_destroy_lock(l: *mut c_void) {
+    guard("omp_destroy_lock", || {
+        // SAFETY: as for omp_init_lock.
+        unsafe { lock::word(l) }.store(0, Ordering::Relaxed)
+    })
+}
+
+/// `omp_set_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_lock(l: *mut c_void) {
+    guard("omp_set_lock", || {
+        // SAFETY: as for omp_init_lock.
+        lock::lock(unsafe { lock::word(l) })
+    })
+}
+
+/// `omp_unset_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_unset_lock(l: *mut c_void) {
+    guard("omp_unset_lock", || {
+        // SAFETY: as for omp_init_lock.
+        lock::unlock(unsafe { lock::word(l) })
+    })
+}
+
+/// `omp_test_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_test_lock(l: *mut c_void) -> c_int {
+    guard("omp_test_lock", || {
+        // SAFETY: as for omp_init_lock.
+        c_int::from(lock::try_lock(unsafe { lock::word(l) }))
+    })
+}
+
+/// `omp_init_nest_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_init_nest_lock(l: *mut c_void) {
+    guard("omp_init_nest_lock", || {
+        // SAFETY: GCC's omp_nest_lock_t: 16 bytes, aligned 8.
+        unsafe { lock::NestLock::at(l) }.init()
+    })
+}
+
+/// `omp_destroy_nest_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_destroy_nest_lock(l: *mut c_void) {
+    guard("omp_destroy_nest_lock", || {
+        // SAFETY: as for omp_init_nest_lock.
+        unsafe { lock::NestLock::at(l) }.init()
+    })
+}
+
+/// `omp_set_nest_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_nest_lock(l: *mut c_void) {
+    guard("omp_set_nest_lock", || {
+        // SAFETY: as for omp_init_nest_lock.
+        unsafe { lock::NestLock::at(l) }.set(task::current_ptr())
+    })
+}
+
+/// `omp_unset_nest_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_unset_nest_lock(l: *mut c_void) {
+    guard("omp_unset_nest_lock", || {
+        // SAFETY: as for omp_init_nest_lock.
+        unsafe { lock::NestLock::at(l) }.unset()
+    })
+}
+
+/// `omp_test_nest_lock@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_test_nest_lock(l: *mut c_void) -> c_int {
+    guard("omp_test_nest_lock", || {
+        // SAFETY: as for omp_init_nest_lock.
+        unsafe { lock::NestLock::at(l) }.test(task::current_ptr())
+    })
+}
+
+/// `locus_footprint_read@@LOCUS_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn locus_footprint_read(ptr: *const c_void, len: usize) {
+    guard("locus_footprint_read", || footprint::read(ptr.cast(), len))
+}
+
+/// `locus_footprint_write@@LOCUS_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn locus_footprint_write(ptr: *const c_void, len: usize) {
+    guard("locus_footprint_write", || {
+        footprint::write(ptr.cast(), len)
+    })
+}
+
+// The symbol versions: each entry point bound to its node of `libgomp.map`. Not in
+// unit tests, which link this crate into an executable that has no version script.
+#[cfg(not(test))]
+std::arch::global_asm!(
+    ".symver GOMP_parallel, GOMP_parallel@@GOMP_4.0",
+    ".symver GOMP_task, GOMP_task@@GOMP_2.0",
+    ".symver GOMP_taskwait, GOMP_taskwait@@GOMP_2.0",
+    ".symver GOMP_taskgroup_start, GOMP_taskgroup_start@@GOMP_4.0",
+    ".symver GOMP_taskgroup_end, GOMP_taskgroup_end@@GOMP_4.0",
+    ".symver GOMP_single_start, GOMP_single_start@@GOMP_1.0",
+    ".symver GOMP_barrier, GOMP_barrier@@GOMP_1.0",
+    ".symver GOMP_critical_start, GOMP_critical_start@@GOMP_1.0",
+    ".symver GOMP_critical_end, GOMP_critical_end@@GOMP_1.0",
+    ".symver GOMP_critical_name_start, GOMP_critical_name_start@@GOMP_1.0",
+    ".symver GOMP_critical_name_end, GOMP_critical_name_end@@GOMP_1.0",
+    ".symver GOMP_atomic_start, GOMP_atomic_start@@GOMP_1.0",
+    ".symver GOMP_atomic_end, GOMP_atomic_end@@GOMP_1.0",
+    ".symver GOMP_loop_static_start, GOMP_loop_static_start@@GOMP_1.0",
+    ".symver GOMP_loop_static_next, GOMP_loop_static_next@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_static, GOMP_parallel_loop_static@@GOMP_4.0",
+    ".symver GOMP_loop_dynamic_start, GOMP_loop_dynamic_start@@GOMP_1.0",
+    ".symver GOMP_loop_dynamic_next, GOMP_loop_dynamic_next@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_dynamic, GOMP_parallel_loop_dynamic@@GOMP_4.0",
+    ".symver GOMP_loop_guided_start, GOMP_loop_guided_start@@GOMP_1.0",
+    ".symver GOMP_loop_guided_next, GOMP_loop_guided_next@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_guided, GOMP_parallel_loop_guided@@GOMP_4.0",
+    ".symver GOMP_loop_nonmonotonic_dynamic_start, GOMP_loop_nonmonotonic_dynamic_start@@GOMP_4.5",
+    ".symver GOMP_loop_nonmonotonic_dynamic_next, GOMP_loop_nonmonotonic_dynamic_next@@GOMP_4.5",
+    ".symver GOMP_parallel_loop_nonmonotonic_dynamic, GOMP_parallel_loop_nonmonotonic_dynamic@@GOMP_4.5",
+    ".symver GOMP_loop_nonmonotonic_guided_start, GOMP_loop_nonmonotonic_guided_start@@GOMP_4.5",
+    ".symver GOMP_loop_nonmonotonic_guided_next, GOMP_loop_nonmonotonic_guided_next@@GOMP_4.5",
+    ".symver GOMP_parallel_loop_nonmonotonic_guided, GOMP_parallel_loop_nonmonotonic_guided@@GOMP_4.5",
+    ".symver GOMP_loop_runtime_start, GOMP_loop_runtime_start@@GOMP_1.0",
+    ".symver GOMP_loop_runtime_next, GOMP_loop_runtime_next@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_runtime, GOMP_parallel_loop_runtime@@GOMP_4.0",
+    ".symver GOMP_loop_nonmonotonic_runtime_start, GOMP_loop_nonmonotonic_runtime_start@@GOMP_5.0",
+    ".symver GOMP_loop_nonmonotonic_runtime_next, GOMP_loop_nonmonotonic_runtime_next@@GOMP_5.0",
+    ".symver GOMP_parallel_loop_nonmonotonic_runtime, GOMP_parallel_loop_nonmonotonic_runtime@@GOMP_5.0",
+    ".symver GOMP_loop_maybe_nonmonotonic_runtime_start, GOMP_loop_maybe_nonmonotonic_runtime_start@@GOMP_5.0",
+    ".symver GOMP_loop_maybe_nonmonotonic_runtime_next, GOMP_loop_maybe_nonmonotonic_runtime_next@@GOMP_5.0",
+    ".symver GOMP_parallel_loop_maybe_nonmonotonic_runtime, GOMP_parallel_loop_maybe_nonmonotonic_runtime@@GOMP_5.0",
+    ".symver GOMP_loop_end, GOMP_loop_end@@GOMP_1.0",
+    ".symver GOMP_loop_end_nowait, GOMP_loop_end_nowait@@GOMP_1.0",
+    ".symver omp_get_thread_num, omp_get_thread_num@@OMP_1.0",
+    ".symver omp_get_num_threads, omp_get_num_threads@@OMP_1.0",
+    ".symver omp_get_max_threads, omp_get_max_threads@@OMP_1.0",
+    ".symver omp_set_num_threads, omp_set_num_threads@@OMP_1.0",
+    ".symver omp_in_parallel, omp_in_parallel@@OMP_1.0",
+    ".symver omp_in_final, omp_in_final@@OMP_3.1",
+    ".symver omp_get_wtime, omp_get_wtime@@OMP_2.0",
+    ".symver omp_get_wtick, omp_get_wtick@@OMP_2.0",
+    ".symver omp_init_lock, omp_init_lock@@OMP_3.0",
+    ".symver omp_destroy_lock, omp_destroy_lock@@OMP_3.0",
+    ".symver omp_set_lock, omp_set_lock@@OMP_3.0",
+    ".symver omp_unset_lock, omp_unset_lock@@OMP_3.0",
+    ".symver omp_test_lock, omp_test_lock@@OMP_3.0",
+    ".symver omp_init_nest_lock, omp_init_nest_lock@@OMP_3.0",
+    ".symver omp_destroy_nest_lock, omp_destroy_nest_lock@@OMP_3.0",
+    ".symver omp_set_nest_lock, omp_set_nest_lock@@OMP_3.0",
+    ".symver omp_unset_nest_lock, omp_unset_nest_lock@@OMP_3.0",
+    ".symver omp_test_nest_lock, omp_test_nest_lock@@OMP_3.0",
+    ".symver locus_footprint_read, locus_footprint_read@@LOCUS_1.0",
+    ".symver locus_footprint_write, locus_footprint_write@@LOCUS_1.0",
+);
+
+/// The exported symbols and their versions, for the tests.
+#[cfg(test)]
+pub(crate) const SYMBOLS: &[(&str, &str)] = &[
+    ("GOMP_parallel", "GOMP_4.0"),
+    ("GOMP_task", "GOMP_2.0"),
+    ("GOMP_taskwait", "GOMP_2.0"),
+    ("GOMP_taskgroup_start", "GOMP_4.0"),
+    ("GOMP_taskgroup_end", "GOMP_4.0"),
+    ("GOMP_single_start", "GOMP_1.0"),
+    ("GOMP_barrier", "GOMP_1.0"),
+    ("GOMP_critical_start", "GOMP_1.0"),
+    ("GOMP_critical_end", "GOMP_1.0"),
+    ("GOMP_critical_name_start", "GOMP_1.0"),
+    ("GOMP_critical_name_end", "GOMP_1.0"),
+    ("GOMP_atomic_start", "GOMP_1.0"),
+    ("GOMP_atomic_end", "GOMP_1.0"),
+    ("GOMP_loop_static_start", "GOMP_1.0"),
+    ("GOMP_loop_static_next", "GOMP_1.0"),
+    ("GOMP_parallel_loop_static", "GOMP_4.0"),
+    ("GOMP_loop_dynamic_start", "GOMP_1.0"),
+    ("GOMP_loop_dynamic_next", "GOMP_1.0"),
+    ("GOMP_parallel_loop_dynamic", "GOMP_4.0"),
+    ("GOMP_loop_guided_start", "GOMP_1.0"),
+    ("GOMP_loop_guided_next", "GOMP_1.0"),
+    ("GOMP_parallel_loop_guided", "GOMP_4.0"),
+    ("GOMP_loop_nonmonotonic_dynamic_start", "GOMP_4.5"),
+    ("GOMP_loop_nonmonotonic_dynamic_next", "GOMP_4.5"),
+    ("GOMP_parallel_loop_nonmonotonic_dynamic", "GOMP_4.5"),
+    ("GOMP_loop_nonmonotonic_guided_start", "GOMP_4.5"),
+    ("GOMP_loop_nonmonotonic_guided_next", "GOMP_4.5"),
+    ("GOMP_parallel_loop_nonmonotonic_guided", "GOMP_4.5"),
+    ("GOMP_loop_runtime_start", "GOMP_1.0"),
+    ("GOMP_loop_runtime_next", "GOMP_1.0"),
+    ("GOMP_parallel_loop_runtime", "GOMP_4.0"),
+    ("GOMP_loop_nonmonotonic_runtime_start", "GOMP_5.0"),
+    ("GOMP_loop_nonmonotonic_runtime_next", "GOMP_5.0"),
+    ("GOMP_parallel_loop_nonmonotonic_runtime", "GOMP_5.0"),
+    ("GOMP_loop_maybe_nonmonotonic_runtime_start", "GOMP_5.0"),
+    ("GOMP_loop_maybe_nonmonotonic_runtime_next", "GOMP_5.0"),
+    ("GOMP_parallel_loop_maybe_nonmonotonic_runtime", "GOMP_5.0"),
+    ("GOMP_loop_end", "GOMP_1.0"),
+    ("GOMP_loop_end_nowait", "GOMP_1.0"),
+    ("omp_get_thread_num", "OMP_1.0"),
+    ("omp_get_num_threads", "OMP_1.0"),
+    ("omp_get_max_threads", "OMP_1.0"),
+    ("omp_set_num_threads", "OMP_1.0"),
+    ("omp_in_parallel", "OMP_1.0"),
+    ("omp_in_final", "OMP_3.1"),
+    ("omp_get_wtime", "OMP_2.0"),
+    ("omp_get_wtick", "OMP_2.0"),
+    ("omp_init_lock", "OMP_3.0"),
+    ("omp_destroy_lock", "OMP_3.0"),
+    ("omp_set_lock", "OMP_3.0"),
+    ("omp_unset_lock", "OMP_3.0"),
+    ("omp_test_lock", "OMP_3.0"),
+    ("omp_init_nest_lock", "OMP_3.0"),
+    ("omp_destroy_nest_lock", "OMP_3.0"),
+    ("omp_set_nest_lock", "OMP_3.0"),
+    ("omp_unset_nest_lock", "OMP_3.0"),
+    ("omp_test_nest_lock", "OMP_3.0"),
+    ("locus_footprint_read", "LOCUS_1.0"),
+    ("locus_footprint_write", "LOCUS_1.0"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::SYMBOLS;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_symbol_is_exported_once_into_a_node_of_the_version_script() {
+        let script = include_str!("../libgomp.map");
+        let mut seen = HashSet::new();
+        for (name, version) in SYMBOLS {
+            assert!(seen.insert(name), "{name} exported twice");
+            assert!(
+                script
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{version} {{"))),
+                "{name}@@{version}: no such node in libgomp.map"
+            );
+        }
+    }
+}

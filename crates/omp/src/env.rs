@@ -1,0 +1,251 @@
+//! The settings read at start (`OMP_*` and `LOCUS_*`) and the pools that run teams.
+//!
+//! Read once, on the first OpenMP call that needs them. What locus honours:
+//! `OMP_NUM_THREADS` (the first number of its list: the team size), `OMP_STACKSIZE`
+//! (the workers' stacks), `OMP_SCHEDULE` (`schedule(runtime)` loops) and
+//! `OMP_PROC_BIND=false` (workers unpinned). What it does not, it says once on stderr
+//! and what it does instead: other `OMP_PROC_BIND` values and `OMP_PLACES` (workers are
+//! placed by the locus policy on the `LOCUS_TOPOLOGY` machine), nested parallelism
+//! (`OMP_NESTED`, `OMP_MAX_ACTIVE_LEVELS`: inner regions run with a team of one). A
+//! value that cannot be read is an error naming the variable; the program exits with
+//! status 2.
+
+use crate::loops::Schedule;
+use locus::{ThreadPool, ThreadPoolBuilder};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// The settings of this process.
+#[derive(Debug)]
+pub(crate) struct Settings {
+    /// `OMP_NUM_THREADS`, if set.
+    pub(crate) threads: Option<usize>,
+    /// `OMP_STACKSIZE` in bytes, if set.
+    pub(crate) stack: Option<usize>,
+    /// `OMP_PROC_BIND=false`.
+    pub(crate) unpinned: bool,
+    /// `OMP_SCHEDULE`, else dynamic with chunks of 1 (libgomp's default).
+    pub(crate) schedule: Schedule,
+    /// `LOCUS_STATS=1`.
+    pub(crate) stats: bool,
+}
+
+static SETTINGS: OnceLock<Settings> = OnceLock::new();
+
+/// The settings, read on first use; a bad value ends the program (see the module docs).
+pub(crate) fn settings() -> &'static Settings {
+    SETTINGS.get_or_init(|| match read_settings(&|name| std::env::var(name).ok()) {
+        Ok(s) => s,
+        Err(message) => fail(&message),
+    })
+}
+
+/// Prints `message` as locus's and exits with status 2.
+pub(crate) fn fail(message: &str) -> ! {
+    eprintln!("locus: {message}");
+    std::process::exit(2)
+}
+
+fn read_settings(var: &dyn Fn(&str) -> Option<String>) -> Result<Settings, String> {
+    let get = |name: &str| var(name).filter(|v| !v.trim().is_empty());
+    let threads = match get("OMP_NUM_THREADS") {
+        None => None,
+        Some(v) => Some(parse_threads(&v)?),
+    };
+    let stack = match get("OMP_STACKSIZE") {
+        None => None,
+        Some(v) => Some(parse_stack(&v)?),
+    };
+    let mut unpinned = false;
+    if let Some(v) = get("OMP_PROC_BIND") {
+        match v.trim().to_ascii_lowercase().as_str() {
+            "false" => unpinned = true,
+            "true" | "master" | "primary" | "close" | "spread" => eprintln!(
+                "locus: OMP_PROC_BIND={v} is not followed: workers are placed by the locus \
+                 policy (LOCUS_POLICY) on the machine LOCUS_TOPOLOGY describes"
+            ),
+            _ => {
+                return Err(format!(
+                    "OMP_PROC_BIND={v:?}: expected true, false, primary, master, close or spread"
+                ))
+            }
+        }
+    }
+    if let Some(v) = get("OMP_PLACES") {
+        eprintln!(
+            "locus: OMP_PLACES={v} is not followed: worker i runs on PU i of the machine \
+             LOCUS_TOPOLOGY describes (round robin over the allowed CPUs)"
+        );
+    }
+    let nested = get("OMP_NESTED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        || get("OMP_MAX_ACTIVE_LEVELS")
+            .is_some_and(|v| v.trim().parse::<u32>().is_ok_and(|n| n > 1));
+    if nested {
+        eprintln!("locus: nested parallel regions run with a team of one thread");
+    }
+    let schedule = match get("OMP_SCHEDULE") {
+        None => Schedule::default_runtime(),
+        Some(v) => Schedule::parse(&v).map_err(|e| format!("OMP_SCHEDULE={v:?}: {e}"))?,
+    };
+    let stats = get("LOCUS_STATS").is_some_and(|v| v.trim() != "0");
+    Ok(Settings {
+        threads,
+        stack,
+        unpinned,
+        schedule,
+        stats,
+    })
+}
+
+fn parse_threads(v: &str) -> Result<usize, String> {
+    let first = v.split(',').next().unwrap_or("").trim();
+    match first.parse::<usize>() {
+        Ok(n) if (1..=locus::MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "OMP_NUM_THREADS={v:?}: expected a number of threads in 1..={}",
+            locus::MAX_THREADS
+        )),
+    }
+}
+
+fn parse_stack(v: &str) -> Result<usize, String> {
+    let t = v.trim();
+    let (digits, unit) = match t.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => (&t[..at], t[at..].trim()),
+        None => (t, "K"),
+    };
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "B" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        _ => {
+            return Err(format!(
+                "OMP_STACKSIZE={v:?}: expected a size such as 512K, 8M or 1G"
+            ))
+        }
+    };
+    digits
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|&n| n >= 64 << 10)
+        .ok_or_else(|| format!("OMP_STACKSIZE={v:?}: expected a size of at least 64K"))
+}
+
+/// A pool that runs teams of its size, one team at a time.
+pub(crate) struct TeamPool {
+    pub(crate) pool: ThreadPool,
+    /// Held while a team runs on the pool (teams from different threads take turns).
+    pub(crate) region: Mutex<()>,
+}
+
+static POOLS: Mutex<Vec<&'static TeamPool>> = Mutex::new(Vec::new());
+
+/// nthreads-var as `omp_set_num_threads` set it; 0 if never set.
+static NUM_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// `omp_set_num_threads`.
+pub(crate) fn set_num_threads(n: usize) {
+    NUM_THREADS.store(n.clamp(1, locus::MAX_THREADS), Ordering::Relaxed);
+}
+
+/// nthreads-var: the team size of a region without `num_threads`.
+pub(crate) fn max_threads() -> usize {
+    match NUM_THREADS.load(Ordering::Relaxed) {
+        0 => settings()
+            .threads
+            .unwrap_or_else(|| pool_for(None).pool.num_threads()),
+        n => n,
+    }
+}
+
+/// The pool for teams of `threads` workers (the environment's default size if `None`),
+/// built on first use. Pools live until the process ends.
+pub(crate) fn pool_for(threads: Option<usize>) -> &'static TeamPool {
+    let mut pools = POOLS.lock().unwrap_or_else(|e| e.into_inner());
+    let wanted = threads.or(settings().threads);
+    if let Some(p) = pools
+        .iter()
+        .find(|p| wanted.is_none_or(|n| p.pool.num_threads() == n))
+    {
+        return p;
+    }
+    let s = settings();
+    let mut builder = match ThreadPoolBuilder::from_env() {
+        Ok(b) => b,
+        Err(e) => fail(&locus::error_chain(&e)),
+    };
+    if let Some(n) = wanted {
+        builder = builder.num_threads(n);
+    }
+    if let Some(stack) = s.stack {
+        builder = builder.stack_size(stack);
+    }
+    if s.unpinned {
+        builder = builder.pin(false);
+    }
+    let pool = match builder.build() {
+        Ok(p) => p,
+        Err(e) => fail(&format!(
+            "cannot start the OpenMP team's workers: {}",
+            locus::error_chain(&e)
+        )),
+    };
+    let team_pool: &'static TeamPool = Box::leak(Box::new(TeamPool {
+        pool,
+        region: Mutex::new(()),
+    }));
+    if pools.is_empty() && s.stats {
+        crate::stats::print_at_exit();
+    }
+    pools.push(team_pool);
+    team_pool
+}
+
+/// Every pool built so far.
+pub(crate) fn pools() -> Vec<&'static TeamPool> {
+    POOLS.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings_of(pairs: &[(&str, &str)]) -> Result<Settings, String> {
+        let pairs: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        read_settings(&move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        })
+    }
+
+    #[test]
+    fn settings_are_read_and_bad_ones_named() {
+        let s = settings_of(&[("OMP_NUM_THREADS", "3,2"), ("OMP_STACKSIZE", "4M")]).unwrap();
+        assert_eq!(s.threads, Some(3));
+        assert_eq!(s.stack, Some(4 << 20));
+        assert_eq!(
+            settings_of(&[("OMP_STACKSIZE", "512")]).unwrap().stack,
+            Some(512 << 10)
+        );
+        assert!(settings_of(&[("OMP_PROC_BIND", "false")]).unwrap().unpinned);
+        for (var, value) in [
+            ("OMP_NUM_THREADS", "0"),
+            ("OMP_NUM_THREADS", "lots"),
+            ("OMP_STACKSIZE", "12Q"),
+            ("OMP_STACKSIZE", "1B"),
+            ("OMP_PROC_BIND", "sideways"),
+            ("OMP_SCHEDULE", "fastest"),
+            ("OMP_SCHEDULE", "dynamic,0"),
+        ] {
+            let e = settings_of(&[(var, value)]).unwrap_err();
+            assert!(e.starts_with(var) && e.contains(value), "{e}");
+        }
+    }
+}

@@ -1,0 +1,40 @@
+//! locus's libgomp: a shared library that takes the place of GCC's `libgomp.so.1`, so a
+//! program built with `gcc -fopenmp` runs its OpenMP tasks on locus's schedulers with
+//! no change and no recompilation (`locus run -- PROGRAM`, or `LD_LIBRARY_PATH` to a
+//! folder where this library is named `libgomp.so.1`).
+//!
+//! # How OpenMP maps onto locus
+//! - **Team = a pool's workers** (`team.rs`). A parallel region of `n` threads runs on a
+//!   locus pool of `n` workers (built on first use for each size, with the `LOCUS_*`
+//!   policy and topology), through [`locus::ThreadPool::broadcast`]: every worker runs
+//!   the region's function at the same time as thread `i`, so barriers and `single`
+//!   work, and the team's tasks run only on its members, so `threadprivate` variables
+//!   (thread-local storage) add up. The thread that starts the region waits for it; it
+//!   is not a member. A region started inside a region runs with a team of one.
+//! - **Tasks = raw locus tasks** (`task.rs`). `GOMP_task` copies the task's data into a
+//!   record it allocates (`arg_size` bytes at `arg_align`, or through `cpyfn`), names it
+//!   (the outlined function's address and the spawn path) and publishes it with
+//!   [`locus::raw::spawn`], where the policy places it. Each record counts its
+//!   incomplete children and its live references; `taskwait`, `taskgroup` and barriers
+//!   wait on those counts with [`locus::raw::wait_until`], running the team's other
+//!   tasks meanwhile.
+//! - **Worksharing loops** (`loops.rs`) are dealt from a record shared by the team's
+//!   members, keyed by how many worksharing constructs each member has met.
+//! - **Locks** (`lock.rs`): `critical`, `atomic` and the `omp_*_lock` family are futex
+//!   mutexes in the program's own lock words.
+//!
+//! # Safety at the boundary
+//! Every entry point is `extern "C"`, so a Rust panic cannot unwind into C: the entry
+//! points catch it, print it and abort (`abi.rs`). Bad settings (`OMP_*`, `LOCUS_*`)
+//! are reported by name and the program exits with status 2 (`env.rs`).
+
+#![deny(missing_docs)]
+
+pub mod abi;
+mod env;
+mod footprint;
+mod lock;
+mod loops;
+mod stats;
+mod task;
+mod team;

@@ -1,0 +1,235 @@
+//! Worksharing loops: `GOMP_loop_*_start/_next/_end` and the combined
+//! `GOMP_parallel_loop_*`.
+//!
+//! Every member of a team meets the team's loops in the same order, so the `k`-th loop a
+//! member starts is the team's `k`-th: the first member to start it makes its
+//! [`WorkShare`] (under the team's lock) and the others find it by `k`; the last member
+//! to end it removes it. A loop is dealt in iteration numbers `0..n` (the value of
+//! iteration `i` is `start + i * incr`):
+//! - static: member `t` takes chunks `t`, `t + size`, ... (one block each if no chunk);
+//! - dynamic: each `next` takes the next `chunk` iterations (`fetch_add`);
+//! - guided: each `next` takes max(remaining / size, chunk) (compare-exchange);
+//!
+//! the nonmonotonic forms deal as the plain ones, which OpenMP allows. `runtime`
+//! follows `OMP_SCHEDULE` (dynamic,1 if unset).
+
+use crate::team::{self, Member};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// How a loop is dealt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Fixed chunks per member.
+    Static,
+    /// First come, fixed chunks.
+    Dynamic,
+    /// First come, shrinking chunks.
+    Guided,
+}
+
+/// A schedule: a kind and a chunk size (0: the kind's default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Schedule {
+    pub(crate) kind: Kind,
+    pub(crate) chunk: u64,
+}
+
+impl Schedule {
+    /// libgomp's run-sched-var when `OMP_SCHEDULE` is unset.
+    pub(crate) fn default_runtime() -> Schedule {
+        Schedule {
+            kind: Kind::Dynamic,
+            chunk: 1,
+        }
+    }
+
+    /// Reads `OMP_SCHEDULE`: `[monotonic:|nonmonotonic:]kind[,chunk]`, kind one of
+    /// static, dynamic, guided, auto (taken as static).
+    pub(crate) fn parse(text: &str) -> Result<Schedule, String> {
+        let t = text.trim().to_ascii_lowercase();
+        let t = t
+            .strip_prefix("monotonic:")
+            .or_else(|| t.strip_prefix("nonmonotonic:"))
+            .unwrap_or(&t);
+        let (kind, chunk) = match t.split_once(',') {
+            Some((k, c)) => (k.trim(), Some(c.trim())),
+            None => (t.trim(), None),
+        };
+        let kind = match kind {
+            "static" | "auto" => Kind::Static,
+            "dynamic" => Kind::Dynamic,
+            "guided" => Kind::Guided,
+            _ => return Err("expected static, dynamic, guided or auto, then ,CHUNK".into()),
+        };
+        let chunk = match chunk {
+            None => 0,
+            Some(c) => match c.parse::<u64>() {
+                Ok(n) if n > 0 => n,
+                _ => return Err(format!("{c:?} is no chunk size (a positive number)")),
+            },
+        };
+        Ok(Schedule { kind, chunk })
+    }
+}
+
+/// One loop being dealt to a team.
+pub(crate) struct WorkShare {
+    key: u64,
+    start: i64,
+    incr: i64,
+    /// Iterations.
+    n: u64,
+    kind: Kind,
+    chunk: u64,
+    /// The next iteration not dealt (dynamic, guided).
+    next: AtomicU64,
+    /// Members that have not ended the loop.
+    left: AtomicUsize,
+}
+
+/// The number of iterations of `for (i = start; i < end (or > end); i += incr)`.
+fn trip_count(start: i64, end: i64, incr: i64) -> u64 {
+    let (start, end, incr) = (i128::from(start), i128::from(end), i128::from(incr));
+    let n = if incr > 0 && end > start {
+        (end - start + incr - 1) / incr
+    } else if incr < 0 && end < start {
+        (start - end - incr - 1) / -incr
+    } else {
+        0
+    };
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// Starts this member's next loop (making it if this member is the first) and makes it
+/// the member's current loop.
+pub(crate) fn start(m: &Member, schedule: Schedule, start: i64, end: i64, incr: i64) {
+    let key = m.loops.get() + 1;
+    m.loops.set(key);
+    let team = m.team();
+    let work = {
+        let mut works = team.works.lock().unwrap_or_else(|e| e.into_inner());
+        Arc::clone(works.entry(key).or_insert_with(|| {
+            Arc::new(WorkShare {
+                key,
+                start,
+                incr: if incr == 0 { 1 } else { incr },
+                n: if incr == 0 {
+                    0
+                } else {
+                    trip_count(start, end, incr)
+                },
+                kind: schedule.kind,
+                chunk: match (schedule.kind, schedule.chunk) {
+                    (Kind::Static, c) => c,
+                    (_, 0) => 1,
+                    (_, c) => c,
+                },
+                next: AtomicU64::new(0),
+                left: AtomicUsize::new(team.size),
+            })
+        }))
+    };
+    *m.work.borrow_mut() = Some(work);
+    m.static_taken.set(0);
+}
+
+/// Deals this member its next chunk of the current loop: the values `[*istart,
+/// *iend)` in the loop's direction; false when the loop is exhausted.
+pub(crate) fn next(m: &Member, istart: &mut i64, iend: &mut i64) -> bool {
+    let work = m.work.borrow();
+    let Some(w) = work.as_ref() else {
+        return false;
+    };
+    let size = m.team().size as u64;
+    let (lo, hi) = match w.kind {
+        Kind::Static if w.chunk == 0 => {
+            if m.static_taken.replace(1) > 0 {
+                return false;
+            }
+            let block = w.n.div_ceil(size);
+            let lo = (m.num as u64).saturating_mul(block);
+            (lo, lo.saturating_add(block).min(w.n))
+        }
+        Kind::Static => {
+            let k = m.static_taken.get();
+            m.static_taken.set(k + 1);
+            let index = (m.num as u64).saturating_add(k.saturating_mul(size));
+            let lo = index.saturating_mul(w.chunk);
+            (lo, lo.saturating_add(w.chunk).min(w.n))
+        }
+        Kind::Dynamic => {
+            if w.next.load(Ordering::Relaxed) >= w.n {
+                return false;
+            }
+            let lo = w.next.fetch_add(w.chunk, Ordering::Relaxed);
+            (lo, lo.saturating_add(w.chunk).min(w.n))
+        }
+        Kind::Guided => {
+            let mut lo = w.next.load(Ordering::Relaxed);
+            loop {
+                if lo >= w.n {
+                    return false;
+                }
+                let left = w.n - lo;
+                let take = left.div_ceil(size).max(w.chunk).min(left);
+                match w.next.compare_exchange_weak(
+                    lo,
+                    lo + take,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                ) {
+                    Ok(_) => break (lo, lo + take),
+                    Err(now) => lo = now,
+                }
+            }
+        }
+    };
+    if lo >= hi {
+        return false;
+    }
+    let value = |i: u64| (i128::from(w.start) + i128::from(i) * i128::from(w.incr)) as i64;
+    *istart = value(lo);
+    *iend = value(hi);
+    true
+}
+
+/// `GOMP_loop_end_nowait`: this member is done with its current loop.
+pub(crate) fn end_nowait(m: &Member) {
+    if let Some(w) = m.work.borrow_mut().take() {
+        if w.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let mut works = m.team().works.lock().unwrap_or_else(|e| e.into_inner());
+            works.remove(&w.key);
+        }
+    }
+}
+
+/// `GOMP_loop_end`: the member's loop ends, then the team's barrier.
+pub(crate) fn end(m: &Member) {
+    end_nowait(m);
+    team::barrier();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trip_counts_follow_the_loop_direction() {
+        assert_eq!(trip_count(0, 10, 1), 10);
+        assert_eq!(trip_count(0, 10, 3), 4);
+        assert_eq!(trip_count(10, 0, -3), 4);
+        assert_eq!(trip_count(5, 5, 1), 0);
+        assert_eq!(trip_count(5, 0, 1), 0);
+        assert_eq!(trip_count(i64::MIN, i64::MAX, 1), u64::MAX);
+    }
+
+    #[test]
+    fn schedules_parse_and_bad_ones_are_refused() {
+        let s = Schedule::parse("nonmonotonic:guided, 7").unwrap();
+        assert_eq!((s.kind, s.chunk), (Kind::Guided, 7));
+        assert_eq!(Schedule::parse("auto").unwrap().kind, Kind::Static);
+        assert!(Schedule::parse("dynamic,-1").is_err());
+        assert!(Schedule::parse("eager").is_err());
+    }
+}

@@ -1,0 +1,41 @@
+//! `LOCUS_STATS=1` (or `locus run --stats`): the pools' statistics on stderr at exit:
+//! tasks, steals by kind, and the policy's own counts (placement stability among them
+//! on machines of two squads or more).
+
+use locus::WorkerStats;
+
+/// Registers the report with `atexit`; called once, as the first pool is built.
+pub(crate) fn print_at_exit() {
+    // SAFETY: `report` is an `extern "C" fn()` that stays loaded until exit (this
+    // library is never unloaded: it is the program's libgomp).
+    if unsafe { libc::atexit(report) } != 0 {
+        eprintln!("locus: could not register the LOCUS_STATS report");
+    }
+}
+
+extern "C" fn report() {
+    crate::abi::guard("the LOCUS_STATS report", || {
+        for p in crate::env::pools() {
+            eprint!("{}", describe(&p.pool));
+        }
+    });
+}
+
+/// One pool's report.
+pub(crate) fn describe(pool: &locus::ThreadPool) -> String {
+    let total = pool.stats().total();
+    let mut out = format!(
+        "locus stats: {} workers, {} squads, policy {}, machine {}\n",
+        pool.num_threads(),
+        pool.num_squads(),
+        pool.policy_name(),
+        pool.topology().name()
+    );
+    for (name, value) in WorkerStats::NAMES.iter().zip(total.values()) {
+        out.push_str(&format!("locus stats:   {name} {value}\n"));
+    }
+    for (name, value) in pool.policy_stats() {
+        out.push_str(&format!("locus stats:   {name} {value}\n"));
+    }
+    out
+}

@@ -1,0 +1,622 @@
+//! Explicit tasks: `GOMP_task`, `taskwait`, `taskgroup` and `depend`.
+//!
+//! # A task's record
+//! A [`Node`] is one task: a [`RawTask`] first (what locus runs and the policy sees),
+//! then the function, its data (copied at spawn into the same allocation), its parent,
+//! and one 64-bit `state`: the high half counts its incomplete children (what
+//! `taskwait` waits for), the low half its references: one for itself until it
+//! completes, one for each child not yet released. A child releases its parent when its
+//! own references reach zero, that is when it and every task below it have completed;
+//! the record is freed then. So an implicit task whose references are down to its own
+//! has no incomplete descendant (what a barrier waits for), and a parent that returns
+//! before its children stays allocated until they are done.
+//!
+//! # Waiting
+//! A task waits on its own `state` (or a taskgroup's count) through
+//! [`locus::raw::wait_until`], running other tasks of the team meanwhile. Before
+//! waiting it publishes the index of its worker in `waiter` (`SeqCst`); whoever changes
+//! the count (`SeqCst` read-modify-write) reads `waiter` afterwards and wakes that
+//! worker unless it is itself (`locus::raw::wake`, fenced). By the total order of
+//! `SeqCst` operations either the waiter's check sees the change or the changer sees
+//! the waiter: no wake-up is lost. Only a live record is read: a child reads its
+//! parent's `waiter` while it still holds its reference.
+//!
+//! # Dependences
+//! A parent keeps, per address its children named in `depend`, the last child that
+//! wrote it and the readers since. A new child depends on the last writer (reads) or on
+//! it and every reader since (writes); it counts its unfinished predecessors in
+//! `unmet` (plus one while it registers) and is published by whoever brings that to
+//! zero. The table is emptied when the parent's children are all done (at `taskwait`
+//! and barriers).
+//!
+//! # Undeferred tasks
+//! `if(0)`, tasks made in a final task, and every task of a team of one run at once on
+//! the spawning thread, as new tasks (own record, own children). Below a final task all
+//! tasks are undeferred, so their records live on the stack.
+
+use crate::team::{self, OutlinedFn};
+use locus::raw::{self, RawTask};
+use locus::TaskId;
+use locus_task::TaskInfo;
+use std::alloc::{self, Layout};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::{Arc, Mutex};
+
+/// One incomplete child, in the high half of `state`.
+const CHILD: u64 = 1 << 32;
+/// One reference, in the low half of `state`.
+const REF: u64 = 1;
+const REFS: u64 = CHILD - 1;
+
+/// `GOMP_task`'s flags (gomp-constants.h).
+pub(crate) const FLAG_FINAL: u32 = 1 << 1;
+pub(crate) const FLAG_DEPEND: u32 = 1 << 3;
+pub(crate) const FLAG_DETACH: u32 = 1 << 13;
+
+/// A cpyfn: copies the firstprivate data from the spawner's block to the task's.
+pub(crate) type CopyFn = unsafe extern "C" fn(*mut c_void, *mut c_void);
+
+/// One task (see the module docs).
+#[repr(C)]
+pub(crate) struct Node {
+    raw: RawTask,
+    f: Option<OutlinedFn>,
+    data: *mut c_void,
+    /// The allocation holding this node and its data; size 0 if not on the heap.
+    layout: Layout,
+    parent: *const Node,
+    state: AtomicU64,
+    /// The worker waiting on `state`, plus one; 0 if none.
+    waiter: AtomicUsize,
+    id: TaskId,
+    level: u32,
+    /// Spawns since the last taskwait: the spawn path of the next child.
+    spawned: Cell<u32>,
+    is_final: bool,
+    implicit: bool,
+    /// The taskgroup this task was made in, which counts it.
+    group: Option<Arc<Group>>,
+    /// The innermost taskgroup open in this task (its children join it).
+    open_group: RefCell<Option<Arc<Group>>>,
+    /// The dependences of this task's children, by address.
+    deps: RefCell<HashMap<usize, DepEntry>>,
+    /// This task as a predecessor of its later siblings, if it had `depend` clauses.
+    dep: Option<Arc<DepNode>>,
+    /// Predecessors not yet complete, plus one while registering.
+    unmet: AtomicUsize,
+    /// Runs on the spawning thread when ready instead of being published (if(0)).
+    inline: bool,
+}
+
+// SAFETY: a node moves to the worker that runs it; its cells are touched only by the
+// thread running the task (tasks are tied), its shared parts are atomics and locks.
+unsafe impl Send for Node {}
+// SAFETY: as above.
+unsafe impl Sync for Node {}
+
+/// A taskgroup: counts its tasks (those made in it, and their descendants made outside
+/// any inner group) until they complete.
+pub(crate) struct Group {
+    count: AtomicUsize,
+    waiter: AtomicUsize,
+    prev: Option<Arc<Group>>,
+}
+
+/// The predecessors' side of `depend`: whether the task completed, and who waits.
+pub(crate) struct DepNode {
+    inner: Mutex<(bool, Vec<SendPtr>)>,
+}
+
+pub(crate) struct SendPtr(*const Node);
+// SAFETY: a waiting successor node, live until it runs (it runs only after this list
+// releases it).
+unsafe impl Send for SendPtr {}
+
+#[derive(Default)]
+pub(crate) struct DepEntry {
+    last_out: Option<Arc<DepNode>>,
+    ins: Vec<Arc<DepNode>>,
+}
+
+fn task_info(id: TaskId, level: u32) -> TaskInfo {
+    TaskInfo {
+        id,
+        level,
+        loop_chunks: 0,
+    }
+}
+
+impl Node {
+    /// The implicit task of member `num` of a region whose function is at `fn_id`: level
+    /// 1, as the broadcast share it runs in is to locus, so its children are at 2.
+    pub(crate) fn implicit(fn_id: u64, num: u32) -> Node {
+        let id = TaskId(locus_task::rng::mix64(fn_id)).child(num);
+        Node {
+            raw: RawTask::new(task_info(id, 1), run_never),
+            f: None,
+            data: std::ptr::null_mut(),
+            layout: Layout::new::<()>(),
+            parent: std::ptr::null(),
+            state: AtomicU64::new(REF),
+            waiter: AtomicUsize::new(0),
+            id,
+            level: 1,
+            spawned: Cell::new(0),
+            is_final: false,
+            implicit: true,
+            group: None,
+            open_group: RefCell::new(None),
+            deps: RefCell::new(HashMap::new()),
+            dep: None,
+            unmet: AtomicUsize::new(0),
+            inline: false,
+        }
+    }
+
+    fn children(&self) -> u64 {
+        self.state.load(SeqCst) >> 32
+    }
+
+    /// Waits (running other tasks) until `done`, as described in the module docs.
+    fn wait(&self, waiter: &AtomicUsize, done: impl Fn() -> bool) {
+        if done() {
+            return;
+        }
+        let me = locus::current_worker_index().map_or(0, |w| w + 1);
+        waiter.store(me, SeqCst);
+        raw::wait_until(done);
+        waiter.store(0, Relaxed);
+    }
+
+    /// Waits until every task below this (implicit) task has completed.
+    pub(crate) fn wait_for_descendants(&self) {
+        self.wait(&self.waiter, || self.state.load(SeqCst) & REFS == 1);
+    }
+
+    /// A taskwait or barrier ended: all children are done, so their dependences are
+    /// forgotten and the next spawns are numbered from 0 again.
+    pub(crate) fn sync_block_ended(&self) {
+        self.spawned.set(0);
+        self.deps.borrow_mut().clear();
+    }
+
+    /// Whether this is a final task (`omp_in_final`).
+    pub(crate) fn is_final(&self) -> bool {
+        self.is_final
+    }
+}
+
+unsafe fn run_never(_: *mut RawTask) {
+    unreachable!("implicit tasks are never spawned");
+}
+
+/// Wakes the worker published in `waiter`, unless it is the caller.
+fn wake_waiter(waiter: &AtomicUsize) {
+    let w = waiter.load(SeqCst);
+    if w != 0 && locus::current_worker_index() != Some(w - 1) {
+        raw::wake(w - 1);
+    }
+}
+
+/// Runs a spawned task: the trampoline locus calls.
+unsafe fn run_spawned(raw: *mut RawTask) {
+    let node = raw as *const Node;
+    // SAFETY: `raw` is the first field of a live heap node (spawned by `spawn`).
+    unsafe { run(node) };
+}
+
+/// Runs task `node` here and completes it.
+///
+/// # Safety
+/// `node` is live and ready, and runs once.
+unsafe fn run(node: *const Node) {
+    {
+        let _current = team::enter_task(node);
+        // SAFETY: live; the function and data are the program's.
+        unsafe {
+            if let Some(f) = (*node).f {
+                f((*node).data);
+            }
+        }
+    }
+    // SAFETY: live until its last reference goes, which `complete` handles.
+    unsafe { complete(node) };
+}
+
+/// Marks `node` complete: its successors, its taskgroup, its parent's children count,
+/// then its own reference.
+unsafe fn complete(node: *const Node) {
+    // SAFETY: live: it holds its own reference until `release` below.
+    let n = unsafe { &*node };
+    if let Some(dep) = &n.dep {
+        let successors = {
+            let mut inner = dep.inner.lock().unwrap_or_else(|e| e.into_inner());
+            inner.0 = true;
+            std::mem::take(&mut inner.1)
+        };
+        for s in successors {
+            // SAFETY: a successor waits for us, so it is live and not yet run.
+            unsafe { predecessor_done(s.0) };
+        }
+    }
+    if let Some(g) = &n.group {
+        if g.count.fetch_sub(1, SeqCst) == 1 {
+            wake_waiter(&g.waiter);
+        }
+    }
+    // SAFETY: our reference keeps the parent live.
+    let parent = unsafe { &*n.parent };
+    if parent.state.fetch_sub(CHILD, SeqCst) >> 32 == 1 {
+        wake_waiter(&parent.waiter);
+    }
+    // SAFETY: our own reference, given up once.
+    unsafe { release(node) };
+}
+
+/// Gives up one reference to `node`; the last frees it and releases its parent.
+unsafe fn release(mut node: *const Node) {
+    loop {
+        // SAFETY: the caller holds a reference, so the node is live.
+        let n = unsafe { &*node };
+        if n.implicit {
+            // Implicit tasks are waited for by their member, never freed here; the
+            // member is woken when the last descendant goes.
+            if n.state.fetch_sub(REF, SeqCst) & REFS == 2 {
+                wake_waiter(&n.waiter);
+            }
+            return;
+        }
+        if n.state.fetch_sub(REF, SeqCst) & REFS != 1 {
+            return;
+        }
+        let parent = n.parent;
+        let layout = n.layout;
+        if layout.size() != 0 {
+            // SAFETY: made by `alloc` with this layout in `new_heap`; nobody refers to
+            // it any more (its last reference is gone).
+            unsafe {
+                std::ptr::drop_in_place(node.cast_mut());
+                alloc::dealloc(node.cast_mut().cast(), layout);
+            }
+        }
+        node = parent;
+    }
+}
+
+/// One predecessor of `node` completed; publish (or wake) it if it was the last.
+unsafe fn predecessor_done(node: *const Node) {
+    // SAFETY: live until it runs, which happens only after this.
+    let n = unsafe { &*node };
+    if n.unmet.fetch_sub(1, SeqCst) == 1 {
+        if n.inline {
+            wake_waiter(&n.waiter);
+        } else {
+            // SAFETY: ready, live, published once.
+            unsafe { publish(node) };
+        }
+    }
+}
+
+/// Hands a ready heap task to locus (or runs it here off a worker, which only a team of
+/// one could do, and its tasks are never deferred).
+unsafe fn publish(node: *const Node) {
+    // SAFETY: a heap node starts with its RawTask; live until run, run once.
+    if unsafe { raw::spawn(node.cast_mut().cast()) }.is_err() {
+        // SAFETY: as above.
+        unsafe { run(node) };
+    }
+}
+
+/// The arguments of `GOMP_task` that describe the task.
+pub(crate) struct Spawn {
+    pub(crate) f: OutlinedFn,
+    pub(crate) data: *mut c_void,
+    pub(crate) cpyfn: Option<CopyFn>,
+    pub(crate) arg_size: usize,
+    pub(crate) arg_align: usize,
+    pub(crate) if_clause: bool,
+    pub(crate) flags: u32,
+    pub(crate) depend: *mut *mut c_void,
+}
+
+/// `GOMP_task`.
+///
+/// # Safety
+/// The arguments are GCC's for a task construct: `data` holds `arg_size` readable
+/// bytes (or is what `cpyfn` reads), `depend` is GCC's dependence array if
+/// `FLAG_DEPEND` is set.
+pub(crate) unsafe fn task(s: Spawn) {
+    if s.flags & FLAG_DETACH != 0 {
+        crate::env::fail(
+            "the detach clause of a task is not supported by locus; run this program with \
+             GCC's libgomp",
+        );
+    }
+    let parent = team::current();
+    let m = team::member();
+    let undeferred = !s.if_clause || parent.is_final || m.team().size == 1;
+    let is_final = parent.is_final || s.flags & FLAG_FINAL != 0;
+    let index = parent.spawned.get();
+    parent.spawned.set(index.wrapping_add(1));
+    let id = TaskId(
+        parent
+            .id
+            .child(locus_task::FIRST_SCOPE_SPAWN.wrapping_add(index))
+            .0
+            ^ locus_task::rng::mix64(s.f as usize as u64),
+    );
+    let level = parent.level + 1;
+    let group = parent
+        .open_group
+        .borrow()
+        .clone()
+        .or_else(|| parent.group.clone());
+    if let Some(g) = &group {
+        g.count.fetch_add(1, Relaxed);
+    }
+    parent.state.fetch_add(CHILD | REF, Relaxed);
+    let has_deps = s.flags & FLAG_DEPEND != 0 && !s.depend.is_null();
+
+    if undeferred && parent.is_final && !has_deps {
+        // Below a final task everything runs at once: the record can live here.
+        let mut node = new_node(&s, parent, id, level, true, group, None);
+        node.layout = Layout::new::<()>();
+        // SAFETY: GCC's arguments (the caller's contract).
+        let mut buffer = unsafe { undeferred_data(&s) };
+        node.data = buffer.as_mut().map_or(s.data, |b| b.ptr);
+        // SAFETY: live on this frame; all its descendants are undeferred too, so its last
+        // reference goes before `run` returns.
+        unsafe { run(&node) };
+        debug_assert_eq!(node.state.load(SeqCst) & REFS, 0);
+        return;
+    }
+
+    let dep = has_deps.then(|| {
+        Arc::new(DepNode {
+            inner: Mutex::new((false, Vec::new())),
+        })
+    });
+    // SAFETY: GCC's arguments.
+    let node = unsafe { new_heap(&s, parent, id, level, is_final, group, dep, undeferred) };
+    let ready = if has_deps {
+        // SAFETY: GCC's dependence array; the node is live and not yet published.
+        unsafe { register_deps(parent, node, s.depend) }
+    } else {
+        true
+    };
+    if undeferred {
+        // SAFETY: live (its own reference is held until it runs).
+        let n = unsafe { &*node };
+        if !ready {
+            n.wait(&n.waiter, || n.unmet.load(SeqCst) == 0);
+        }
+        // SAFETY: ready, live, run once here.
+        unsafe { run(node) };
+    } else if ready {
+        // SAFETY: ready, live, published once.
+        unsafe { publish(node) };
+    }
+}
+
+/// The data of an undeferred task: the spawner's block itself, or a copy by `cpyfn`.
+struct Buffer {
+    ptr: *mut c_void,
+    layout: Layout,
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated with this layout in `undeferred_data`.
+        unsafe { alloc::dealloc(self.ptr.cast(), self.layout) };
+    }
+}
+
+unsafe fn undeferred_data(s: &Spawn) -> Option<Buffer> {
+    let cpy = s.cpyfn?;
+    let layout = data_layout(s);
+    // SAFETY: non-zero size (data_layout rounds up to 1).
+    let ptr = unsafe { alloc::alloc(layout) };
+    if ptr.is_null() {
+        alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: the program's copy function, into a block of arg_size bytes at arg_align.
+    unsafe { cpy(ptr.cast(), s.data) };
+    Some(Buffer {
+        ptr: ptr.cast(),
+        layout,
+    })
+}
+
+fn data_layout(s: &Spawn) -> Layout {
+    let align = s.arg_align.max(1).next_power_of_two();
+    Layout::from_size_align(s.arg_size.max(1), align)
+        .unwrap_or_else(|_| crate::env::fail("GOMP_task: a task's data is larger than memory"))
+}
+
+fn new_node(
+    s: &Spawn,
+    parent: &Node,
+    id: TaskId,
+    level: u32,
+    is_final: bool,
+    group: Option<Arc<Group>>,
+    dep: Option<Arc<DepNode>>,
+) -> Node {
+    Node {
+        raw: RawTask::new(task_info(id, level), run_spawned),
+        f: Some(s.f),
+        data: s.data,
+        layout: Layout::new::<()>(),
+        parent,
+        state: AtomicU64::new(REF),
+        waiter: AtomicUsize::new(0),
+        id,
+        level,
+        spawned: Cell::new(0),
+        is_final,
+        implicit: false,
+        group,
+        open_group: RefCell::new(None),
+        deps: RefCell::new(HashMap::new()),
+        dep,
+        unmet: AtomicUsize::new(1),
+        inline: false,
+    }
+}
+
+/// A heap node with the task's data copied in after it, in one allocation.
+#[allow(clippy::too_many_arguments)]
+unsafe fn new_heap(
+    s: &Spawn,
+    parent: &Node,
+    id: TaskId,
+    level: u32,
+    is_final: bool,
+    group: Option<Arc<Group>>,
+    dep: Option<Arc<DepNode>>,
+    inline: bool,
+) -> *const Node {
+    let (layout, offset) = Layout::new::<Node>()
+        .extend(data_layout(s))
+        .unwrap_or_else(|_| crate::env::fail("GOMP_task: a task's data is larger than memory"));
+    // SAFETY: the layout has a non-zero size (a Node).
+    let block = unsafe { alloc::alloc(layout) };
+    if block.is_null() {
+        alloc::handle_alloc_error(layout);
+    }
+    // SAFETY: `offset` is inside the block, after the node.
+    let data = unsafe { block.add(offset) }.cast::<c_void>();
+    match s.cpyfn {
+        // SAFETY: the program's copy function, into arg_size bytes at arg_align.
+        Some(cpy) => unsafe { cpy(data, s.data) },
+        // SAFETY: GCC passes arg_size readable bytes at `data`; the block has room.
+        None if s.arg_size > 0 => unsafe {
+            std::ptr::copy_nonoverlapping(s.data.cast::<u8>(), data.cast::<u8>(), s.arg_size)
+        },
+        None => {}
+    }
+    let mut node = new_node(s, parent, id, level, is_final, group, dep);
+    node.data = data;
+    node.layout = layout;
+    node.inline = inline;
+    let node_ptr = block.cast::<Node>();
+    // SAFETY: the block is allocated for a Node at offset 0 (its layout comes first).
+    unsafe { node_ptr.write(node) };
+    node_ptr
+}
+
+/// Registers `node`'s dependences with its earlier siblings; whether it is ready now.
+unsafe fn register_deps(parent: &Node, node: *const Node, depend: *mut *mut c_void) -> bool {
+    // SAFETY: live, not yet published.
+    let n = unsafe { &*node };
+    let me = n
+        .dep
+        .as_ref()
+        .expect("a task with depend clauses has a DepNode");
+    // SAFETY: GCC's dependence array (the caller's contract).
+    let list = unsafe { read_depend(depend) };
+    let mut table = parent.deps.borrow_mut();
+    for (addr, writes) in list {
+        let entry = table.entry(addr).or_default();
+        let wait_for = |pred: &Arc<DepNode>| {
+            let mut inner = pred.inner.lock().unwrap_or_else(|e| e.into_inner());
+            if !inner.0 {
+                n.unmet.fetch_add(1, SeqCst);
+                inner.1.push(SendPtr(node));
+            }
+        };
+        if let Some(out) = &entry.last_out {
+            if !Arc::ptr_eq(out, me) {
+                wait_for(out);
+            }
+        }
+        if writes {
+            for reader in entry.ins.iter().filter(|r| !Arc::ptr_eq(r, me)) {
+                wait_for(reader);
+            }
+            entry.last_out = Some(Arc::clone(me));
+            entry.ins.clear();
+        } else {
+            entry.ins.push(Arc::clone(me));
+        }
+    }
+    n.unmet.fetch_sub(1, SeqCst) == 1
+}
+
+/// GCC's dependence array as (address, whether the task writes it).
+unsafe fn read_depend(depend: *mut *mut c_void) -> Vec<(usize, bool)> {
+    let word = |i: usize| {
+        // SAFETY: within the array GCC built (the counts it holds bound `i`).
+        unsafe { *depend.add(i) as usize }
+    };
+    let mut out = Vec::new();
+    if word(0) != 0 {
+        let (n, writes) = (word(0), word(1));
+        for i in 0..n {
+            out.push((word(2 + i), i < writes));
+        }
+    } else {
+        let (n, outs, mutexes, ins) = (word(1), word(2), word(3), word(4));
+        let plain = outs + mutexes + ins;
+        for i in 0..plain.min(n) {
+            // mutexinoutset is taken as inout: stricter, never wrong.
+            out.push((word(5 + i), i < outs + mutexes));
+        }
+        for i in plain..n {
+            // An omp_depend_t: the address, then the kind (1 = in).
+            let obj = word(5 + i) as *const usize;
+            // SAFETY: GCC passes a pointer to an initialised omp_depend_t.
+            let (addr, kind) = unsafe { (*obj, *obj.add(1)) };
+            out.push((addr, kind != 1));
+        }
+    }
+    out
+}
+
+/// `GOMP_taskwait`.
+pub(crate) fn taskwait() {
+    let t = team::current();
+    t.wait(&t.waiter, || t.children() == 0);
+    t.sync_block_ended();
+}
+
+/// `GOMP_taskgroup_start`.
+pub(crate) fn taskgroup_start() {
+    let t = team::current();
+    let mut open = t.open_group.borrow_mut();
+    let prev = open.take().or_else(|| t.group.clone());
+    *open = Some(Arc::new(Group {
+        count: AtomicUsize::new(0),
+        waiter: AtomicUsize::new(0),
+        prev,
+    }));
+}
+
+/// `GOMP_taskgroup_end`.
+pub(crate) fn taskgroup_end() {
+    let t = team::current();
+    let Some(group) = t.open_group.borrow_mut().take() else {
+        crate::env::fail("GOMP_taskgroup_end without GOMP_taskgroup_start");
+    };
+    t.wait(&group.waiter, || group.count.load(SeqCst) == 0);
+    // The enclosing group of this task, unless it is the one the task was made in.
+    let outer = group.prev.clone().filter(|p| {
+        t.group
+            .as_ref()
+            .is_none_or(|made_in| !Arc::ptr_eq(p, made_in))
+    });
+    *t.open_group.borrow_mut() = outer;
+}
+
+/// `omp_in_final`.
+pub(crate) fn in_final() -> bool {
+    team::current().is_final()
+}
+
+/// The running task as an owner of nest locks.
+pub(crate) fn current_ptr() -> *mut c_void {
+    (team::current() as *const Node).cast_mut().cast()
+}

@@ -1,0 +1,256 @@
+//! Teams: parallel regions, barriers, `single`, and the thread's place in its team.
+//!
+//! A region of `n > 1` threads runs on the pool of `n` workers (`env::pool_for`), one
+//! region per pool at a time, by [`locus::ThreadPool::broadcast`]: worker `i` runs the
+//! region's function as thread `i` with a [`Member`] and an implicit task on its stack,
+//! published in this thread's `MEMBER` and `CURRENT` cells, then the region's closing
+//! barrier. A region started by a member (nested), or of one thread, runs on the
+//! calling thread as a team of one: every task it makes runs at once, so nothing of it
+//! can run on another thread.
+//!
+//! # The barrier
+//! A member first waits until its implicit task's references fall to its own (every
+//! task descended from it has completed; see `task.rs`), then arrives; the last to
+//! arrive resets the count and moves the generation on (`SeqCst`), then wakes every
+//! worker ([`locus::raw::wake_all`], which fences). The others wait for the generation
+//! to move. All members' descendants done, all arrived: no task of the team is left.
+//! Every waiting member runs the team's tasks meanwhile.
+//!
+//! Threads outside any region act as the one member of their own team (`initial`).
+
+use crate::loops::WorkShare;
+use crate::task::Node;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The function of a region or a task, as GCC outlines it.
+pub(crate) type OutlinedFn = unsafe extern "C" fn(*mut c_void);
+
+/// The shared state of one team.
+pub(crate) struct Team {
+    /// Number of members.
+    pub(crate) size: usize,
+    /// Members at the current barrier.
+    arrived: AtomicUsize,
+    /// Barriers passed.
+    generation: AtomicUsize,
+    /// `single` constructs claimed (see [`single_start`]).
+    singles: AtomicU64,
+    /// Worksharing loops in progress, by their number in each member's sequence.
+    pub(crate) works: Mutex<HashMap<u64, Arc<WorkShare>>>,
+}
+
+impl Team {
+    pub(crate) fn new(size: usize) -> Team {
+        Team {
+            size,
+            arrived: AtomicUsize::new(0),
+            generation: AtomicUsize::new(0),
+            singles: AtomicU64::new(0),
+            works: Mutex::new(HashMap::new()),
+        }
+    }
+}
+
+/// One thread's place in a team; lives on that thread's stack for the region.
+pub(crate) struct Member {
+    pub(crate) team: *const Team,
+    /// `omp_get_thread_num`.
+    pub(crate) num: usize,
+    /// The member's implicit task.
+    pub(crate) implicit: *const Node,
+    /// Whether an enclosing region (this one or an outer one) has more than one thread.
+    pub(crate) active: bool,
+    /// `single` constructs met.
+    singles: Cell<u64>,
+    /// Worksharing loops met.
+    pub(crate) loops: Cell<u64>,
+    /// The loop being dealt to this member.
+    pub(crate) work: RefCell<Option<Arc<WorkShare>>>,
+    /// Chunks of a static loop this member has taken.
+    pub(crate) static_taken: Cell<u64>,
+}
+
+impl Member {
+    pub(crate) fn new(team: &Team, num: usize, implicit: &Node, active: bool) -> Member {
+        Member {
+            team,
+            num,
+            implicit,
+            active,
+            singles: Cell::new(0),
+            loops: Cell::new(0),
+            work: RefCell::new(None),
+            static_taken: Cell::new(0),
+        }
+    }
+
+    pub(crate) fn team(&self) -> &Team {
+        // SAFETY: a member lives inside its team's region, and the team outlives it.
+        unsafe { &*self.team }
+    }
+
+    pub(crate) fn implicit(&self) -> &Node {
+        // SAFETY: the implicit task lives beside the member for the whole region.
+        unsafe { &*self.implicit }
+    }
+}
+
+thread_local! {
+    static MEMBER: Cell<*const Member> = const { Cell::new(std::ptr::null()) };
+    /// The task running on this thread (an implicit or explicit task); null if none.
+    static CURRENT: Cell<*const Node> = const { Cell::new(std::ptr::null()) };
+    /// The team of one of a thread outside every region, made on first use and leaked
+    /// (one per such thread: a few hundred bytes).
+    static INITIAL: &'static Member = initial_member();
+}
+
+fn initial_member() -> &'static Member {
+    let team: &'static Team = Box::leak(Box::new(Team::new(1)));
+    let node: &'static Node = Box::leak(Box::new(Node::implicit(0, 0)));
+    Box::leak(Box::new(Member::new(team, 0, node, false)))
+}
+
+/// This thread's member: of the region it runs in, else of its own team of one.
+pub(crate) fn member() -> &'static Member {
+    let m = MEMBER.with(Cell::get);
+    if m.is_null() {
+        return INITIAL.with(|m| *m);
+    }
+    // SAFETY: MEMBER points to a member on this thread's stack while its region runs
+    // (`with_member` clears it before the member goes away); 'static is a lie told
+    // only to callers that use it before returning to the region.
+    unsafe { &*m }
+}
+
+/// The task running on this thread.
+pub(crate) fn current() -> &'static Node {
+    let t = CURRENT.with(Cell::get);
+    if t.is_null() {
+        return member().implicit();
+    }
+    // SAFETY: CURRENT points to the running task, live while it runs (restored when it
+    // ends); as for `member`.
+    unsafe { &*t }
+}
+
+/// Makes `node` the running task until the returned guard drops.
+pub(crate) fn enter_task(node: *const Node) -> TaskGuard {
+    TaskGuard(CURRENT.with(|c| c.replace(node)))
+}
+
+/// Restores the task that ran before.
+pub(crate) struct TaskGuard(*const Node);
+
+impl Drop for TaskGuard {
+    fn drop(&mut self) {
+        CURRENT.with(|c| c.set(self.0));
+    }
+}
+
+/// Runs `f` as `member` of its team, in its implicit task.
+fn with_member(member: &Member, f: impl FnOnce()) {
+    let saved_member = MEMBER.with(|m| m.replace(member));
+    let _task = enter_task(member.implicit);
+    f();
+    MEMBER.with(|m| m.set(saved_member));
+}
+
+/// A region's function and data, handed to every member.
+struct Region {
+    f: OutlinedFn,
+    data: *mut c_void,
+}
+// SAFETY: the program hands the data to every member of its team by design (the
+// outlined function reads shared variables through it); the caller waits for them.
+unsafe impl Sync for Region {}
+
+impl Region {
+    /// Runs the region's function (a method, so closures capture the whole `Region`).
+    fn run(&self) {
+        // SAFETY: the program's outlined function and data, called as libgomp calls them.
+        unsafe { (self.f)(self.data) }
+    }
+}
+
+/// `GOMP_parallel`: runs `f(data)` on a team of `requested` threads (0: nthreads-var);
+/// `setup` runs first on each member (a combined parallel loop's dealing).
+pub(crate) fn parallel(
+    f: OutlinedFn,
+    data: *mut c_void,
+    requested: usize,
+    setup: &(dyn Fn(&Member) + Sync),
+) {
+    let outer = member();
+    let nested = !MEMBER.with(Cell::get).is_null();
+    let size = if nested {
+        1
+    } else if requested == 0 {
+        crate::env::max_threads()
+    } else {
+        requested.min(locus::MAX_THREADS)
+    };
+    let fn_id = f as usize as u64;
+    if size == 1 {
+        let team = Team::new(1);
+        let node = Node::implicit(fn_id, 0);
+        let m = Member::new(&team, 0, &node, outer.active);
+        with_member(&m, || {
+            setup(&m);
+            // SAFETY: the program's outlined function, called as GCC's libgomp calls it.
+            unsafe { f(data) };
+            barrier();
+        });
+        return;
+    }
+    let team_pool = crate::env::pool_for(Some(size));
+    let _one_team = team_pool.region.lock().unwrap_or_else(|e| e.into_inner());
+    let team = Team::new(size);
+    let region = Region { f, data };
+    team_pool.pool.broadcast(|i| {
+        crate::abi::guard("a parallel region", || {
+            let node = Node::implicit(fn_id, i as u32);
+            let m = Member::new(&team, i, &node, true);
+            with_member(&m, || {
+                setup(&m);
+                region.run();
+                barrier();
+            });
+        })
+    });
+}
+
+/// `GOMP_barrier` (and the barrier closing every region and loop).
+pub(crate) fn barrier() {
+    let m = member();
+    let node = m.implicit();
+    node.wait_for_descendants();
+    let team = m.team();
+    if team.size > 1 {
+        let generation = team.generation.load(Ordering::SeqCst);
+        if team.arrived.fetch_add(1, Ordering::SeqCst) + 1 == team.size {
+            team.arrived.store(0, Ordering::SeqCst);
+            team.generation.fetch_add(1, Ordering::SeqCst);
+            locus::raw::wake_all();
+        } else {
+            locus::raw::wait_until(|| team.generation.load(Ordering::SeqCst) != generation);
+        }
+    }
+    node.sync_block_ended();
+}
+
+/// `GOMP_single_start`: whether this member is the first to reach its next `single`.
+/// Members meet the constructs in the same order; the team counts those claimed, and a
+/// member at its `k`-th claims it by moving the count from `k` to `k + 1`.
+pub(crate) fn single_start() -> bool {
+    let m = member();
+    let k = m.singles.get();
+    m.singles.set(k + 1);
+    m.team()
+        .singles
+        .compare_exchange(k, k + 1, Ordering::SeqCst, Ordering::Relaxed)
+        .is_ok()
+}

@@ -1,0 +1,250 @@
+//! OpenMP programs written in C, built here with the system's `gcc -fopenmp`, run on
+//! locus's libgomp under every policy and on virtual machines: each checks its own
+//! answer, and prints the same as under GCC's libgomp. Plus the load-time contract: a
+//! program needing an entry point locus lacks fails to load, naming it, and every
+//! symbol locus exports carries GCC's version for it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The programs of `tests/c`, with the arguments each runs with here (small inputs).
+const PROGRAMS: &[(&str, &[&str])] = &[
+    ("fib", &["17"]),
+    ("nqueens", &["6"]),
+    ("mergesort", &["6000", "200"]),
+    ("firstprivate", &[]),
+    ("locks", &[]),
+    ("threadprivate", &[]),
+    ("iffinal", &[]),
+    ("taskgroup", &[]),
+    ("depend", &[]),
+    ("loops", &[]),
+    ("jacobi", &[]),
+];
+
+/// Virtual machines and team sizes: two squads of two, three squads of one.
+const MACHINES: &[(&str, &str)] = &[("2x2", "4"), ("3x1", "3")];
+
+/// The folder of the built programs, built once per test binary.
+fn programs() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("omp-programs");
+        std::fs::create_dir_all(&out).expect("make the programs' folder");
+        let names = PROGRAMS.iter().map(|(n, _)| *n).chain(["missing"]);
+        for name in names {
+            let status = Command::new("gcc")
+                .args(["-O2", "-fopenmp", "-Wall", "-Werror", "-o"])
+                .arg(out.join(name))
+                .arg(src.join(format!("{name}.c")))
+                .status()
+                .expect("gcc runs");
+            assert!(status.success(), "gcc -fopenmp failed on {name}.c");
+        }
+        out
+    })
+}
+
+/// A folder holding this build's library under the name `libgomp.so.1`.
+fn library_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test's path");
+        let deps = exe.parent().expect("deps folder");
+        let lib = [
+            deps.join("liblocus_omp.so"),
+            deps.join("../liblocus_omp.so"),
+        ]
+        .into_iter()
+        .find(|p| p.is_file())
+        .expect("cargo builds liblocus_omp.so beside the tests");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("omp-lib");
+        std::fs::create_dir_all(&dir).expect("make the library's folder");
+        let link = dir.join("libgomp.so.1");
+        let _ = std::fs::remove_file(&link);
+        std::fs::copy(&lib, &link).expect("copy the library");
+        dir
+    })
+}
+
+/// Runs a program (killed after 120 s) with `env`, on locus's libgomp if `locus`.
+fn run(name: &str, args: &[&str], locus: bool, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(programs().join(name));
+    cmd.args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .env_remove("LOCUS_POLICY")
+        .env_remove("LOCUS_TOPOLOGY")
+        .env_remove("LOCUS_STATS")
+        .env("OMP_SCHEDULE", "guided,3");
+    if locus {
+        cmd.env("LD_LIBRARY_PATH", library_dir())
+            .env("LD_BIND_NOW", "1");
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("the program starts");
+    let start = Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            panic!("{name} {args:?} with {env:?} ran past 120 s");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.wait_with_output().expect("output")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Every policy a pool can be built with by name (not `affinity`, which needs a
+/// schedule file).
+fn policies() -> Vec<&'static str> {
+    locus::PolicyKind::NAMES
+        .into_iter()
+        .filter(|n| n.parse::<locus::PolicyKind>().is_ok())
+        .collect()
+}
+
+#[test]
+fn programs_give_libgomps_answers_under_every_policy_and_machine() {
+    let policies = policies();
+    assert!(policies.len() >= 6, "{policies:?}");
+    for (name, args) in PROGRAMS {
+        let gomp = run(name, args, false, &[("OMP_NUM_THREADS", "3")]);
+        assert!(
+            gomp.status.success(),
+            "{name} under GCC's libgomp: {}",
+            text(&gomp.stderr)
+        );
+        let expected = text(&gomp.stdout);
+        assert!(!expected.is_empty());
+        for policy in &policies {
+            for (machine, threads) in MACHINES {
+                let env = [
+                    ("LOCUS_POLICY", *policy),
+                    ("LOCUS_TOPOLOGY", *machine),
+                    ("OMP_NUM_THREADS", *threads),
+                ];
+                let out = run(name, args, true, &env);
+                assert!(
+                    out.status.success(),
+                    "{name} under {policy} on {machine}: {:?}\n{}",
+                    out.status,
+                    text(&out.stderr)
+                );
+                assert_eq!(
+                    text(&out.stdout),
+                    expected,
+                    "{name} under {policy} on {machine}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_library_in_use_is_locus_and_reports_its_pool() {
+    let env = [
+        ("LOCUS_STATS", "1"),
+        ("OMP_NUM_THREADS", "2"),
+        ("LOCUS_TOPOLOGY", "2x1"),
+    ];
+    let out = run("fib", &["15"], true, &env);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("locus stats: 2 workers, 2 squads, policy ws"),
+        "{stderr}"
+    );
+    let tasks: u64 = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("locus stats:   tasks "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("a task count");
+    // fib(15) makes 1972 tasks per run, twice (with and without a cutoff), plus the
+    // regions' shares; the cutoff run makes fewer.
+    assert!(tasks > 1972, "{tasks} tasks");
+}
+
+#[test]
+fn a_missing_entry_point_fails_at_load_naming_it() {
+    let out = run("missing", &[], true, &[]);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("undefined symbol: GOMP_taskloop"),
+        "{stderr}"
+    );
+    // The same program runs under GCC's libgomp.
+    let gomp = run("missing", &[], false, &[]);
+    assert_eq!(text(&gomp.stdout), "4950\n");
+}
+
+#[test]
+fn bad_settings_are_named_and_end_the_program() {
+    for (var, value) in [
+        ("OMP_NUM_THREADS", "none"),
+        ("OMP_STACKSIZE", "huge"),
+        ("OMP_SCHEDULE", "sometimes"),
+        ("LOCUS_POLICY", "fastest"),
+        ("LOCUS_TOPOLOGY", "pack:0 pu:1"),
+    ] {
+        let out = run("fib", &["10"], true, &[(var, value)]);
+        assert_eq!(out.status.code(), Some(2), "{var}={value}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.contains(var) && stderr.contains(value),
+            "{var}={value}: {stderr}"
+        );
+    }
+}
+
+/// `objdump -T` of a shared library: its defined symbols with their versions.
+fn exports(lib: &Path) -> BTreeSet<(String, String)> {
+    let out = Command::new("objdump")
+        .arg("-T")
+        .arg(lib)
+        .output()
+        .expect("objdump runs");
+    assert!(out.status.success());
+    text(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(" DF .text") || l.contains(" DO .bss"))
+        .filter_map(|l| {
+            let mut words = l.split_whitespace().rev();
+            let name = words.next()?.to_string();
+            let version = words
+                .next()?
+                .trim_matches(|c| c == '(' || c == ')')
+                .to_string();
+            Some((name, version))
+        })
+        .collect()
+}
+
+#[test]
+fn every_export_carries_gccs_version() {
+    let ours = exports(&library_dir().join("libgomp.so.1"));
+    let system = Command::new("gcc")
+        .arg("-print-file-name=libgomp.so.1")
+        .output()
+        .expect("gcc runs");
+    let gcc = exports(Path::new(text(&system.stdout).trim()));
+    let gomp: Vec<_> = ours
+        .iter()
+        .filter(|(name, _)| name.starts_with("GOMP_") || name.starts_with("omp_"))
+        .collect();
+    assert!(gomp.len() >= 50, "{ours:?}");
+    for entry in gomp {
+        assert!(gcc.contains(entry), "{entry:?} is not in GCC's libgomp");
+    }
+    assert!(ours.contains(&("locus_footprint_read".into(), "LOCUS_1.0".into())));
+}

@@ -1,0 +1,217 @@
+//! Guards the cost of the runtime's hot path against the libraries it is measured by:
+//! each operation timed in locus and, in the same run, in crossbeam-deque or rayon,
+//! so a regression shows as a ratio that grows (compare ratios, not times: machines and
+//! their load differ).
+//!
+//! - `deque/push_pop`: one push on a worker's own deque and its pop, as every `join`
+//!   under `ws` does around its first half. locus through the registry's own paths
+//!   (`bench_hooks::DequeBench`: the policy's fast-path check and the sleep check
+//!   included), crossbeam as a bare `Worker::push` and `Worker::pop` of a 16-byte value
+//!   (locus's `JobRef`).
+//! - `deque/steal`: one steal from another worker's deque holding 1,024 tasks (filled
+//!   outside the timing): locus's `Probe::Steal(Victims::All)` path with one victim,
+//!   crossbeam's `Stealer::steal`.
+//! - `join/empty`: `join` of two empty closures on a worker of a two-worker pool, against
+//!   `rayon::join` in a two-thread rayon pool.
+//! - `scope/spawn`: `scope` spawning 1,024 empty closures, per spawn, against
+//!   `rayon::scope`.
+//! - `loop/chunk`: `for_range` over 1,024 indices at grain 1, per chunk (a loop chunk's
+//!   dispatch), against rayon's `par_iter` with `with_max_len(1)` (one index per task).
+//!
+//! Both pools have two unpinned workers, and only one pool exists at a time (each is
+//! built for its group and dropped after), so neither's idle threads take CPU from the
+//! other's. Quick run: `cargo bench -p locus --bench hot_path -- --warm-up-time 1
+//! --measurement-time 3`; medians are in `target/criterion/*/*/new/estimates.json`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use crossbeam_deque::{Steal, Worker};
+use locus::bench_hooks::DequeBench;
+use locus::{PolicyKind, ThreadPool, ThreadPoolBuilder};
+use rayon::prelude::*;
+
+/// Workers in each pool.
+const THREADS: usize = 2;
+/// Tasks per measured batch of steals, spawns and loop chunks.
+const BATCH: usize = 1024;
+
+/// What crossbeam's deque carries in the comparison: the size of a locus `JobRef`.
+type Payload = (usize, usize);
+
+fn locus_pool() -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .policy(PolicyKind::Ws)
+        .pin(false)
+        .build()
+        .expect("the locus pool builds")
+}
+
+fn rayon_pool() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(THREADS)
+        .build()
+        .expect("the rayon pool builds")
+}
+
+fn deque(c: &mut Criterion) {
+    let mut group = c.benchmark_group("deque");
+    group.throughput(Throughput::Elements(1));
+    let locus = DequeBench::new();
+    group.bench_function("push_pop/locus", |b| {
+        b.iter(|| assert!(black_box(&locus).push_pop()))
+    });
+    let worker: Worker<Payload> = Worker::new_lifo();
+    group.bench_function("push_pop/crossbeam", |b| {
+        b.iter(|| {
+            worker.push(black_box((1, 2)));
+            assert!(black_box(worker.pop()).is_some());
+        })
+    });
+
+    // Steals come in batches of BATCH from a deque filled outside the timing.
+    group.throughput(Throughput::Elements(BATCH as u64));
+    group.bench_function("steal/locus", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                locus.fill(BATCH);
+                let start = Instant::now();
+                for _ in 0..BATCH {
+                    assert!(black_box(&locus).steal());
+                }
+                spent += start.elapsed();
+            }
+            spent
+        })
+    });
+    let stealer = worker.stealer();
+    group.bench_function("steal/crossbeam", |b| {
+        b.iter_custom(|iters| {
+            let mut spent = Duration::ZERO;
+            for _ in 0..iters {
+                for i in 0..BATCH {
+                    worker.push((i, i));
+                }
+                let start = Instant::now();
+                for _ in 0..BATCH {
+                    assert!(matches!(black_box(stealer.steal()), Steal::Success(_)));
+                }
+                spent += start.elapsed();
+            }
+            spent
+        })
+    });
+    group.finish();
+}
+
+/// Times `iters` runs of `op` (called on a worker of the pool being measured).
+fn timed(iters: u64, op: impl Fn()) -> Duration {
+    let start = Instant::now();
+    for _ in 0..iters {
+        op();
+    }
+    start.elapsed()
+}
+
+fn join(c: &mut Criterion) {
+    let mut group = c.benchmark_group("join");
+    group.throughput(Throughput::Elements(1));
+    let pool = locus_pool();
+    group.bench_function("empty/locus", |b| {
+        b.iter_custom(|iters| {
+            pool.install(|| {
+                timed(iters, || {
+                    black_box(locus::join(|| black_box(1), || black_box(2)));
+                })
+            })
+        })
+    });
+    drop(pool);
+    let pool = rayon_pool();
+    group.bench_function("empty/rayon", |b| {
+        b.iter_custom(|iters| {
+            pool.install(|| {
+                timed(iters, || {
+                    black_box(rayon::join(|| black_box(1), || black_box(2)));
+                })
+            })
+        })
+    });
+    group.finish();
+}
+
+fn scope(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scope");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let pool = locus_pool();
+    group.bench_function("spawn/locus", |b| {
+        b.iter_custom(|iters| {
+            pool.install(|| {
+                timed(iters, || {
+                    locus::scope(|s| {
+                        for i in 0..BATCH {
+                            s.spawn(move |_| {
+                                black_box(i);
+                            });
+                        }
+                    })
+                })
+            })
+        })
+    });
+    drop(pool);
+    let pool = rayon_pool();
+    group.bench_function("spawn/rayon", |b| {
+        b.iter_custom(|iters| {
+            pool.install(|| {
+                timed(iters, || {
+                    rayon::scope(|s| {
+                        for i in 0..BATCH {
+                            s.spawn(move |_| {
+                                black_box(i);
+                            });
+                        }
+                    })
+                })
+            })
+        })
+    });
+    group.finish();
+}
+
+fn chunks(c: &mut Criterion) {
+    let mut group = c.benchmark_group("loop");
+    group.throughput(Throughput::Elements(BATCH as u64));
+    let pool = locus_pool();
+    group.bench_function("chunk/locus", |b| {
+        b.iter_custom(|iters| {
+            pool.install(|| {
+                timed(iters, || {
+                    locus::for_range(0..BATCH, 1, |r| {
+                        black_box(r);
+                    })
+                })
+            })
+        })
+    });
+    drop(pool);
+    let pool = rayon_pool();
+    group.bench_function("chunk/rayon", |b| {
+        b.iter_custom(|iters| {
+            pool.install(|| {
+                timed(iters, || {
+                    (0..BATCH).into_par_iter().with_max_len(1).for_each(|i| {
+                        black_box(i);
+                    })
+                })
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, deque, join, scope, chunks);
+criterion_main!(benches);

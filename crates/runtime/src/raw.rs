@@ -1,0 +1,119 @@
+//! Raw tasks: the door for task layers written over locus in another shape than
+//! `join`/`scope` (the OpenMP library, `crates/omp`), whose tasks are records they
+//! allocate, name and count themselves.
+//!
+//! - [`RawTask`] is the first field of such a record: the runtime's job header (the
+//!   task's identity, which the policy sees) and the function that runs the record.
+//! - [`spawn`] publishes a record from a worker of a pool where the policy places it,
+//!   exactly as a `scope`'s spawn is placed; it runs once, on some worker of that pool.
+//! - [`wait_until`] is how such a layer waits for its own counts: on a worker it runs
+//!   other tasks (or sleeps) until the condition holds, as a `join` does; elsewhere it
+//!   spins and yields.
+//! - [`wake`] and [`wake_all`]: whoever makes a waited-for condition true must call one
+//!   of them afterwards, so that a waiter that went to sleep sees it. Both begin with a
+//!   `SeqCst` fence that pairs with the sleeper's (the handshake of `sleep/README.md`):
+//!   a waiter either sees the condition in its last check before sleeping, or is woken.
+//!   The write that makes the condition true must itself be `SeqCst` (or be followed by
+//!   the fence these functions issue, which it is).
+
+use crate::job::{HasHeader, Job, JobHeader, JobRef};
+use crate::registry::WorkerThread;
+use locus_policy::TaskInfo;
+
+/// The first field of a task record made outside the runtime: `#[repr(C)]` records put
+/// it first, so that a pointer to the record is a pointer to its `RawTask`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct RawTask {
+    header: JobHeader,
+    run: unsafe fn(*mut RawTask),
+}
+
+impl RawTask {
+    /// A task named `info`, run by `run` (given the pointer that was spawned).
+    pub const fn new(info: TaskInfo, run: unsafe fn(*mut RawTask)) -> RawTask {
+        RawTask {
+            header: JobHeader::new(info),
+            run,
+        }
+    }
+}
+
+// SAFETY: `repr(C)` with the header first.
+unsafe impl HasHeader for RawTask {}
+
+impl Job for RawTask {
+    unsafe fn execute(this: *const ()) {
+        let task = this as *mut RawTask;
+        // SAFETY: `this` came from `spawn`, whose contract keeps the record live and
+        // runs it once; `run` was given by the record's maker for exactly this call.
+        unsafe { ((*task).run)(task) }
+    }
+}
+
+/// Why a raw task could not be spawned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotOnWorker;
+
+impl std::fmt::Display for NotOnWorker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "raw tasks are spawned from a worker of a locus pool")
+    }
+}
+
+impl std::error::Error for NotOnWorker {}
+
+/// Publishes `task` on the calling worker's pool, where the policy places it. Fails,
+/// leaving `task` untouched, when the caller is no worker of a pool.
+///
+/// # Safety
+/// `task` must point to a live `RawTask` that stays live, and is not touched by the
+/// caller, until its `run` function is called with it; the record must be safe to run
+/// on another thread. Each record is spawned at most once per run.
+pub unsafe fn spawn(task: *mut RawTask) -> Result<(), NotOnWorker> {
+    let worker = WorkerThread::current().ok_or(NotOnWorker)?;
+    // SAFETY: forwarded from the caller: live until run, run once.
+    let job = unsafe { JobRef::new(task.cast_const()) };
+    worker.push(job);
+    Ok(())
+}
+
+/// Waits until `done()` holds: on a worker of a pool, running that pool's tasks (or
+/// sleeping) meanwhile; elsewhere spinning, then yielding. Whoever makes `done` true
+/// must call [`wake`] or [`wake_all`] afterwards (see the module docs).
+pub fn wait_until(done: impl Fn() -> bool) {
+    if done() {
+        return;
+    }
+    match WorkerThread::current() {
+        Some(worker) => worker.wait_until_cold(done),
+        None => {
+            let mut spins = 0u32;
+            while !done() {
+                if spins < 64 {
+                    spins += 1;
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        }
+    }
+}
+
+/// Wakes worker `index` of the calling worker's pool if it sleeps (after a fence; see
+/// the module docs). Does nothing off a worker or for an index past the pool.
+pub fn wake(index: usize) {
+    if let Some(worker) = WorkerThread::current() {
+        if index < worker.registry.num_workers() {
+            worker.registry.sleep.wake(index);
+        }
+    }
+}
+
+/// Wakes every sleeping worker of the calling worker's pool (after a fence).
+pub fn wake_all() {
+    if let Some(worker) = WorkerThread::current() {
+        worker.registry.sleep.wake_all();
+    }
+}

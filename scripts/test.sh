@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: formatting, lints with warnings as errors, then
+# every test of the workspace (the loom models included).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for tool in fmt clippy; do
+    if ! cargo "$tool" --version >/dev/null 2>&1; then
+        echo "scripts/test.sh: 'cargo $tool' is missing; install it with" \
+            "'rustup component add rustfmt clippy'" >&2
+        exit 2
+    fi
+done
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo test --workspace
