@@ -74,7 +74,8 @@ pub mod prelude {
 pub use locus_policy::{CabInputs, Policy, PolicyKind, TaskCost, TaskId, TaskInfo, WorkerMap};
 pub use locus_task::footprint;
 pub use locus_topo::Topology;
-pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, MAX_THREADS};
+pub use pin::Pinning;
+pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, DEFAULT_PINNING, MAX_THREADS};
 pub use scope::{for_range, scope, Scope};
 pub use stats::{PoolStats, WorkerStats};
 

@@ -10,7 +10,7 @@
 use crate::job::HeapJob;
 use crate::latch::{CountLatch, Latch};
 use crate::registry::WorkerThread;
-use crate::split::Slots;
+use crate::split::Runs;
 use crate::unwind;
 use locus_policy::{LoopPlan, TaskInfo};
 use locus_task::Spawner;
@@ -159,7 +159,7 @@ impl<'scope> Scope<'scope> {
             let info = owner.lane(worker, chunks);
             let plan = Arc::clone(plan);
             self.spawn_job(
-                move |scope| scope.run_lane(&plan.lanes[worker], chunk, run),
+                move |scope| scope.run_lane(plan.lanes[worker].iter().copied(), chunk, run),
                 Spawned::Lane { info, worker },
             );
         }
@@ -168,12 +168,59 @@ impl<'scope> Scope<'scope> {
         }
     }
 
+    /// Spawns a loop of `chunks` chunks (more than [`FLAT_LIMIT`]) as [`BLOCKS`] jobs of
+    /// consecutive chunks (see [`flat_loop`]), each placed by the policy as its first
+    /// chunk.
+    fn spawn_blocks(&self, chunks: usize, total: u32, run: &'scope (dyn Fn(u32) + Sync)) {
+        let owner = self.owner_task;
+        let chunk = move |i: u32| owner.loop_chunk(i, total);
+        for b in 0..BLOCKS {
+            let first = b * chunks / BLOCKS;
+            let end = (b + 1) * chunks / BLOCKS;
+            if first == end {
+                continue;
+            }
+            let (first, end) = (first as u32, end as u32);
+            self.spawn_job(
+                move |scope| scope.run_block(first..end, chunk, run),
+                Spawned::Named(chunk(first)),
+            );
+        }
+    }
+
+    /// Runs a block of a long loop, `chunks`: its job is the first chunk (placed, started
+    /// and counted as that chunk), so it runs that chunk's body in its own task, then
+    /// the others as a lane does.
+    fn run_block(
+        &self,
+        chunks: Range<u32>,
+        chunk: impl Fn(u32) -> TaskInfo,
+        run: &(dyn Fn(u32) + Sync),
+    ) {
+        if let Err(p) = unwind::halt_unwinding(|| run(chunks.start)) {
+            self.keep_panic(p);
+        }
+        let worker = WorkerThread::current().expect("a block runs on a worker of its pool");
+        for i in chunks.start + 1..chunks.end {
+            worker.run_as_task(chunk(i), true, || {
+                if let Err(p) = unwind::halt_unwinding(|| run(i)) {
+                    self.keep_panic(p);
+                }
+            });
+        }
+    }
+
     /// Runs a lane: its chunks in order, each as its own task; a chunk's panic is kept
     /// for the owner and the lane goes on, as the other chunks of a loop run on when one
     /// panics.
-    fn run_lane(&self, lane: &[u32], chunk: impl Fn(u32) -> TaskInfo, run: &(dyn Fn(u32) + Sync)) {
+    fn run_lane(
+        &self,
+        lane: impl IntoIterator<Item = u32>,
+        chunk: impl Fn(u32) -> TaskInfo,
+        run: &(dyn Fn(u32) + Sync),
+    ) {
         let worker = WorkerThread::current().expect("a lane runs on a worker of its pool");
-        for (n, &i) in lane.iter().enumerate() {
+        for (n, i) in lane.into_iter().enumerate() {
             // The lane's job was counted as a task as it started: it stands for its
             // first chunk, so a loop counts one task per chunk under every policy.
             worker.run_as_task(chunk(i), n > 0, || {
@@ -342,9 +389,27 @@ where
     crate::split::run_loop(Location::caller(), chunks, leaf, |(), ()| ());
 }
 
+/// Loops of more chunks than this are spawned in [`BLOCKS`] blocks of consecutive
+/// chunks when carried out flat, so that no loop allocates more than this many jobs up
+/// front (a job takes some 100 bytes: a loop of 10^8 chunks at grain 1 would take
+/// gigabytes).
+pub(crate) const FLAT_LIMIT: usize = 1 << 16;
+
+/// The number of blocks a flat loop of more than [`FLAT_LIMIT`] chunks is spawned in:
+/// many per worker, for balance, on any machine locus targets.
+pub(crate) const BLOCKS: usize = 1 << 12;
+
 /// A loop of `chunks` chunks carried out flat on `worker` (see `crate::split`): each
 /// chunk spawned in order from the loop's owner, or dealt by the policy's loop plan; the
-/// chunks' results kept in slots and reduced in order once all have run.
+/// chunks' results kept as runs of consecutive chunks and reduced in order once all have
+/// run.
+///
+/// A loop of more than [`FLAT_LIMIT`] chunks with no plan is spawned as [`BLOCKS`] jobs
+/// instead, each a block of consecutive chunks placed by the policy as its first chunk
+/// and running its chunks one after the other, each as its own task (as a lane of a
+/// plan does). The policy then places blocks, not chunks: for the bi-tier policies,
+/// which send consecutive chunks to one squad, that is the same placement but at the
+/// blocks' edges; a round-robin policy deals blocks instead of chunks.
 pub(crate) fn flat_loop<R, L, Red>(
     worker: &WorkerThread,
     chunks: usize,
@@ -356,12 +421,14 @@ where
     L: Fn(usize) -> R + Sync,
     Red: Fn(R, R) -> R + Sync,
 {
-    let slots = Slots::new(chunks);
+    let runs = Runs::new(worker.registry.num_workers());
     let exact = u32::try_from(chunks).ok();
     let total = exact.unwrap_or(u32::MAX);
     let run = |i: usize| {
         crate::registry::loop_chunk_started();
-        slots.put(i, leaf(i));
+        let r = leaf(i);
+        let worker = WorkerThread::current().expect("a loop's chunk runs on a worker");
+        runs.put(worker.index, i, r, reduce);
     };
     let run_planned = |i: u32| run(i as usize);
     let run_planned: &(dyn Fn(u32) + Sync) = &run_planned;
@@ -371,11 +438,13 @@ where
         // chunks can be numbered.
         if let Some(plan) = exact.and_then(|k| s.loop_plan(k)) {
             s.spawn_plan(&plan, total, run_planned);
-            return;
-        }
-        for i in 0..chunks {
-            s.spawn_as(move |_| run(i), total);
+        } else if chunks > FLAT_LIMIT {
+            s.spawn_blocks(chunks, total, run_planned);
+        } else {
+            for i in 0..chunks {
+                s.spawn_as(move |_| run(i), total);
+            }
         }
     });
-    slots.reduce(reduce)
+    runs.reduce(chunks, reduce)
 }

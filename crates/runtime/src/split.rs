@@ -211,34 +211,81 @@ impl Drop for RestoreCtx<'_> {
     }
 }
 
-/// The results of a flat loop's chunks, one slot each, reduced in order at the end.
-pub(crate) struct Slots<R> {
-    slots: Vec<Mutex<Option<R>>>,
+/// The results of a flat loop's chunks, kept as runs of consecutive chunks per worker
+/// and reduced in order once all have run.
+///
+/// A worker that finishes chunk `i` right after chunk `i - 1` (a lane of a plan, a block
+/// of a long loop) folds it into its last run, so a loop's results take memory per run,
+/// not per chunk: one run per lane of a static plan, one per block of a long loop.
+pub(crate) struct Runs<R> {
+    per_worker: Vec<Mutex<Vec<Run<R>>>>,
 }
 
-impl<R> Slots<R> {
-    pub(crate) fn new(chunks: usize) -> Slots<R> {
-        Slots {
-            slots: (0..chunks).map(|_| Mutex::new(None)).collect(),
+/// The result of chunks `start..end`, reduced in order.
+struct Run<R> {
+    start: usize,
+    end: usize,
+    value: R,
+}
+
+impl<R> Runs<R> {
+    pub(crate) fn new(workers: usize) -> Runs<R> {
+        Runs {
+            per_worker: (0..workers).map(|_| Mutex::new(Vec::new())).collect(),
         }
     }
 
-    /// Keeps chunk `i`'s result.
-    pub(crate) fn put(&self, i: usize, r: R) {
-        *self.slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(r);
+    /// Keeps chunk `i`'s result `r`, finished on `worker`.
+    pub(crate) fn put(&self, worker: usize, i: usize, r: R, reduce: impl Fn(R, R) -> R) {
+        let runs = &self.per_worker[worker];
+        let lock = || runs.lock().unwrap_or_else(|e| e.into_inner());
+        let last = {
+            let mut runs = lock();
+            match runs.last() {
+                Some(last) if last.end == i => runs.pop(),
+                _ => None,
+            }
+        };
+        // The lock is not held while `reduce` runs: it may run a loop whose chunks this
+        // worker helps with, which then keep their own results here.
+        let run = match last {
+            Some(last) => Run {
+                start: last.start,
+                end: i + 1,
+                value: reduce(last.value, r),
+            },
+            None => Run {
+                start: i,
+                end: i + 1,
+                value: r,
+            },
+        };
+        lock().push(run);
     }
 
-    /// The results reduced in chunk order. Every chunk has run (a chunk's panic is
-    /// resumed before this is called), so every slot is full.
-    pub(crate) fn reduce(self, reduce: impl Fn(R, R) -> R) -> R {
-        self.slots
+    /// The results of chunks `0..chunks` reduced in chunk order. Every chunk has run (a
+    /// chunk's panic is resumed before this is called), so the runs tile the loop.
+    pub(crate) fn reduce(self, chunks: usize, reduce: impl Fn(R, R) -> R) -> R {
+        let mut runs: Vec<Run<R>> = self
+            .per_worker
             .into_iter()
-            .map(|s| {
-                s.into_inner()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .expect("every chunk of a loop has run")
-            })
-            .reduce(reduce)
-            .expect("a loop has a chunk")
+            .flat_map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .collect();
+        runs.sort_unstable_by_key(|r| r.start);
+        let mut next = 0;
+        let mut acc: Option<R> = None;
+        for run in runs {
+            assert_eq!(
+                run.start, next,
+                "a loop's chunks ran once each, in runs that tile it"
+            );
+            next = run.end;
+            acc = Some(match acc {
+                Some(a) => reduce(a, run.value),
+                None => run.value,
+            });
+        }
+        assert_eq!(next, chunks, "every chunk of a loop has run");
+        acc.expect("a loop has a chunk")
     }
 }
