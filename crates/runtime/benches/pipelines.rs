@@ -2,7 +2,7 @@
 //! of each is written once and compiled twice, once under `use locus::prelude::*` and
 //! once under `use rayon::prelude::*`, which is all a port changes.
 //!
-//! - `sum_of_squares`: `(0..10^8).into_par_iter().map(|x| x * x).sum()` over `u64`.
+//! - `sum_of_squares`: `v.par_iter().map(|x| x * x).sum()` over a `Vec` of 10^8 `u64`.
 //! - `map_collect`: `(0..10^7).into_par_iter().map(hash).collect::<Vec<u64>>()`.
 //! - `sort_unstable`: `par_sort_unstable` of 10^7 random `u64` (a fresh copy per run,
 //!   made outside the timing).
@@ -17,7 +17,7 @@ use std::hint::black_box;
 
 /// Workers in each pool.
 const THREADS: usize = 2;
-const SUM_N: u64 = 100_000_000;
+const SUM_N: usize = 100_000_000;
 const COLLECT_N: u64 = 10_000_000;
 const SORT_N: usize = 10_000_000;
 
@@ -36,11 +36,8 @@ macro_rules! pipelines {
             use super::*;
             use $($prelude)::+::*;
 
-            pub(crate) fn sum_of_squares() -> u64 {
-                (0..SUM_N)
-                    .into_par_iter()
-                    .map(|x| x.wrapping_mul(x))
-                    .sum::<u64>()
+            pub(crate) fn sum_of_squares(v: &[u64]) -> u64 {
+                v.par_iter().map(|x| x.wrapping_mul(*x)).sum::<u64>()
             }
 
             pub(crate) fn map_collect() -> Vec<u64> {
@@ -59,6 +56,7 @@ pipelines!(on_rayon, rayon::prelude);
 
 fn bench(c: &mut Criterion) {
     let input: Vec<u64> = (0..SORT_N as u64).map(hash).collect();
+    let squares: Vec<u64> = (0..SUM_N as u64).collect();
     let mut group = c.benchmark_group("pipelines");
     group.sample_size(10);
     {
@@ -69,7 +67,7 @@ fn bench(c: &mut Criterion) {
             .build()
             .expect("the locus pool builds");
         group.bench_function("sum_of_squares/locus", |b| {
-            b.iter(|| pool.install(|| black_box(on_locus::sum_of_squares())))
+            b.iter(|| pool.install(|| black_box(on_locus::sum_of_squares(&squares))))
         });
         group.bench_function("map_collect/locus", |b| {
             b.iter(|| pool.install(|| black_box(on_locus::map_collect())))
@@ -88,7 +86,7 @@ fn bench(c: &mut Criterion) {
             .build()
             .expect("the rayon pool builds");
         group.bench_function("sum_of_squares/rayon", |b| {
-            b.iter(|| pool.install(|| black_box(on_rayon::sum_of_squares())))
+            b.iter(|| pool.install(|| black_box(on_rayon::sum_of_squares(&squares))))
         });
         group.bench_function("map_collect/rayon", |b| {
             b.iter(|| pool.install(|| black_box(on_rayon::map_collect())))
@@ -103,7 +101,10 @@ fn bench(c: &mut Criterion) {
     }
     group.finish();
     // The two builds of each pipeline agree.
-    let (a, b) = (on_locus::sum_of_squares(), on_rayon::sum_of_squares());
+    let (a, b) = (
+        on_locus::sum_of_squares(&squares),
+        on_rayon::sum_of_squares(&squares),
+    );
     assert_eq!(a, b, "sum_of_squares: locus and rayon differ");
 }
 

@@ -106,13 +106,11 @@ pub(super) fn collect_exact<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
                 len: 0,
                 marker: PhantomData,
             };
-            for item in items {
-                assert!(
-                    guard.len < range.len(),
-                    "collect: a leaf gave more items than its positions"
-                );
-                // SAFETY: slot `range.start + len` is this leaf's, unwritten, and inside
-                // the buffer (checked just above).
+            // An indexed chain gives one item per position: taking at most that many
+            // keeps the writes inside the leaf's slots without a test per item.
+            for item in items.take(range.len()) {
+                // SAFETY: slot `range.start + len` is this leaf's and unwritten, and
+                // `len < range.len()` (the `take`), so it is inside the buffer.
                 unsafe { guard.start.add(guard.len).write(item) };
                 guard.len += 1;
             }
