@@ -156,7 +156,7 @@ fn jobs(kernel: &str, size: Option<&str>, matrix: Option<&Path>) -> Result<Vec<P
         }
         if let Some(path) = matrix {
             bail!(
-                "--matrix {path:?} needs a single sparse KERNEL (spmv-crs, spmv-ccs or spmm), \
+                "--matrix {path:?} needs a single sparse KERNEL (spmv-crs, spmv-iter, spmv-ccs or spmm), \
                  not `all`"
             );
         }
@@ -176,7 +176,8 @@ pub(crate) fn with_matrix(params: Params, matrix: Option<&Path>) -> Result<Param
     let Some(path) = matrix else {
         return Ok(params);
     };
-    if let Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) = &params {
+    if let Params::SpmvCrs(p) | Params::SpmvIter(p) | Params::SpmvCcs(p) | Params::Spmm(p) = &params
+    {
         if let MatrixSpec::File(m) = &p.matrix {
             bail!(
                 "--matrix {path:?}: --size already names a matrix file (matrix={}); give the \

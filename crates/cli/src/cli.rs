@@ -154,7 +154,7 @@ pub(crate) struct SimCommonArgs {
     pub(crate) size: Option<String>,
 
     /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for the
-    /// sparse kernels (spmv-crs, spmv-ccs, spmm); the size's other options (iters,
+    /// sparse kernels (spmv-crs, spmv-iter, spmv-ccs, spmm); the size's other options (iters,
     /// grain, seed) stay. Refused for other kernels and with a --size that names
     /// matrix=PATH itself.
     #[arg(long, value_name = "FILE")]
@@ -205,8 +205,9 @@ pub(crate) struct SimRunArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) schedule: Option<PathBuf>,
 
-    /// Iterations of an iterative kernel (heat, heat-ub, heat-loop, heat-moving, sor,
-    /// sor-ub, spmv-crs, spmv-ccs, spmm, radix, irreg), replacing the size's.
+    /// Iterations of an iterative kernel (heat, heat-ub, heat-loop, heat-iter,
+    /// heat-moving, sor, sor-ub, spmv-crs, spmv-iter, spmv-ccs, spmm, radix, irreg,
+    /// mapreduce), replacing the size's.
     /// [default: the size's]
     #[arg(long, value_name = "K")]
     pub(crate) iters: Option<usize>,
@@ -365,7 +366,7 @@ pub(crate) struct BenchArgs {
     pub(crate) size: Option<String>,
 
     /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for a
-    /// single sparse KERNEL (spmv-crs, spmv-ccs, spmm); the size's other options stay.
+    /// single sparse KERNEL (spmv-crs, spmv-iter, spmv-ccs, spmm); the size's other options stay.
     /// Refused with a --size that names matrix=PATH itself.
     #[arg(long, value_name = "FILE")]
     pub(crate) matrix: Option<PathBuf>,
@@ -473,7 +474,7 @@ mod tests {
         }
         let sim = help(&["sim"]);
         assert!(sim.contains("schedule(static)"), "{sim}");
-        assert!(sim.contains("radix, irreg), replacing"), "--iters: {sim}");
+        assert!(sim.contains("mapreduce), replacing"), "--iters: {sim}");
         let sweep = help(&["sim", "sweep"]);
         assert!(
             !sweep.contains("--schedule <FILE>"),
