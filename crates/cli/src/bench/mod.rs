@@ -166,7 +166,7 @@ fn jobs(kernel: &str, size: Option<&str>, matrix: Option<&Path>) -> Result<Vec<P
         }
         if let Some(path) = matrix {
             bail!(
-                "--matrix {path:?} needs a single sparse KERNEL (spmv-crs, spmv-ccs or spmm), \
+                "--matrix {path:?} needs a single sparse KERNEL (spmv-crs, spmv-iter, spmv-ccs or spmm), \
                  not `all`"
             );
         }

@@ -178,7 +178,7 @@ pub(crate) struct BenchArgs {
     pub(crate) size: Option<String>,
 
     /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for a
-    /// single sparse KERNEL (spmv-crs, spmv-ccs, spmm); the size's other options stay.
+    /// single sparse KERNEL (spmv-crs, spmv-iter, spmv-ccs, spmm); the size's other options stay.
     /// Refused with a --size that names matrix=PATH itself.
     #[arg(long, value_name = "FILE")]
     pub(crate) matrix: Option<PathBuf>,
@@ -321,7 +321,7 @@ mod tests {
         }
         let sim = help(&["sim"]);
         assert!(sim.contains("schedule(static)"), "{sim}");
-        assert!(sim.contains("radix, irreg), replacing"), "--iters: {sim}");
+        assert!(sim.contains("mapreduce), replacing"), "--iters: {sim}");
         let sweep = help(&["sim", "sweep"]);
         assert!(
             !sweep.contains("--schedule <FILE>"),
