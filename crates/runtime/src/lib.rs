@@ -41,6 +41,7 @@
 pub mod bench_hooks;
 mod broadcast;
 pub mod counters;
+pub mod iter;
 mod job;
 mod join;
 mod latch;
@@ -51,6 +52,7 @@ pub mod raw;
 mod registry;
 mod scope;
 mod sleep;
+mod split;
 mod stats;
 mod sync;
 mod unwind;
@@ -59,10 +61,21 @@ mod unwind;
 mod tests;
 
 pub use join::join;
+
+/// What `use locus::prelude::*` brings: the parallel iterator traits, as
+/// `rayon::prelude` does (see [`iter`]).
+pub mod prelude {
+    pub use crate::iter::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator, ParallelSlice,
+        ParallelSliceMut,
+    };
+}
 pub use locus_policy::{CabInputs, Policy, PolicyKind, TaskCost, TaskId, TaskInfo, WorkerMap};
 pub use locus_task::footprint;
 pub use locus_topo::Topology;
-pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, MAX_THREADS};
+pub use pin::Pinning;
+pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, DEFAULT_PINNING, MAX_THREADS};
 pub use scope::{for_range, scope, Scope};
 pub use stats::{PoolStats, WorkerStats};
 

@@ -7,6 +7,7 @@
 //! explicitly and reports bad settings as errors.
 
 use crate::counters::{self, CounterKind};
+use crate::pin::Pinning;
 use crate::registry::{Registry, ThreadSpec};
 use crate::scope::{scope_in, Scope};
 use crate::stats::PoolStats;
@@ -24,6 +25,10 @@ pub const MAX_THREADS: usize = 4096;
 /// runs other tasks on top of its wait, so workers get more than Rust's 2 MiB default.
 /// Only touched pages cost memory.
 const DEFAULT_STACK_SIZE: usize = 64 << 20;
+
+/// Where the workers of a pool run when neither the builder nor `LOCUS_PIN` says, for
+/// the policies that pin (all but `ws-unpinned`).
+pub const DEFAULT_PINNING: Pinning = Pinning::Pu;
 
 /// Why a pool could not be built.
 #[derive(Debug)]
@@ -124,7 +129,7 @@ pub struct ThreadPoolBuilder {
     policy: PolicyKind,
     factory: Option<PolicyFactory>,
     topology: Option<Topology>,
-    pin: Option<bool>,
+    pin: Option<Pinning>,
     stack_size: usize,
     counters: Option<CounterKind>,
 }
@@ -150,8 +155,9 @@ impl ThreadPoolBuilder {
         }
     }
 
-    /// A builder configured from `LOCUS_NUM_THREADS`, `LOCUS_POLICY` and
-    /// `LOCUS_TOPOLOGY` (unset or empty variables keep the defaults).
+    /// A builder configured from `LOCUS_NUM_THREADS`, `LOCUS_POLICY`, `LOCUS_TOPOLOGY`
+    /// and `LOCUS_PIN` (`pu`, `squad` or `none`; unset or empty variables keep the
+    /// defaults).
     pub fn from_env() -> Result<ThreadPoolBuilder, BuildError> {
         let mut builder = ThreadPoolBuilder::new();
         if let Some(value) = env_var("LOCUS_NUM_THREADS") {
@@ -181,6 +187,12 @@ impl ThreadPoolBuilder {
             let topology = Topology::parse_spec(&value)
                 .map_err(|e| BuildError::env("LOCUS_TOPOLOGY", &value, crate::error_chain(&e)))?;
             builder = builder.topology(topology);
+        }
+        if let Some(value) = env_var("LOCUS_PIN") {
+            let pinning = value
+                .parse::<Pinning>()
+                .map_err(|e| BuildError::env("LOCUS_PIN", &value, e))?;
+            builder = builder.pinning(pinning);
         }
         Ok(builder)
     }
@@ -214,10 +226,18 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Pins each worker to one CPU (default: as the policy says; only `ws-unpinned`
-    /// runs unpinned).
+    /// Pins each worker to its PU's CPU (`true`, [`Pinning::Pu`]) or not at all
+    /// (`false`, [`Pinning::None`]); [`ThreadPoolBuilder::pinning`] has the third choice.
     pub fn pin(mut self, pin: bool) -> Self {
-        self.pin = Some(pin);
+        self.pin = Some(if pin { Pinning::Pu } else { Pinning::None });
+        self
+    }
+
+    /// Where the workers may run (see [`Pinning`]). Default: `LOCUS_PIN` through
+    /// [`ThreadPoolBuilder::from_env`]; else [`DEFAULT_PINNING`] for the policies that
+    /// pin, and none for `ws-unpinned`.
+    pub fn pinning(mut self, pinning: Pinning) -> Self {
+        self.pin = Some(pinning);
         self
     }
 
@@ -256,12 +276,14 @@ impl ThreadPoolBuilder {
             None => self.policy.build(&map),
         };
         // Miri has no sched_setaffinity; its runs check memory safety, not placement.
-        let pin = self.pin.unwrap_or(policy.layout().pinned) && !cfg!(miri);
-        let cpus = if pin {
-            cpus_for(&topology, &map)
-        } else {
-            vec![None; n]
+        let pinning = match self.pin {
+            // Miri has no sched_setaffinity; its runs check memory safety, not placement.
+            _ if cfg!(miri) => Pinning::None,
+            Some(pinning) => pinning,
+            None if policy.layout().pinned => DEFAULT_PINNING,
+            None => Pinning::None,
         };
+        let cpus = cpus_for(&topology, &map, pinning);
         let _span = tracing::info_span!(
             "pool start",
             threads = n,
@@ -288,7 +310,7 @@ impl ThreadPoolBuilder {
             let spawned = std::thread::Builder::new()
                 .name(format!("locus-{index}"))
                 .stack_size(self.stack_size)
-                .spawn(move || registry2.main_loop(index, deque, ThreadSpec { cpu }));
+                .spawn(move || registry2.main_loop(index, deque, ThreadSpec { cpus: cpu }));
             match spawned {
                 Ok(handle) => threads.push(handle),
                 Err(source) => {
@@ -304,7 +326,7 @@ impl ThreadPoolBuilder {
         }
         tracing::debug!(
             squads = registry.map.num_squads(),
-            pinned = pin,
+            pinning = %pinning,
             "pool started"
         );
         Ok(ThreadPool {
@@ -342,11 +364,17 @@ fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-/// The CPU each worker is pinned to: its PU's own CPU on a discovered machine; on a
-/// virtual topology, the allowed CPUs round robin by PU.
-fn cpus_for(topology: &Topology, map: &WorkerMap) -> Vec<Option<usize>> {
+/// The CPUs each worker is pinned to under `pinning` (empty: not pinned). A worker's
+/// own CPU is its PU's on a discovered machine; on a virtual topology, the allowed CPUs
+/// dealt round robin by PU. Under [`Pinning::Squad`] a worker gets the own CPUs of all
+/// its squad's workers.
+fn cpus_for(topology: &Topology, map: &WorkerMap, pinning: Pinning) -> Vec<Vec<usize>> {
+    let n = map.num_workers();
+    if pinning == Pinning::None {
+        return vec![Vec::new(); n];
+    }
     let allowed = allowed_cpus().unwrap_or_default();
-    (0..map.num_workers())
+    let own: Vec<Option<usize>> = (0..n)
         .map(|w| {
             let pu = &topology.pus()[map.pu_of(w)];
             match pu.os_index {
@@ -354,6 +382,21 @@ fn cpus_for(topology: &Topology, map: &WorkerMap) -> Vec<Option<usize>> {
                 _ if allowed.is_empty() => None,
                 _ => Some(allowed[pu.index % allowed.len()]),
             }
+        })
+        .collect();
+    (0..n)
+        .map(|w| match pinning {
+            Pinning::Squad => {
+                let squad = map.squad_of(w);
+                let mut cpus: Vec<usize> = (0..n)
+                    .filter(|&v| map.squad_of(v) == squad)
+                    .filter_map(|v| own[v])
+                    .collect();
+                cpus.sort_unstable();
+                cpus.dedup();
+                cpus
+            }
+            _ => own[w].into_iter().collect(),
         })
         .collect()
 }

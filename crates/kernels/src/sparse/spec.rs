@@ -112,14 +112,14 @@ const SEED: u64 = 0x5350_4152; // "SPAR"
 /// Mixed into the seed for the dense vector `x`, so it differs from the matrix's draws.
 const X_SALT: u64 = 0x5645_4354_4F52; // "VECTOR"
 
-/// Parameters of the sparse kernels (spmv-crs, spmv-ccs, spmm).
+/// Parameters of the sparse kernels (spmv-crs, spmv-iter, spmv-ccs, spmm).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SparseParams {
     /// The matrix `A`.
     pub matrix: MatrixSpec,
     /// Times the kernel's loop runs (at least 0).
     pub iters: usize,
-    /// Rows (spmv-crs, spmm) or columns (spmv-ccs) per loop chunk (at least 1).
+    /// Rows (spmv-crs, spmv-iter, spmm) or columns (spmv-ccs) per loop chunk (at least 1).
     pub grain: usize,
     /// Seed of the generated matrix and of the vector `x`.
     pub seed: u64,
