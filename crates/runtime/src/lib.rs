@@ -41,6 +41,7 @@
 pub mod bench_hooks;
 mod broadcast;
 pub mod counters;
+pub mod domains;
 pub mod iter;
 mod job;
 mod join;
