@@ -219,7 +219,7 @@ impl ThreadPoolBuilder {
         for (index, pus) in parts.into_iter().enumerate() {
             let topology = machine
                 .restrict(&pus)
-                .map_err(|e| BuildError::domain_cut(domain, index, machine.name(), e))?;
+                .map_err(|e| BuildError::domain_cut(domain, index, e))?;
             let pool = self.clone().for_domain(topology, pus.clone()).build()?;
             let mut cpus: Vec<usize> = (0..pool.num_threads())
                 .flat_map(|w| pool.worker_cpus(w).iter().copied())
@@ -240,10 +240,16 @@ impl ThreadPoolBuilder {
 
 /// The part of a discovered machine whose CPUs the process may use now.
 fn allowed_part(machine: &Topology) -> Result<Topology, BuildError> {
-    let Ok(allowed) = allowed_cpus() else {
+    match allowed_cpus() {
+        Ok(allowed) => allowed_part_of(machine, &allowed),
         // No affinity mask to honour (off Linux): the machine as described.
-        return Ok(machine.clone());
-    };
+        Err(_) => Ok(machine.clone()),
+    }
+}
+
+/// The part of `machine` whose CPUs are in `allowed` (sorted); PUs without a CPU
+/// number are kept.
+fn allowed_part_of(machine: &Topology, allowed: &[usize]) -> Result<Topology, BuildError> {
     let keep: Vec<usize> = machine
         .pus()
         .iter()
@@ -255,7 +261,7 @@ fn allowed_part(machine: &Topology) -> Result<Topology, BuildError> {
         .collect();
     if keep.is_empty() {
         let cpus: Vec<usize> = machine.pus().iter().filter_map(|p| p.os_index).collect();
-        return Err(BuildError::no_allowed_cpu(machine.name(), &cpus, &allowed));
+        return Err(BuildError::no_allowed_cpu(machine.name(), &cpus, allowed));
     }
     if keep.len() == machine.num_pus() {
         return Ok(machine.clone());
@@ -318,4 +324,61 @@ where
         unwind::resume_unwinding(p);
     }
     results
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    /// A fake sysfs tree of one package with CPUs 60-63, one NUMA node.
+    fn fake_machine() -> Topology {
+        let root = std::env::temp_dir().join(format!("locus-domains-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let write = |rel: &str, content: &str| {
+            let path = root.join(rel);
+            fs::create_dir_all(path.parent().expect("has a parent")).expect("temp dir");
+            fs::write(path, content).expect("temp file");
+        };
+        write("cpu/online", "60-63\n");
+        for cpu in 60..64 {
+            let t = format!("cpu/cpu{cpu}/topology");
+            write(&format!("{t}/physical_package_id"), "0\n");
+            write(&format!("{t}/core_id"), &format!("{cpu}\n"));
+            write(&format!("{t}/thread_siblings_list"), &format!("{cpu}\n"));
+            write(&format!("{t}/core_cpus_list"), &format!("{cpu}\n"));
+        }
+        let machine = Topology::from_sysfs(&root, None).expect("fake tree");
+        let _ = fs::remove_dir_all(&root);
+        machine
+    }
+
+    #[test]
+    fn a_machine_none_of_whose_cpus_is_allowed_is_an_error_naming_both_sets() {
+        let machine = fake_machine();
+        let err = allowed_part_of(&machine, &[0, 1]).expect_err("no CPU allowed");
+        let text = err.to_string();
+        assert!(text.contains("(60-63)") && text.contains("(0-1)"), "{text}");
+        let part = allowed_part_of(&machine, &[1, 61, 62]).expect("two allowed");
+        let cpus: Vec<_> = part.pus().iter().map(|p| p.os_index).collect();
+        assert_eq!(cpus, [Some(61), Some(62)]);
+    }
+
+    #[test]
+    fn domain_errors_name_the_domain_and_the_machine() {
+        let text = BuildError::no_domain(Domain::Numa, "my box").to_string();
+        assert_eq!(
+            text,
+            "machine \"my box\" reports no NUMA node with PUs to build a pool on"
+        );
+        let machine = fake_machine();
+        let cut = machine.restrict(&[]).expect_err("nothing to keep");
+        let err = BuildError::domain_cut(Domain::Package, 3, cut);
+        let text = crate::error_chain(&err);
+        assert!(
+            text.starts_with("cannot cut package 3 out for its pool: "),
+            "{text}"
+        );
+        assert!(text.contains("empty"), "{text}");
+    }
 }

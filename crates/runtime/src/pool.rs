@@ -64,7 +64,6 @@ enum BuildErrorKind {
     DomainCut {
         domain: Domain,
         index: usize,
-        machine: String,
         source: TopoError,
     },
     NoAllowedCpu {
@@ -97,19 +96,12 @@ impl fmt::Display for BuildError {
             }
             BuildErrorKind::NoDomain { domain, machine } => write!(
                 f,
-                "machine {machine:?} reports no {} with PUs to build one pool per {domain} on",
-                domain.noun()
+                "machine {machine:?} reports no {noun} with PUs to build a pool on",
+                noun = domain.noun()
             ),
-            BuildErrorKind::DomainCut {
-                domain,
-                index,
-                machine,
-                ..
-            } => write!(
-                f,
-                "cannot cut {} {index} out of machine {machine:?} for its pool",
-                domain.noun()
-            ),
+            BuildErrorKind::DomainCut { domain, index, .. } => {
+                write!(f, "cannot cut {} {index} out for its pool", domain.noun())
+            }
             BuildErrorKind::NoAllowedCpu {
                 machine,
                 cpus,
@@ -155,17 +147,11 @@ impl BuildError {
         }
     }
 
-    pub(crate) fn domain_cut(
-        domain: Domain,
-        index: usize,
-        machine: &str,
-        source: TopoError,
-    ) -> BuildError {
+    pub(crate) fn domain_cut(domain: Domain, index: usize, source: TopoError) -> BuildError {
         BuildError {
             kind: BuildErrorKind::DomainCut {
                 domain,
                 index,
-                machine: machine.to_string(),
                 source,
             },
         }
