@@ -26,13 +26,14 @@
 //!   first write.) A `numactl --membind` or `set_mempolicy` in force overrides this.
 //!
 //! # Who may call
-//! [`run_each`] may be called from any thread. Called from a worker of one of the
+//! [`run_each`] and [`run_with`] may be called from any thread. Called from a worker of one of the
 //! pools, it runs that pool's share in place; it blocks the calling thread until the
 //! other pools' shares are done, as [`ThreadPool::install`] from another pool does.
 
 use crate::job::StackJob;
 use crate::latch::LockLatch;
 use crate::pool::{BuildError, ThreadPool, ThreadPoolBuilder};
+use crate::registry::WorkerThread;
 use crate::unwind;
 use locus_task::Spawner;
 use locus_topo::{allowed_cpus, Topology};
@@ -282,16 +283,50 @@ where
     F: Fn(&DomainPool) -> R + Sync,
     R: Send,
 {
+    run_with(pools, std::iter::repeat(()), |d, ()| op(d))
+}
+
+/// [`run_each`] with one input per pool, moved to it: `op(&pools[i], input i)`. What a
+/// pool owns goes in this way, for instance its part of an array (`chunks_mut`), as
+/// the [module](crate::domains)'s example does. Pools and inputs are paired as `zip`
+/// pairs them: one call per pair, the results in order; extra inputs are dropped unused
+/// and extra pools run nothing.
+///
+/// ```
+/// use locus::domains::{self, Domain};
+/// use locus::prelude::*;
+/// use locus::{ThreadPoolBuilder, Topology};
+/// let pools = ThreadPoolBuilder::new()
+///     .topology(Topology::parse_spec("2x2").unwrap())
+///     .build_per_domain(Domain::Package)
+///     .unwrap();
+/// let mut data = vec![0u64; 1000];
+/// let halves = data.chunks_mut(500);
+/// let sums = domains::run_with(&pools, halves, |d, half| {
+///     half.par_iter_mut().for_each(|x| *x = d.index() as u64 + 1);
+///     half.par_iter().sum::<u64>()
+/// });
+/// assert_eq!(sums, [500, 1000]);
+/// ```
+#[track_caller]
+pub fn run_with<I, F, R>(pools: &[DomainPool], inputs: I, op: F) -> Vec<R>
+where
+    I: IntoIterator,
+    I::Item: Send,
+    F: Fn(&DomainPool, I::Item) -> R + Sync,
+    R: Send,
+{
     let location: &Location<'_> = Location::caller();
     let info = Spawner::root_info(location);
     let op = &op;
-    let own = pools
-        .iter()
-        .position(|d| d.current_thread_index().is_some());
     let jobs: Vec<_> = pools
         .iter()
-        .map(|d| StackJob::new(info, move || op(d), LockLatch::new()))
+        .zip(inputs)
+        .map(|(d, input)| StackJob::new(info, move || op(d, input), LockLatch::new()))
         .collect();
+    let own = pools[..jobs.len()]
+        .iter()
+        .position(|d| d.current_thread_index().is_some());
     for (i, (job, d)) in jobs.iter().zip(pools).enumerate() {
         if Some(i) != own {
             // SAFETY: `jobs` is not moved or dropped until every job pushed here has set
@@ -299,8 +334,17 @@ where
             d.registry().inject(unsafe { job.as_job_ref() });
         }
     }
-    // The caller's own pool's share, in place (the caller is one of its workers).
-    let mut own_result = own.map(|i| unwind::halt_unwinding(|| jobs[i].run_inline()));
+    // The caller's own pool's share, in place (the caller is one of its workers), as
+    // the root task the others run as.
+    let mut own_result = own.map(|i| {
+        let worker = WorkerThread::current();
+        let saved = worker.map(|w| w.ctx.replace(Spawner::of(info)));
+        let result = unwind::halt_unwinding(|| jobs[i].run_inline());
+        if let (Some(w), Some(saved)) = (worker, saved) {
+            w.ctx.set(saved);
+        }
+        result
+    });
     for (i, job) in jobs.iter().enumerate() {
         if Some(i) != own {
             job.latch.wait();

@@ -257,3 +257,32 @@ fn bad_settings_are_errors_that_name_them() {
         );
     }
 }
+
+#[test]
+fn run_with_moves_one_input_to_each_pool_as_zip_pairs_them() {
+    let pools = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .topology(Topology::parse_spec("opteron-8380").expect("preset"))
+        .build_per_domain(Domain::Package)
+        .expect("pools build");
+    let count: Vec<AtomicUsize> = pools.iter().map(|_| AtomicUsize::new(0)).collect();
+    let mut data: Vec<u64> = vec![0; 4000];
+    let got = domains::run_with(&pools, data.chunks_mut(1000), |d, mine| {
+        mine.par_iter_mut().for_each(|x| {
+            check_here(&pools, d.index(), &count);
+            *x = d.index() as u64;
+        });
+        mine.len()
+    });
+    assert_eq!(got, [1000; 4]);
+    for (p, part) in data.chunks(1000).enumerate() {
+        assert!(part.iter().all(|&x| x == p as u64));
+        assert_eq!(count[p].load(Ordering::Relaxed), 1000);
+    }
+    // Fewer inputs than pools: the pools without one run nothing.
+    let got = domains::run_with(&pools, ["a", "b"], |d, s| format!("{s}{}", d.index()));
+    assert_eq!(got, ["a0", "b1"]);
+    // More inputs than pools: the extra ones are not used.
+    let got = domains::run_with(&pools, 10..20, |_, i| i);
+    assert_eq!(got, [10, 11, 12, 13]);
+}
