@@ -26,15 +26,19 @@
 //!   first write.) A `numactl --membind` or `set_mempolicy` in force overrides this.
 //!
 //! # Who may call
-//! [`run_each`] and [`run_with`] may be called from any thread. Called from a worker of one of the
-//! pools, it runs that pool's share in place; it blocks the calling thread until the
-//! other pools' shares are done, as [`ThreadPool::install`] from another pool does.
+//! [`run_each`] and [`run_with`] may be called from any thread. Called from a worker of
+//! one of the pools, they run that pool's share in place, and the worker runs its own
+//! pool's tasks while it waits for the others (so a share that sends work back to the
+//! caller's pool, with [`ThreadPool::install`], finds it served). Any other thread
+//! blocks until every share is done; a worker of a pool not among them blocks too, as
+//! [`ThreadPool::install`] from another pool does.
 
 use crate::job::StackJob;
-use crate::latch::LockLatch;
+use crate::latch::{Latch, LockLatch, WorkerLatch};
 use crate::pool::{BuildError, ThreadPool, ThreadPoolBuilder};
 use crate::registry::WorkerThread;
 use crate::unwind;
+use locus_policy::TaskInfo;
 use locus_task::Spawner;
 use locus_topo::{allowed_cpus, Topology};
 use std::fmt;
@@ -318,24 +322,75 @@ where
 {
     let location: &Location<'_> = Location::caller();
     let info = Spawner::root_info(location);
-    let op = &op;
+    let own = pools
+        .iter()
+        .position(|d| d.current_thread_index().is_some());
+    match (own, WorkerThread::current()) {
+        // A worker of one of the pools keeps working for its pool while it waits.
+        (Some(own), Some(worker)) => run_jobs(pools, inputs, &op, info, Some(own), || {
+            WorkerLatch::new(&worker.registry.sleep, worker.index)
+        }),
+        _ => run_jobs(pools, inputs, &op, info, None, LockLatch::new),
+    }
+}
+
+/// Waiting for the jobs of [`run_with`] that run in other pools.
+trait WaitAll: Latch + Sized {
+    /// Returns once every latch of `latches` is set.
+    fn wait_all(latches: &[&Self]);
+}
+
+impl WaitAll for LockLatch {
+    fn wait_all(latches: &[&Self]) {
+        latches.iter().for_each(|l| l.wait());
+    }
+}
+
+impl WaitAll for WorkerLatch {
+    /// On the latches' owner, a worker, which runs its own pool's tasks meanwhile (a
+    /// share that sends work to the owner's pool finds it served).
+    fn wait_all(latches: &[&Self]) {
+        let done = || latches.iter().all(|l| l.probe());
+        if !done() {
+            if let Some(worker) = WorkerThread::current() {
+                worker.wait_until_cold(done);
+            }
+        }
+    }
+}
+
+/// The body of [`run_with`]: `own`, the caller's pool if it is a worker of one, runs its
+/// share in place; the other shares are injected into their pools with latches made by
+/// `latch`, and waited for.
+fn run_jobs<I, F, R, L>(
+    pools: &[DomainPool],
+    inputs: I,
+    op: &F,
+    info: TaskInfo,
+    own: Option<usize>,
+    latch: impl Fn() -> L,
+) -> Vec<R>
+where
+    I: IntoIterator,
+    I::Item: Send,
+    F: Fn(&DomainPool, I::Item) -> R + Sync,
+    R: Send,
+    L: WaitAll,
+{
     let jobs: Vec<_> = pools
         .iter()
         .zip(inputs)
-        .map(|(d, input)| StackJob::new(info, move || op(d, input), LockLatch::new()))
+        .map(|(d, input)| StackJob::new(info, move || op(d, input), latch()))
         .collect();
-    let own = pools[..jobs.len()]
-        .iter()
-        .position(|d| d.current_thread_index().is_some());
+    let own = own.filter(|&i| i < jobs.len());
     for (i, (job, d)) in jobs.iter().zip(pools).enumerate() {
         if Some(i) != own {
             // SAFETY: `jobs` is not moved or dropped until every job pushed here has set
-            // its latch (the waits below); each ref is pushed once.
+            // its latch (the wait below); each ref is pushed once.
             d.registry().inject(unsafe { job.as_job_ref() });
         }
     }
-    // The caller's own pool's share, in place (the caller is one of its workers), as
-    // the root task the others run as.
+    // The caller's own pool's share, in place, as the root task the others run as.
     let mut own_result = own.map(|i| {
         let worker = WorkerThread::current();
         let saved = worker.map(|w| w.ctx.replace(Spawner::of(info)));
@@ -345,11 +400,14 @@ where
         }
         result
     });
-    for (i, job) in jobs.iter().enumerate() {
-        if Some(i) != own {
-            job.latch.wait();
-        }
-    }
+    let others: Vec<&L> = jobs
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| Some(i) != own)
+        .map(|(_, job)| &job.latch)
+        .collect();
+    L::wait_all(&others);
+    drop(others);
     let mut results = Vec::with_capacity(jobs.len());
     let mut first_panic = None;
     for (i, job) in jobs.into_iter().enumerate() {

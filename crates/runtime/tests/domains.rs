@@ -209,6 +209,15 @@ fn run_each_from_a_worker_of_one_of_the_pools_runs_its_share_in_place() {
         })
     });
     assert_eq!(got, [100, 101]);
+    // The caller, pool 0's only worker, serves its pool while it waits: a share of
+    // pool 1 that sends work to pool 0 gets it done.
+    let got = pools[0].install(|| {
+        domains::run_each(&pools, |d| {
+            let there = pools[0].install(|| pools[0].current_thread_index());
+            (d.index(), there)
+        })
+    });
+    assert_eq!(got, [(0, Some(0)), (1, Some(0))]);
     // And one pool's task may send work to another.
     let other = pools[0].install(|| pools[1].install(|| pools[1].current_thread_index()));
     assert_eq!(other, Some(0));
