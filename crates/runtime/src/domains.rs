@@ -14,16 +14,18 @@
 //!   pool spawns (`join`, `scope`, `for_range`, the parallel iterators) runs on that
 //!   pool's workers, and on no other thread.
 //! - On this machine (a discovered topology) each worker is pinned to CPUs of its
-//!   domain ([`Pinning::Pu`](crate::Pinning::Pu): its own PU's; [`Pinning::Squad`](crate::Pinning::Squad): its squad's, which lie in
-//!   the domain too). On a virtual topology the workers are dealt over the allowed CPUs
-//!   round robin by their PU in the whole described machine, as one pool over it would
-//!   be; the domains are then only a grouping of the workers.
+//!   domain: under [`Pinning::Pu`](crate::Pinning::Pu) its own PU's, under
+//!   [`Pinning::Squad`](crate::Pinning::Squad) its squad's, which lie in the domain
+//!   too. On a virtual topology the workers are dealt over the allowed CPUs round robin
+//!   by their PU in the whole described machine, as one pool over it would be; the
+//!   domains are then only a grouping of the workers.
 //! - Memory lands where it is first touched: Linux's default policy places a page on
 //!   the NUMA node of the CPU that first writes it. Data allocated and first written by
-//!   tasks of a pinned NUMA node's pool is therefore on that node, with no NUMA library;
-//!   data initialised by the caller's thread is wherever that thread ran. (`Vec::with_capacity`
-//!   or `vec![0; n]` of a large size touches nothing yet: the kernel hands out zeroed pages on
-//!   first write.) A `numactl --membind` or `set_mempolicy` in force overrides this.
+//!   tasks of a pinned NUMA node's pool is therefore on that node, with no NUMA
+//!   library; data initialised by the caller's thread is wherever that thread ran. A
+//!   large `vec![0; n]` or `Vec::with_capacity(n)` touches nothing yet (the kernel maps
+//!   a zeroed page at its first write). A `numactl --membind` or `set_mempolicy` in
+//!   force overrides this.
 //!
 //! # Who may call
 //! [`run_each`] and [`run_with`] may be called from any thread. Called from a worker of
