@@ -19,6 +19,11 @@
 //! assert_eq!(sum, 49_995_000);
 //! ```
 //!
+//! # Pools per domain
+//! [`ThreadPoolBuilder::build_per_domain`] builds one pool per NUMA node, package or
+//! squad, each pinned there, and [`domains::run_each`] runs work on all of them at once
+//! (see [`domains`]): for programs that say where their work and their memory go.
+//!
 //! # Environment
 //! The global pool (used by `join`/`scope`/`for_range` called outside any pool) reads
 //! `LOCUS_NUM_THREADS` (workers; default one per PU the process may use),
@@ -41,6 +46,7 @@
 pub mod bench_hooks;
 mod broadcast;
 pub mod counters;
+pub mod domains;
 pub mod iter;
 mod job;
 mod join;

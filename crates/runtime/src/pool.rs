@@ -7,6 +7,7 @@
 //! explicitly and reports bad settings as errors.
 
 use crate::counters::{self, CounterKind};
+use crate::domains::Domain;
 use crate::pin::Pinning;
 use crate::registry::{Registry, ThreadSpec};
 use crate::scope::{scope_in, Scope};
@@ -56,6 +57,20 @@ enum BuildErrorKind {
         source: crate::counters::CounterError,
     },
     GlobalAlreadyBuilt,
+    NoDomain {
+        domain: Domain,
+        machine: String,
+    },
+    DomainCut {
+        domain: Domain,
+        index: usize,
+        source: TopoError,
+    },
+    NoAllowedCpu {
+        machine: String,
+        cpus: String,
+        allowed: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -79,6 +94,23 @@ impl fmt::Display for BuildError {
             BuildErrorKind::GlobalAlreadyBuilt => {
                 write!(f, "the global pool has already been built")
             }
+            BuildErrorKind::NoDomain { domain, machine } => write!(
+                f,
+                "machine {machine:?} reports no {noun} with PUs to build a pool on",
+                noun = domain.noun()
+            ),
+            BuildErrorKind::DomainCut { domain, index, .. } => {
+                write!(f, "cannot cut {} {index} out for its pool", domain.noun())
+            }
+            BuildErrorKind::NoAllowedCpu {
+                machine,
+                cpus,
+                allowed,
+            } => write!(
+                f,
+                "none of the CPUs of machine {machine:?} ({cpus}) is one this process may \
+                 run on ({allowed})"
+            ),
         }
     }
 }
@@ -89,6 +121,7 @@ impl std::error::Error for BuildError {
             BuildErrorKind::Discover { source } => Some(source),
             BuildErrorKind::Spawn { source } => Some(source),
             BuildErrorKind::Counters { source } => Some(source),
+            BuildErrorKind::DomainCut { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -102,6 +135,41 @@ impl BuildError {
                 value: value.to_string(),
                 reason: reason.into(),
             },
+        }
+    }
+
+    pub(crate) fn no_domain(domain: Domain, machine: &str) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::NoDomain {
+                domain,
+                machine: machine.to_string(),
+            },
+        }
+    }
+
+    pub(crate) fn domain_cut(domain: Domain, index: usize, source: TopoError) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::DomainCut {
+                domain,
+                index,
+                source,
+            },
+        }
+    }
+
+    pub(crate) fn no_allowed_cpu(machine: &str, cpus: &[usize], allowed: &[usize]) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::NoAllowedCpu {
+                machine: machine.to_string(),
+                cpus: locus_topo::format_ranges(cpus),
+                allowed: locus_topo::format_ranges(allowed),
+            },
+        }
+    }
+
+    pub(crate) fn discover(source: TopoError) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::Discover { source },
         }
     }
 }
@@ -132,6 +200,11 @@ pub struct ThreadPoolBuilder {
     pin: Option<Pinning>,
     stack_size: usize,
     counters: Option<CounterKind>,
+    /// For a pool over one domain cut out of a virtual machine: the PU of that machine
+    /// behind each PU of the pool's topology. CPUs are dealt round robin by these, so
+    /// the pools of all domains spread over the allowed CPUs as one pool over the whole
+    /// machine would.
+    origin_pus: Option<Vec<usize>>,
 }
 
 impl Default for ThreadPoolBuilder {
@@ -152,6 +225,7 @@ impl ThreadPoolBuilder {
             pin: None,
             stack_size: DEFAULT_STACK_SIZE,
             counters: None,
+            origin_pus: None,
         }
     }
 
@@ -283,7 +357,7 @@ impl ThreadPoolBuilder {
             None if policy.layout().pinned => DEFAULT_PINNING,
             None => Pinning::None,
         };
-        let cpus = cpus_for(&topology, &map, pinning);
+        let cpus = cpus_for(&topology, &map, pinning, self.origin_pus.as_deref());
         let _span = tracing::info_span!(
             "pool start",
             threads = n,
@@ -305,7 +379,7 @@ impl ThreadPoolBuilder {
         };
         let (registry, deques) = Registry::new(policy, map, topology, counter_source);
         let mut threads = Vec::with_capacity(n);
-        for (index, (deque, cpu)) in deques.into_iter().zip(cpus).enumerate() {
+        for (index, (deque, cpu)) in deques.into_iter().zip(cpus.clone()).enumerate() {
             let registry2 = Arc::clone(&registry);
             let spawned = std::thread::Builder::new()
                 .name(format!("locus-{index}"))
@@ -332,7 +406,21 @@ impl ThreadPoolBuilder {
         Ok(ThreadPool {
             registry,
             threads: Mutex::new(threads),
+            cpus,
         })
+    }
+
+    /// The builder, its topology replaced by `topology`, a domain cut out of the
+    /// machine whose PUs `origin_pus` are (see the field).
+    pub(crate) fn for_domain(mut self, topology: Topology, origin_pus: Vec<usize>) -> Self {
+        self.topology = Some(topology);
+        self.origin_pus = Some(origin_pus);
+        self
+    }
+
+    /// The topology set on the builder, if any.
+    pub(crate) fn topology_set(&self) -> Option<&Topology> {
+        self.topology.as_ref()
     }
 
     /// Builds the global pool with this configuration. Fails if it was built already
@@ -367,8 +455,14 @@ fn env_var(name: &str) -> Option<String> {
 /// The CPUs each worker is pinned to under `pinning` (empty: not pinned). A worker's
 /// own CPU is its PU's on a discovered machine; on a virtual topology, the allowed CPUs
 /// dealt round robin by PU. Under [`Pinning::Squad`] a worker gets the own CPUs of all
-/// its squad's workers.
-fn cpus_for(topology: &Topology, map: &WorkerMap, pinning: Pinning) -> Vec<Vec<usize>> {
+/// its squad's workers. `origin` maps the PUs of a domain cut out of a virtual machine
+/// back to that machine's, by which the CPUs are dealt.
+fn cpus_for(
+    topology: &Topology,
+    map: &WorkerMap,
+    pinning: Pinning,
+    origin: Option<&[usize]>,
+) -> Vec<Vec<usize>> {
     let n = map.num_workers();
     if pinning == Pinning::None {
         return vec![Vec::new(); n];
@@ -380,7 +474,12 @@ fn cpus_for(topology: &Topology, map: &WorkerMap, pinning: Pinning) -> Vec<Vec<u
             match pu.os_index {
                 Some(cpu) if !topology.is_virtual() => Some(cpu),
                 _ if allowed.is_empty() => None,
-                _ => Some(allowed[pu.index % allowed.len()]),
+                _ => {
+                    let index = origin
+                        .and_then(|o| o.get(pu.index).copied())
+                        .unwrap_or(pu.index);
+                    Some(allowed[index % allowed.len()])
+                }
             }
         })
         .collect();
@@ -407,6 +506,8 @@ fn cpus_for(topology: &Topology, map: &WorkerMap, pinning: Pinning) -> Vec<Vec<u
 pub struct ThreadPool {
     registry: Arc<Registry>,
     threads: Mutex<Vec<JoinHandle<()>>>,
+    /// Per worker, the CPUs it was pinned to (empty: not pinned).
+    cpus: Vec<Vec<usize>>,
 }
 
 impl fmt::Debug for ThreadPool {
@@ -445,6 +546,21 @@ impl ThreadPool {
     /// Number of workers.
     pub fn num_threads(&self) -> usize {
         self.registry.num_workers()
+    }
+
+    /// The index of the calling thread's worker if it is a worker of this pool (of this
+    /// pool, not merely of some pool: compare [`crate::current_worker_index`]).
+    pub fn current_thread_index(&self) -> Option<usize> {
+        crate::registry::WorkerThread::current()
+            .filter(|w| Arc::ptr_eq(&w.registry, &self.registry))
+            .map(|w| w.index)
+    }
+
+    /// The CPUs (Linux CPU numbers) worker `worker` was asked to be pinned to, ascending;
+    /// empty if it is not pinned or there is no such worker. A worker whose pinning the
+    /// kernel refused runs unpinned (with a warning in the log).
+    pub fn worker_cpus(&self, worker: usize) -> &[usize] {
+        self.cpus.get(worker).map_or(&[], Vec::as_slice)
     }
 
     /// Number of squads (workers under one last-level cache).
