@@ -26,7 +26,7 @@ use locus::footprint::work;
 use crate::exec::Executor;
 use crate::prepared::{timed_run, Run};
 use crate::rng::SplitMix64;
-use crate::size::{self, Opts};
+use crate::size;
 use crate::Outcome;
 
 /// Bins of a [`Tally`].
@@ -95,19 +95,7 @@ pub(crate) fn parse(s: &str) -> Result<MapReduceParams, String> {
     if p.n > isize::MAX as usize / std::mem::size_of::<u64>() {
         return Err(format!("N = {} is too large to allocate", p.n));
     }
-    let mut opts = Opts::new(opts, &["iters", "grain", "seed"])?;
-    if let Some(v) = opts.take("iters") {
-        p.iters = size::iters(v)?;
-    }
-    if let Some(v) = opts.take("grain") {
-        p.grain = size::number("grain", v)?;
-        if p.grain == 0 {
-            return Err("grain must be at least 1 element".to_owned());
-        }
-    }
-    if let Some(v) = opts.take("seed") {
-        p.seed = size::number("seed", v)?;
-    }
+    size::loop_options(opts, "element", &mut p.iters, &mut p.grain, &mut p.seed)?;
     Ok(p)
 }
 
@@ -120,10 +108,7 @@ pub fn input(p: &MapReduceParams) -> Vec<u64> {
 /// The map: SplitMix64's finaliser of `x` offset by the iteration.
 #[inline]
 pub fn mix(x: u64, iteration: u64) -> u64 {
-    let mut z = x.wrapping_add(iteration.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    locus_task::rng::mix64(x.wrapping_add(iteration.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
 }
 
 /// What the reduction keeps: a histogram of the mapped values and their wrapping sum.

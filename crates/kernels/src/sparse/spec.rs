@@ -11,7 +11,7 @@ use super::generate::{value, Generator};
 use super::Csr;
 use crate::mtx::{self, MtxError};
 use crate::rng::SplitMix64;
-use crate::size::{self, Opts};
+use crate::size;
 
 /// A matrix read from a Matrix Market file: its path (as given) and its entries.
 ///
@@ -227,19 +227,7 @@ pub(crate) fn parse(s: &str, defaults: SparseParams) -> Result<SparseParams, Siz
     if file.is_none() {
         p.matrix = MatrixSpec::Generated(Generator::parse(main)?);
     }
-    let mut opts = Opts::new(opts, &["iters", "grain", "seed"])?;
-    if let Some(v) = opts.take("iters") {
-        p.iters = size::iters(v)?;
-    }
-    if let Some(v) = opts.take("grain") {
-        p.grain = size::number("grain", v)?;
-        if p.grain == 0 {
-            return Err("grain must be at least 1".to_owned().into());
-        }
-    }
-    if let Some(v) = opts.take("seed") {
-        p.seed = size::number("seed", v)?;
-    }
+    size::loop_options(opts, "", &mut p.iters, &mut p.grain, &mut p.seed)?;
     if let Some(path) = file {
         p.matrix = MatrixSpec::File(LoadedMatrix::load(path).map_err(SizeError::Matrix)?);
     }

@@ -139,89 +139,56 @@ where
     }
 }
 
-/// [`ParallelIterator::copied`].
-#[derive(Debug, Clone)]
-pub struct Copied<I> {
-    base: I,
+/// An adapter of a chain of references that gives owned items through std's adapter of
+/// the same name: [`Copied`] (`T: Copy`) and [`Cloned`] (`T: Clone`).
+macro_rules! by_value {
+    ($name:ident, $method:ident, $bound:path, $doc:literal) => {
+        #[doc = $doc]
+        #[derive(Debug, Clone)]
+        pub struct $name<I> {
+            base: I,
+        }
+
+        impl<I> $name<I> {
+            pub(super) fn new(base: I) -> Self {
+                $name { base }
+            }
+        }
+
+        impl<'b, I, T> ParallelIterator for $name<I>
+        where
+            I: ParallelIterator<Item = &'b T>,
+            T: 'b + $bound + Send + Sync,
+        {
+            type Item = T;
+            type Seq<'a>
+                = std::iter::$name<I::Seq<'a>>
+            where
+                Self: 'a;
+
+            forward_positions!(base);
+
+            fn exact_len(&self) -> Option<usize> {
+                self.base.exact_len()
+            }
+
+            unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.base.seq(range) }.$method()
+            }
+        }
+
+        impl<'b, I, T> IndexedParallelIterator for $name<I>
+        where
+            I: IndexedParallelIterator<Item = &'b T>,
+            T: 'b + $bound + Send + Sync,
+        {
+        }
+    };
 }
 
-impl<I> Copied<I> {
-    pub(super) fn new(base: I) -> Self {
-        Copied { base }
-    }
-}
-
-impl<'b, I, T> ParallelIterator for Copied<I>
-where
-    I: ParallelIterator<Item = &'b T>,
-    T: 'b + Copy + Send + Sync,
-{
-    type Item = T;
-    type Seq<'a>
-        = std::iter::Copied<I::Seq<'a>>
-    where
-        Self: 'a;
-
-    forward_positions!(base);
-
-    fn exact_len(&self) -> Option<usize> {
-        self.base.exact_len()
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.seq(range) }.copied()
-    }
-}
-
-impl<'b, I, T> IndexedParallelIterator for Copied<I>
-where
-    I: IndexedParallelIterator<Item = &'b T>,
-    T: 'b + Copy + Send + Sync,
-{
-}
-
-/// [`ParallelIterator::cloned`].
-#[derive(Debug, Clone)]
-pub struct Cloned<I> {
-    base: I,
-}
-
-impl<I> Cloned<I> {
-    pub(super) fn new(base: I) -> Self {
-        Cloned { base }
-    }
-}
-
-impl<'b, I, T> ParallelIterator for Cloned<I>
-where
-    I: ParallelIterator<Item = &'b T>,
-    T: 'b + Clone + Send + Sync,
-{
-    type Item = T;
-    type Seq<'a>
-        = std::iter::Cloned<I::Seq<'a>>
-    where
-        Self: 'a;
-
-    forward_positions!(base);
-
-    fn exact_len(&self) -> Option<usize> {
-        self.base.exact_len()
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.seq(range) }.cloned()
-    }
-}
-
-impl<'b, I, T> IndexedParallelIterator for Cloned<I>
-where
-    I: IndexedParallelIterator<Item = &'b T>,
-    T: 'b + Clone + Send + Sync,
-{
-}
+by_value!(Copied, copied, Copy, "[`ParallelIterator::copied`].");
+by_value!(Cloned, cloned, Clone, "[`ParallelIterator::cloned`].");
 
 /// [`IndexedParallelIterator::enumerate`].
 #[derive(Debug, Clone)]
