@@ -4,15 +4,19 @@
 use super::{IndexedParallelIterator, ParallelIterator};
 use std::ops::Range;
 
-/// Forwards the position plumbing of an adapter to its inner iterator `$inner`.
+/// Forwards the position plumbing of an adapter to its inner iterator `$inner` (all
+/// but `leaf_bounds` with `but_leaf_bounds`).
 macro_rules! forward_positions {
     ($inner:ident) => {
-        fn positions(&self) -> usize {
-            self.$inner.positions()
-        }
+        forward_positions!($inner, but_leaf_bounds);
 
         fn leaf_bounds(&self) -> (usize, usize) {
             self.$inner.leaf_bounds()
+        }
+    };
+    ($inner:ident, but_leaf_bounds) => {
+        fn positions(&self) -> usize {
+            self.$inner.positions()
         }
 
         fn driven(&mut self, positions: usize) {
@@ -281,101 +285,66 @@ where
 {
 }
 
-/// [`IndexedParallelIterator::with_min_len`].
-#[derive(Debug, Clone)]
-pub struct MinLen<I> {
-    base: I,
-    min: usize,
-}
-
-impl<I> MinLen<I> {
-    pub(super) fn new(base: I, min: usize) -> Self {
-        MinLen {
-            base,
-            min: min.max(1),
+/// An adapter that bounds the length of the leaves a terminal cuts: [`MinLen`] raises
+/// the least, [`MaxLen`] lowers the most.
+macro_rules! leaf_bound {
+    ($name:ident, $field:ident, $bounds:expr, $doc:literal) => {
+        #[doc = $doc]
+        #[derive(Debug, Clone)]
+        pub struct $name<I> {
+            base: I,
+            $field: usize,
         }
-    }
-}
 
-impl<I: IndexedParallelIterator> ParallelIterator for MinLen<I> {
-    type Item = I::Item;
-    type Seq<'a>
-        = I::Seq<'a>
-    where
-        Self: 'a;
-
-    fn positions(&self) -> usize {
-        self.base.positions()
-    }
-
-    fn exact_len(&self) -> Option<usize> {
-        self.base.exact_len()
-    }
-
-    fn leaf_bounds(&self) -> (usize, usize) {
-        let (min, max) = self.base.leaf_bounds();
-        (min.max(self.min), max)
-    }
-
-    fn driven(&mut self, positions: usize) {
-        self.base.driven(positions)
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.seq(range) }
-    }
-}
-
-impl<I: IndexedParallelIterator> IndexedParallelIterator for MinLen<I> {}
-
-/// [`IndexedParallelIterator::with_max_len`].
-#[derive(Debug, Clone)]
-pub struct MaxLen<I> {
-    base: I,
-    max: usize,
-}
-
-impl<I> MaxLen<I> {
-    pub(super) fn new(base: I, max: usize) -> Self {
-        MaxLen {
-            base,
-            max: max.max(1),
+        impl<I> $name<I> {
+            pub(super) fn new(base: I, $field: usize) -> Self {
+                $name {
+                    base,
+                    $field: $field.max(1),
+                }
+            }
         }
-    }
+
+        impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
+            type Item = I::Item;
+            type Seq<'a>
+                = I::Seq<'a>
+            where
+                Self: 'a;
+
+            forward_positions!(base, but_leaf_bounds);
+
+            fn exact_len(&self) -> Option<usize> {
+                self.base.exact_len()
+            }
+
+            fn leaf_bounds(&self) -> (usize, usize) {
+                let bounds: fn((usize, usize), usize) -> (usize, usize) = $bounds;
+                bounds(self.base.leaf_bounds(), self.$field)
+            }
+
+            unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.base.seq(range) }
+            }
+        }
+
+        impl<I: IndexedParallelIterator> IndexedParallelIterator for $name<I> {}
+    };
 }
 
-impl<I: IndexedParallelIterator> ParallelIterator for MaxLen<I> {
-    type Item = I::Item;
-    type Seq<'a>
-        = I::Seq<'a>
-    where
-        Self: 'a;
-
-    fn positions(&self) -> usize {
-        self.base.positions()
-    }
-
-    fn exact_len(&self) -> Option<usize> {
-        self.base.exact_len()
-    }
-
-    fn leaf_bounds(&self) -> (usize, usize) {
-        let (min, max) = self.base.leaf_bounds();
-        (min, max.min(self.max))
-    }
-
-    fn driven(&mut self, positions: usize) {
-        self.base.driven(positions)
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        // SAFETY: forwarded from the caller.
-        unsafe { self.base.seq(range) }
-    }
-}
-
-impl<I: IndexedParallelIterator> IndexedParallelIterator for MaxLen<I> {}
+leaf_bound!(
+    MinLen,
+    min,
+    |(min, max), n| (min.max(n), max),
+    "[`IndexedParallelIterator::with_min_len`]."
+);
+leaf_bound!(
+    MaxLen,
+    max,
+    |(min, max), n| (min, max.min(n)),
+    "[`IndexedParallelIterator::with_max_len`]."
+);
 
 /// [`ParallelIterator::fold`]: one accumulator per leaf.
 #[derive(Debug, Clone)]

@@ -335,29 +335,38 @@ impl<'data, T: Sync> Chunks<'data, T> {
     }
 }
 
-impl<'data, T: Sync> ParallelIterator for Chunks<'data, T> {
-    type Item = &'data [T];
-    type Seq<'a>
-        = std::slice::Chunks<'data, T>
-    where
-        Self: 'a;
+/// The iterator impls of a source of shared chunks, `$name`, whose `slice` holds its
+/// chunks of `size` elements (the last possibly shorter) and whose leaves run std's
+/// `$method`.
+macro_rules! shared_chunks {
+    ($name:ident, $method:ident) => {
+        impl<'data, T: Sync> ParallelIterator for $name<'data, T> {
+            type Item = &'data [T];
+            type Seq<'a>
+                = std::slice::$name<'data, T>
+            where
+                Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.slice.len().div_ceil(self.size)
-    }
+            fn positions(&self) -> usize {
+                self.slice.len().div_ceil(self.size)
+            }
 
-    fn exact_len(&self) -> Option<usize> {
-        Some(self.positions())
-    }
+            fn exact_len(&self) -> Option<usize> {
+                Some(self.positions())
+            }
 
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        let part = &self.slice[elements(range, self.size, self.slice.len())];
-        footprint::read_slice(part);
-        part.chunks(self.size)
-    }
+            unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+                let part = &self.slice[elements(range, self.size, self.slice.len())];
+                footprint::read_slice(part);
+                part.$method(self.size)
+            }
+        }
+
+        impl<T: Sync> IndexedParallelIterator for $name<'_, T> {}
+    };
 }
 
-impl<T: Sync> IndexedParallelIterator for Chunks<'_, T> {}
+shared_chunks!(Chunks, chunks);
 
 /// The elements of chunks `range` of `size` elements of a slice of `len`.
 fn elements(range: Range<usize>, size: usize, len: usize) -> Range<usize> {
@@ -389,29 +398,8 @@ impl<'data, T: Sync> ChunksExact<'data, T> {
     }
 }
 
-impl<'data, T: Sync> ParallelIterator for ChunksExact<'data, T> {
-    type Item = &'data [T];
-    type Seq<'a>
-        = std::slice::ChunksExact<'data, T>
-    where
-        Self: 'a;
-
-    fn positions(&self) -> usize {
-        self.slice.len() / self.size
-    }
-
-    fn exact_len(&self) -> Option<usize> {
-        Some(self.positions())
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        let part = &self.slice[elements(range, self.size, self.slice.len())];
-        footprint::read_slice(part);
-        part.chunks_exact(self.size)
-    }
-}
-
-impl<T: Sync> IndexedParallelIterator for ChunksExact<'_, T> {}
+// The slice holds whole chunks only (the remainder is apart), so every chunk is exact.
+shared_chunks!(ChunksExact, chunks_exact);
 
 /// `par_chunks_mut(size)` of a slice: consecutive mutable subslices of `size` elements,
 /// the last possibly shorter.
