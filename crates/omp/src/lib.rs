@@ -36,5 +36,10 @@ mod footprint;
 mod lock;
 mod loops;
 mod stats;
+mod sync;
 mod task;
 mod team;
+mod wait;
+
+#[cfg(all(test, loom))]
+mod tests;

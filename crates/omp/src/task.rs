@@ -3,23 +3,20 @@
 //! # A task's record
 //! A [`Node`] is one task: a [`RawTask`] first (what locus runs and the policy sees),
 //! then the function, its data (copied at spawn into the same allocation), its parent,
-//! and one 64-bit `state`: the high half counts its incomplete children (what
-//! `taskwait` waits for), the low half its references: one for itself until it
-//! completes, one for each child not yet released. A child releases its parent when its
+//! and its [`TaskState`] (`wait.rs`): its incomplete children (what `taskwait` waits
+//! for) and its references: one for itself until it completes, one for each child not
+//! yet released. A child releases its parent when its
 //! own references reach zero, that is when it and every task below it have completed;
 //! the record is freed then. So an implicit task whose references are down to its own
 //! has no incomplete descendant (what a barrier waits for), and a parent that returns
 //! before its children stays allocated until they are done.
 //!
 //! # Waiting
-//! A task waits on its own `state` (or a taskgroup's count) through
-//! [`locus::raw::wait_until`], running other tasks of the team meanwhile. Before
-//! waiting it publishes the index of its worker in `waiter` (`SeqCst`); whoever changes
-//! the count (`SeqCst` read-modify-write) reads `waiter` afterwards and wakes that
-//! worker unless it is itself (`locus::raw::wake`, fenced). By the total order of
-//! `SeqCst` operations either the waiter's check sees the change or the changer sees
-//! the waiter: no wake-up is lost. Only a live record is read: a child reads its
-//! parent's `waiter` while it still holds its reference.
+//! A task waits on its own state (or a taskgroup's count) through
+//! [`locus::raw::wait_until`], running other tasks of the team meanwhile, after
+//! publishing its worker in a [`WaiterSlot`]; whoever brings the count to its end
+//! wakes it (`locus::raw::wake`). The handshake and its orderings are in `wait.rs`,
+//! with loom models in `src/tests/loom_wait.rs`.
 //!
 //! # Dependences
 //! A parent keeps, per address its children named in `depend`, the last child that
@@ -34,7 +31,9 @@
 //! the spawning thread, as new tasks (own record, own children). Below a final task all
 //! tasks are undeferred, so their records live on the stack.
 
+use crate::sync;
 use crate::team::{self, OutlinedFn};
+use crate::wait::{TaskState, WaiterSlot};
 use locus::raw::{self, RawTask};
 use locus::TaskId;
 use locus_task::TaskInfo;
@@ -42,14 +41,8 @@ use std::alloc::{self, Layout};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicUsize, Ordering::*};
 use std::sync::{Arc, Mutex};
-
-/// One incomplete child, in the high half of `state`.
-const CHILD: u64 = 1 << 32;
-/// One reference, in the low half of `state`.
-const REF: u64 = 1;
-const REFS: u64 = CHILD - 1;
 
 /// `GOMP_task`'s flags (gomp-constants.h).
 pub(crate) const FLAG_FINAL: u32 = 1 << 1;
@@ -68,9 +61,7 @@ pub(crate) struct Node {
     /// The allocation holding this node and its data; size 0 if not on the heap.
     layout: Layout,
     parent: *const Node,
-    state: AtomicU64,
-    /// The worker waiting on `state`, plus one; 0 if none.
-    waiter: AtomicUsize,
+    state: TaskState,
     id: TaskId,
     level: u32,
     /// Spawns since the last taskwait: the spawn path of the next child.
@@ -100,8 +91,8 @@ unsafe impl Sync for Node {}
 /// A taskgroup: counts its tasks (those made in it, and their descendants made outside
 /// any inner group) until they complete.
 pub(crate) struct Group {
-    count: AtomicUsize,
-    waiter: AtomicUsize,
+    count: sync::AtomicUsize,
+    waiter: WaiterSlot,
     prev: Option<Arc<Group>>,
 }
 
@@ -140,8 +131,7 @@ impl Node {
             data: std::ptr::null_mut(),
             layout: Layout::new::<()>(),
             parent: std::ptr::null(),
-            state: AtomicU64::new(REF),
-            waiter: AtomicUsize::new(0),
+            state: TaskState::new(),
             id,
             level: 1,
             spawned: Cell::new(0),
@@ -156,24 +146,9 @@ impl Node {
         }
     }
 
-    fn children(&self) -> u64 {
-        self.state.load(SeqCst) >> 32
-    }
-
-    /// Waits (running other tasks) until `done`, as described in the module docs.
-    fn wait(&self, waiter: &AtomicUsize, done: impl Fn() -> bool) {
-        if done() {
-            return;
-        }
-        let me = locus::current_worker_index().map_or(0, |w| w + 1);
-        waiter.store(me, SeqCst);
-        raw::wait_until(done);
-        waiter.store(0, Relaxed);
-    }
-
     /// Waits until every task below this (implicit) task has completed.
     pub(crate) fn wait_for_descendants(&self) {
-        self.wait(&self.waiter, || self.state.load(SeqCst) & REFS == 1);
+        wait(&self.state.waiter, || self.state.refs() == 1);
     }
 
     /// A taskwait or barrier ended: all children are done, so their dependences are
@@ -193,12 +168,18 @@ unsafe fn run_never(_: *mut RawTask) {
     unreachable!("implicit tasks are never spawned");
 }
 
-/// Wakes the worker published in `waiter`, unless it is the caller.
-fn wake_waiter(waiter: &AtomicUsize) {
-    let w = waiter.load(SeqCst);
-    if w != 0 && locus::current_worker_index() != Some(w - 1) {
-        raw::wake(w - 1);
+/// Waits (running other tasks) until `done`, published in `slot` (see `wait.rs`).
+fn wait(slot: &WaiterSlot, done: impl Fn() -> bool) {
+    match locus::current_worker_index() {
+        Some(me) => slot.wait(me, done, |done| raw::wait_until(done)),
+        // Off a worker nobody wakes a waiter: it spins.
+        None => raw::wait_until(done),
     }
+}
+
+/// Wakes the worker published in `slot`, unless it is the caller.
+fn wake_waiter(slot: &WaiterSlot) {
+    slot.notify(locus::current_worker_index(), raw::wake);
 }
 
 /// Runs a spawned task: the trampoline locus calls.
@@ -249,8 +230,8 @@ unsafe fn complete(node: *const Node) {
     }
     // SAFETY: our reference keeps the parent live.
     let parent = unsafe { &*n.parent };
-    if parent.state.fetch_sub(CHILD, SeqCst) >> 32 == 1 {
-        wake_waiter(&parent.waiter);
+    if parent.state.child_completed() {
+        wake_waiter(&parent.state.waiter);
     }
     // SAFETY: our own reference, given up once.
     unsafe { release(node) };
@@ -264,12 +245,12 @@ unsafe fn release(mut node: *const Node) {
         if n.implicit {
             // Implicit tasks are waited for by their member, never freed here; the
             // member is woken when the last descendant goes.
-            if n.state.fetch_sub(REF, SeqCst) & REFS == 2 {
-                wake_waiter(&n.waiter);
+            if n.state.release() == 2 {
+                wake_waiter(&n.state.waiter);
             }
             return;
         }
-        if n.state.fetch_sub(REF, SeqCst) & REFS != 1 {
+        if n.state.release() != 1 {
             return;
         }
         let parent = n.parent;
@@ -292,7 +273,7 @@ unsafe fn predecessor_done(node: *const Node) {
     let n = unsafe { &*node };
     if n.unmet.fetch_sub(1, SeqCst) == 1 {
         if n.inline {
-            wake_waiter(&n.waiter);
+            wake_waiter(&n.state.waiter);
         } else {
             // SAFETY: ready, live, published once.
             unsafe { publish(node) };
@@ -357,7 +338,7 @@ pub(crate) unsafe fn task(s: Spawn) {
     if let Some(g) = &group {
         g.count.fetch_add(1, Relaxed);
     }
-    parent.state.fetch_add(CHILD | REF, Relaxed);
+    parent.state.add_child();
     let has_deps = s.flags & FLAG_DEPEND != 0 && !s.depend.is_null();
 
     if undeferred && parent.is_final && !has_deps {
@@ -370,7 +351,7 @@ pub(crate) unsafe fn task(s: Spawn) {
         // SAFETY: live on this frame; all its descendants are undeferred too, so its last
         // reference goes before `run` returns.
         unsafe { run(&node) };
-        debug_assert_eq!(node.state.load(SeqCst) & REFS, 0);
+        debug_assert_eq!(node.state.refs(), 0);
         return;
     }
 
@@ -391,7 +372,7 @@ pub(crate) unsafe fn task(s: Spawn) {
         // SAFETY: live (its own reference is held until it runs).
         let n = unsafe { &*node };
         if !ready {
-            n.wait(&n.waiter, || n.unmet.load(SeqCst) == 0);
+            wait(&n.state.waiter, || n.unmet.load(SeqCst) == 0);
         }
         // SAFETY: ready, live, run once here.
         unsafe { run(node) };
@@ -451,8 +432,7 @@ fn new_node(
         data: s.data,
         layout: Layout::new::<()>(),
         parent,
-        state: AtomicU64::new(REF),
-        waiter: AtomicUsize::new(0),
+        state: TaskState::new(),
         id,
         level,
         spawned: Cell::new(0),
@@ -579,7 +559,7 @@ unsafe fn read_depend(depend: *mut *mut c_void) -> Vec<(usize, bool)> {
 /// `GOMP_taskwait`.
 pub(crate) fn taskwait() {
     let t = team::current();
-    t.wait(&t.waiter, || t.children() == 0);
+    wait(&t.state.waiter, || t.state.children() == 0);
     t.sync_block_ended();
 }
 
@@ -589,8 +569,8 @@ pub(crate) fn taskgroup_start() {
     let mut open = t.open_group.borrow_mut();
     let prev = open.take().or_else(|| t.group.clone());
     *open = Some(Arc::new(Group {
-        count: AtomicUsize::new(0),
-        waiter: AtomicUsize::new(0),
+        count: sync::AtomicUsize::new(0),
+        waiter: WaiterSlot::new(),
         prev,
     }));
 }
@@ -601,7 +581,7 @@ pub(crate) fn taskgroup_end() {
     let Some(group) = t.open_group.borrow_mut().take() else {
         crate::env::fail("GOMP_taskgroup_end without GOMP_taskgroup_start");
     };
-    t.wait(&group.waiter, || group.count.load(SeqCst) == 0);
+    wait(&group.waiter, || group.count.load(SeqCst) == 0);
     // The enclosing group of this task, unless it is the one the task was made in.
     let outer = group.prev.clone().filter(|p| {
         t.group
