@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+mod blocks;
 mod env;
 mod footprint;
 mod lock;
@@ -40,6 +41,9 @@ mod sync;
 mod task;
 mod team;
 mod wait;
+
+/// A task record fits a pooled block with room for data (see `blocks.rs`).
+const _: () = assert!(std::mem::size_of::<task::Node>() + 64 <= blocks::SIZE);
 
 #[cfg(all(test, loom))]
 mod tests;

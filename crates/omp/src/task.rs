@@ -31,9 +31,9 @@
 //! the spawning thread, as new tasks (own record, own children). Below a final task all
 //! tasks are undeferred, so their records live on the stack.
 
-use crate::sync;
 use crate::team::{self, OutlinedFn};
 use crate::wait::{TaskState, WaiterSlot};
+use crate::{blocks, sync};
 use locus::raw::{self, RawTask};
 use locus::TaskId;
 use locus_task::TaskInfo;
@@ -80,6 +80,8 @@ pub(crate) struct Node {
     unmet: AtomicUsize,
     /// Runs on the spawning thread when ready instead of being published (if(0)).
     inline: bool,
+    /// Its team has one thread: every task it makes runs at once.
+    alone: bool,
 }
 
 // SAFETY: a node moves to the worker that runs it; its cells are touched only by the
@@ -122,8 +124,9 @@ fn task_info(id: TaskId, level: u32) -> TaskInfo {
 
 impl Node {
     /// The implicit task of member `num` of a region whose function is at `fn_id`: level
-    /// 1, as the broadcast share it runs in is to locus, so its children are at 2.
-    pub(crate) fn implicit(fn_id: u64, num: u32) -> Node {
+    /// 1, as the broadcast share it runs in is to locus, so its children are at 2;
+    /// `alone` if its team has one thread.
+    pub(crate) fn implicit(fn_id: u64, num: u32, alone: bool) -> Node {
         let id = TaskId(locus_task::rng::mix64(fn_id)).child(num);
         Node {
             raw: RawTask::new(task_info(id, 1), run_never),
@@ -143,6 +146,7 @@ impl Node {
             dep: None,
             unmet: AtomicUsize::new(0),
             inline: false,
+            alone,
         }
     }
 
@@ -194,8 +198,9 @@ unsafe fn run_spawned(raw: *mut RawTask) {
 /// # Safety
 /// `node` is live and ready, and runs once.
 unsafe fn run(node: *const Node) {
+    let local = team::local();
     {
-        let _current = team::enter_task(node);
+        let _current = local.enter_task(node);
         // SAFETY: live; the function and data are the program's.
         unsafe {
             if let Some(f) = (*node).f {
@@ -204,12 +209,13 @@ unsafe fn run(node: *const Node) {
         }
     }
     // SAFETY: live until its last reference goes, which `complete` handles.
-    unsafe { complete(node) };
+    unsafe { complete(node, &local.blocks) };
 }
 
 /// Marks `node` complete: its successors, its taskgroup, its parent's children count,
 /// then its own reference.
-unsafe fn complete(node: *const Node) {
+/// Freed records go to `blocks`, this thread's list.
+unsafe fn complete(node: *const Node, blocks: &blocks::List) {
     // SAFETY: live: it holds its own reference until `release` below.
     let n = unsafe { &*node };
     if let Some(dep) = &n.dep {
@@ -234,11 +240,12 @@ unsafe fn complete(node: *const Node) {
         wake_waiter(&parent.state.waiter);
     }
     // SAFETY: our own reference, given up once.
-    unsafe { release(node) };
+    unsafe { release(node, blocks) };
 }
 
-/// Gives up one reference to `node`; the last frees it and releases its parent.
-unsafe fn release(mut node: *const Node) {
+/// Gives up one reference to `node`; the last frees it (onto `blocks`, this thread's
+/// list) and releases its parent.
+unsafe fn release(mut node: *const Node, blocks: &blocks::List) {
     loop {
         // SAFETY: the caller holds a reference, so the node is live.
         let n = unsafe { &*node };
@@ -256,11 +263,11 @@ unsafe fn release(mut node: *const Node) {
         let parent = n.parent;
         let layout = n.layout;
         if layout.size() != 0 {
-            // SAFETY: made by `alloc` with this layout in `new_heap`; nobody refers to
-            // it any more (its last reference is gone).
+            // SAFETY: made by `blocks::alloc` with this layout in `new_heap`; nobody
+            // refers to it any more (its last reference is gone).
             unsafe {
                 std::ptr::drop_in_place(node.cast_mut());
-                alloc::dealloc(node.cast_mut().cast(), layout);
+                blocks::free(blocks, node.cast_mut().cast(), layout);
             }
         }
         node = parent;
@@ -316,9 +323,9 @@ pub(crate) unsafe fn task(s: Spawn) {
              GCC's libgomp",
         );
     }
-    let parent = team::current();
-    let m = team::member();
-    let undeferred = !s.if_clause || parent.is_final || m.team().size == 1;
+    let local = team::local();
+    let parent = local.current();
+    let undeferred = !s.if_clause || parent.is_final || parent.alone;
     let is_final = parent.is_final || s.flags & FLAG_FINAL != 0;
     let index = parent.spawned.get();
     parent.spawned.set(index.wrapping_add(1));
@@ -361,7 +368,19 @@ pub(crate) unsafe fn task(s: Spawn) {
         })
     });
     // SAFETY: GCC's arguments.
-    let node = unsafe { new_heap(&s, parent, id, level, is_final, group, dep, undeferred) };
+    let node = unsafe {
+        new_heap(
+            &local.blocks,
+            &s,
+            parent,
+            id,
+            level,
+            is_final,
+            group,
+            dep,
+            undeferred,
+        )
+    };
     let ready = if has_deps {
         // SAFETY: GCC's dependence array; the node is live and not yet published.
         unsafe { register_deps(parent, node, s.depend) }
@@ -444,12 +463,14 @@ fn new_node(
         dep,
         unmet: AtomicUsize::new(1),
         inline: false,
+        alone: parent.alone,
     }
 }
 
 /// A heap node with the task's data copied in after it, in one allocation.
 #[allow(clippy::too_many_arguments)]
 unsafe fn new_heap(
+    blocks: &blocks::List,
     s: &Spawn,
     parent: &Node,
     id: TaskId,
@@ -462,11 +483,7 @@ unsafe fn new_heap(
     let (layout, offset) = Layout::new::<Node>()
         .extend(data_layout(s))
         .unwrap_or_else(|_| crate::env::fail("GOMP_task: a task's data is larger than memory"));
-    // SAFETY: the layout has a non-zero size (a Node).
-    let block = unsafe { alloc::alloc(layout) };
-    if block.is_null() {
-        alloc::handle_alloc_error(layout);
-    }
+    let block = blocks::alloc(blocks, layout);
     // SAFETY: `offset` is inside the block, after the node.
     let data = unsafe { block.add(offset) }.cast::<c_void>();
     match s.cpyfn {
