@@ -26,7 +26,7 @@
 //! completers, for `taskwait` and for a barrier's wait on descendants.
 
 use crate::sync::{fence, AtomicU64, AtomicUsize};
-use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, SeqCst};
 
 /// One incomplete child, in the high half of a [`TaskState`].
 const CHILD: u64 = 1 << 32;
@@ -109,6 +109,14 @@ impl TaskState {
     #[inline]
     pub(crate) fn release(&self) -> u64 {
         self.state.fetch_sub(REF, SeqCst) & REFS
+    }
+
+    /// Whether only the task's own reference is left (`Acquire`: pairs with the
+    /// read-modify-writes by which its children gave theirs up, so none of them touches
+    /// it any more). Only the task's own thread, which alone adds references, asks.
+    #[inline]
+    pub(crate) fn only_own_ref(&self) -> bool {
+        self.state.load(Acquire) & REFS == 1
     }
 
     /// Incomplete children (`SeqCst`).
