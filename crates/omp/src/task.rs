@@ -174,6 +174,11 @@ unsafe fn run_never(_: *mut RawTask) {
 
 /// Waits (running other tasks) until `done`, published in `slot` (see `wait.rs`).
 fn wait(slot: &WaiterSlot, done: impl Fn() -> bool) {
+    // Under `ws` the awaited tasks are usually on this worker's deque: run them before
+    // publishing a waiter.
+    if raw::run_own_until(&done) {
+        return;
+    }
     match locus::current_worker_index() {
         Some(me) => slot.wait(me, done, |done| raw::wait_until(done)),
         // Off a worker nobody wakes a waiter: it spins.
