@@ -73,7 +73,9 @@ pub(crate) struct Node {
     /// The innermost taskgroup open in this task (its children join it).
     open_group: RefCell<Option<Arc<Group>>>,
     /// The dependences of this task's children, by address.
-    deps: RefCell<HashMap<usize, DepEntry>>,
+    /// Made at the first `depend` clause: a `HashMap::new` per task would cost a
+    /// thread-local read (its random keys) and 48 bytes in every record.
+    deps: RefCell<Option<HashMap<usize, DepEntry>>>,
     /// This task as a predecessor of its later siblings, if it had `depend` clauses.
     dep: Option<Arc<DepNode>>,
     /// Predecessors not yet complete, plus one while registering.
@@ -142,7 +144,7 @@ impl Node {
             implicit: true,
             group: None,
             open_group: RefCell::new(None),
-            deps: RefCell::new(HashMap::new()),
+            deps: RefCell::new(None),
             dep: None,
             unmet: AtomicUsize::new(0),
             inline: false,
@@ -159,7 +161,9 @@ impl Node {
     /// forgotten and the next spawns are numbered from 0 again.
     pub(crate) fn sync_block_ended(&self) {
         self.spawned.set(0);
-        self.deps.borrow_mut().clear();
+        if let Some(table) = self.deps.borrow_mut().as_mut() {
+            table.clear();
+        }
     }
 
     /// Whether this is a final task (`omp_in_final`).
@@ -478,7 +482,7 @@ fn new_node(
         implicit: false,
         group,
         open_group: RefCell::new(None),
-        deps: RefCell::new(HashMap::new()),
+        deps: RefCell::new(None),
         dep,
         unmet: AtomicUsize::new(1),
         inline: false,
@@ -535,6 +539,7 @@ unsafe fn register_deps(parent: &Node, node: *const Node, depend: *mut *mut c_vo
     // SAFETY: GCC's dependence array (the caller's contract).
     let list = unsafe { read_depend(depend) };
     let mut table = parent.deps.borrow_mut();
+    let table = table.get_or_insert_with(HashMap::new);
     for (addr, writes) in list {
         let entry = table.entry(addr).or_default();
         let wait_for = |pred: &Arc<DepNode>| {
