@@ -21,6 +21,7 @@ pub(crate) const ALIGN: usize = 16;
 const KEEP: usize = 1024;
 
 /// The layout of a pooled block.
+#[inline]
 pub(crate) fn layout() -> Layout {
     // SAFETY: ALIGN is a power of two and SIZE a multiple of it, far below isize::MAX.
     unsafe { Layout::from_size_align_unchecked(SIZE, ALIGN) }

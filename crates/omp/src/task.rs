@@ -490,6 +490,22 @@ fn new_node(
     }
 }
 
+/// Where a record's data goes after the node, when it fits a pooled block.
+const POOLED_OFFSET: usize = std::mem::size_of::<Node>().next_multiple_of(blocks::ALIGN);
+
+/// The layout of a task's record and the offset of its data in it: a pooled block
+/// (without the checked arithmetic) when the data fits after the node, as GCC's
+/// argument blocks of a few pointers do.
+#[inline]
+fn record_layout(s: &Spawn) -> (Layout, usize) {
+    if s.arg_align <= blocks::ALIGN && s.arg_size <= blocks::SIZE - POOLED_OFFSET {
+        return (blocks::layout(), POOLED_OFFSET);
+    }
+    Layout::new::<Node>()
+        .extend(data_layout(s))
+        .unwrap_or_else(|_| crate::env::fail("GOMP_task: a task's data is larger than memory"))
+}
+
 /// A heap node with the task's data copied in after it, in one allocation.
 #[allow(clippy::too_many_arguments)]
 unsafe fn new_heap(
@@ -503,9 +519,7 @@ unsafe fn new_heap(
     dep: Option<Arc<DepNode>>,
     inline: bool,
 ) -> *const Node {
-    let (layout, offset) = Layout::new::<Node>()
-        .extend(data_layout(s))
-        .unwrap_or_else(|_| crate::env::fail("GOMP_task: a task's data is larger than memory"));
+    let (layout, offset) = record_layout(s);
     let block = blocks::alloc(blocks, layout);
     // SAFETY: `offset` is inside the block, after the node.
     let data = unsafe { block.add(offset) }.cast::<c_void>();
