@@ -539,6 +539,24 @@ impl WorkerThread {
         found
     }
 
+    /// At a raw wait (`raw::wait_until`): under a policy that places every job locally
+    /// (`ws`), runs the own deque's newest jobs until `done` holds, as `take_back` does at
+    /// a join, without asking the policy for a plan; whether `done` holds. Under other
+    /// policies, and once the deque is empty, the caller goes on to `wait_until_cold`.
+    #[inline]
+    pub(crate) fn run_own_until(&self, done: &impl Fn() -> bool) -> bool {
+        if !self.always_local {
+            return false;
+        }
+        while !done() {
+            match self.deque.pop() {
+                Some(job) => self.execute(job, Source::OwnSquad),
+                None => return false,
+            }
+        }
+        true
+    }
+
     /// Works (or sleeps) until `done` holds: the idle loop of a worker, and the wait of
     /// a join or scope whose jobs run elsewhere.
     #[cold]
