@@ -500,7 +500,15 @@ fn leaves_are_the_same_tasks_every_time() {
 #[test]
 fn for_range_chunks_keep_their_ids_and_count_once_under_every_policy() {
     for (name, pool) in &build_pools() {
-        for (n, grain) in [(1000usize, 7usize), (1, 1), (257, 1), (4096, 4096)] {
+        // 70,000 chunks: more than a flat loop spawns one by one (65,536), so the placing
+        // policies get it in blocks of consecutive chunks.
+        for (n, grain) in [
+            (1000usize, 7usize),
+            (1, 1),
+            (257, 1),
+            (4096, 4096),
+            (70_000, 1),
+        ] {
             let before = pool.stats();
             let seen = std::sync::Mutex::new(Vec::new());
             pool.install(|| {
