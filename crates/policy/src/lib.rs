@@ -91,7 +91,7 @@ pub use policies::{
     POLICIES, SCHEDULE_PLACED, SCHEDULE_UNKNOWN,
 };
 pub use stability::{ChunkPlacement, CHUNK_COMPARED, CHUNK_SAME_SQUAD};
-pub use workers::{SquadId, WorkerId, WorkerMap};
+pub use workers::{from_random_start, Groups, SquadId, WorkerId, WorkerMap};
 
 /// A scheduling policy: decisions only (see the crate documentation).
 pub trait Policy: Send + Sync + std::fmt::Debug {

@@ -5,8 +5,19 @@
 //! topology in tree order, wrapping around when there are more workers than PUs, so a
 //! pool smaller than the machine fills one cache domain before the next (like
 //! `OMP_PROC_BIND=close`), and a larger one oversubscribes every PU evenly.
+//!
+//! # Nearest first
+//! The map also knows how far apart its squads are ([`WorkerMap::distance`],
+//! [`WorkerMap::tier`], from [`Topology::squad_distance`] and [`Topology::squad_tier`]),
+//! and keeps, for each squad, the other squads grouped by distance, nearest group first
+//! ([`WorkerMap::remote_squads`], and their workers: [`WorkerMap::remote_workers`]).
+//! Both engines search other squads in this order: group by group, and inside a group
+//! from a random start ([`from_random_start`], one random number per group reached), so
+//! squads at one distance are still chosen at random and a machine whose other squads
+//! are all equally far (every machine of the papers) has one group, searched as one
+//! random scan. The groups are made once, with the map: a search allocates nothing.
 
-use locus_topo::Topology;
+use locus_topo::{SquadTier, Topology};
 
 /// Index of a worker in its pool, `0..num_workers`.
 pub type WorkerId = usize;
@@ -20,6 +31,55 @@ pub struct WorkerMap {
     squad_of: Vec<SquadId>,
     squads: Vec<Vec<WorkerId>>,
     llc_size: Vec<Option<u64>>,
+    /// `distance[a * num_squads + b]`: [`Topology::squad_distance`] of their domains.
+    distance: Vec<u32>,
+    /// `tier[a * num_squads + b]`: [`Topology::squad_tier`] of their domains.
+    tier: Vec<SquadTier>,
+    /// Per squad, the other squads and their workers, grouped by distance.
+    rings: Vec<Rings>,
+}
+
+/// The other squads of one squad, and their workers, in groups of equal distance,
+/// nearest group first; each group in index order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Rings {
+    squads: Vec<SquadId>,
+    /// Where each group of `squads` ends (exclusive), nearest group first.
+    squad_ends: Vec<usize>,
+    workers: Vec<WorkerId>,
+    /// Where each group of `workers` ends: the workers of the squads of the same group.
+    worker_ends: Vec<usize>,
+}
+
+/// The groups of a [`Rings`] list, nearest first.
+#[derive(Debug, Clone)]
+pub struct Groups<'a> {
+    items: &'a [usize],
+    ends: std::slice::Iter<'a, usize>,
+    start: usize,
+}
+
+impl<'a> Iterator for Groups<'a> {
+    type Item = &'a [usize];
+
+    fn next(&mut self) -> Option<&'a [usize]> {
+        let end = *self.ends.next()?;
+        let group = &self.items[self.start..end];
+        self.start = end;
+        Some(group)
+    }
+}
+
+/// The members of `group` from a random start: from `group[r % len]` to the end, then
+/// from the beginning. How both engines scan one group of a nearest-first search, so
+/// that they agree on the order a random number gives.
+pub fn from_random_start(group: &[usize], r: u64) -> impl Iterator<Item = usize> + '_ {
+    let start = if group.is_empty() {
+        0
+    } else {
+        (r % group.len() as u64) as usize
+    };
+    group[start..].iter().chain(&group[..start]).copied()
 }
 
 impl WorkerMap {
@@ -42,43 +102,107 @@ impl WorkerMap {
         let mut llc_size = Vec::new();
         let mut pu_of = Vec::with_capacity(num_workers);
         let mut squad_of = Vec::with_capacity(num_workers);
+        let mut domain_of: Vec<usize> = Vec::new();
         for worker in 0..num_workers {
             let pu = &pus[worker % pus.len()];
             let squad = *squad_of_domain[pu.cache_domain].get_or_insert_with(|| {
                 squads.push(Vec::new());
                 llc_size.push(domains[pu.cache_domain].llc.as_ref().map(|c| c.size));
+                domain_of.push(pu.cache_domain);
                 squads.len() - 1
             });
             squads[squad].push(worker);
             pu_of.push(pu.index);
             squad_of.push(squad);
         }
+        let pairs = || {
+            domain_of
+                .iter()
+                .flat_map(|&a| domain_of.iter().map(move |&b| (a, b)))
+        };
+        let distance = pairs()
+            .map(|(a, b)| topology.squad_distance(a, b))
+            .collect();
+        let tier = pairs().map(|(a, b)| topology.squad_tier(a, b)).collect();
+        WorkerMap::with_distances(pu_of, squad_of, squads, llc_size, distance, tier)
+    }
+
+    /// The map of the given parts, its groups made from `distance`.
+    fn with_distances(
+        pu_of: Vec<usize>,
+        squad_of: Vec<SquadId>,
+        squads: Vec<Vec<WorkerId>>,
+        llc_size: Vec<Option<u64>>,
+        distance: Vec<u32>,
+        tier: Vec<SquadTier>,
+    ) -> WorkerMap {
+        let n = squads.len();
+        let rings = (0..n)
+            .map(|a| {
+                let mut others: Vec<(u32, SquadId)> = (0..n)
+                    .filter(|&b| b != a)
+                    .map(|b| (distance[a * n + b], b))
+                    .collect();
+                others.sort_unstable();
+                let mut rings = Rings {
+                    squads: Vec::with_capacity(others.len()),
+                    squad_ends: Vec::new(),
+                    workers: Vec::new(),
+                    worker_ends: Vec::new(),
+                };
+                for (i, &(d, b)) in others.iter().enumerate() {
+                    rings.squads.push(b);
+                    rings.workers.extend(&squads[b]);
+                    if others.get(i + 1).is_none_or(|&(next, _)| next != d) {
+                        rings.squad_ends.push(rings.squads.len());
+                        // Workers in index order inside a group, as squads are.
+                        let from = rings.worker_ends.last().copied().unwrap_or(0);
+                        rings.workers[from..].sort_unstable();
+                        rings.worker_ends.push(rings.workers.len());
+                    }
+                }
+                rings
+            })
+            .collect();
         WorkerMap {
             pu_of,
             squad_of,
             squads,
             llc_size,
+            distance,
+            tier,
+            rings,
         }
     }
 
     /// A map with the given squad sizes and no topology behind it (tests, simulations of
     /// abstract machines). Workers are numbered squad by squad.
+    /// Every squad is a package of its own there, all equally far apart (distance 1):
+    /// one group of other squads, as on the papers' machines.
     pub fn from_squad_sizes(sizes: &[usize]) -> WorkerMap {
-        let mut map = WorkerMap {
-            pu_of: Vec::new(),
-            squad_of: Vec::new(),
-            squads: Vec::new(),
-            llc_size: Vec::new(),
-        };
+        let (mut pu_of, mut squad_of, mut squads, mut llc_size) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for &size in sizes.iter().filter(|&&s| s > 0) {
-            let squad = map.squads.len();
-            let first = map.squad_of.len();
-            map.squads.push((first..first + size).collect());
-            map.squad_of.extend(std::iter::repeat_n(squad, size));
-            map.pu_of.extend(first..first + size);
-            map.llc_size.push(None);
+            let squad = squads.len();
+            let first = squad_of.len();
+            squads.push((first..first + size).collect());
+            squad_of.extend(std::iter::repeat_n(squad, size));
+            pu_of.extend(first..first + size);
+            llc_size.push(None);
         }
-        map
+        let n = squads.len();
+        let far = |k: usize| k / n != k % n;
+        let distance = (0..n * n).map(|k| u32::from(far(k))).collect();
+        let tier = (0..n * n)
+            .map(|k| {
+                if far(k) {
+                    SquadTier::OtherPackage
+                } else {
+                    SquadTier::SameSquad
+                }
+            })
+            .collect();
+        WorkerMap::with_distances(pu_of, squad_of, squads, llc_size, distance, tier)
     }
 
     /// Number of workers.
@@ -116,6 +240,42 @@ impl WorkerMap {
     pub fn llc_size(&self, squad: SquadId) -> Option<u64> {
         self.llc_size[squad]
     }
+
+    /// How far squad `b` is from squad `a` ([`Topology::squad_distance`]: 0 for the
+    /// squad itself; larger is farther).
+    #[inline]
+    pub fn distance(&self, a: SquadId, b: SquadId) -> u32 {
+        self.distance[a * self.squads.len() + b]
+    }
+
+    /// Where squad `b` is from squad `a` in the machine's tree ([`Topology::squad_tier`]):
+    /// what engines count steals by.
+    #[inline]
+    pub fn tier(&self, a: SquadId, b: SquadId) -> SquadTier {
+        self.tier[a * self.squads.len() + b]
+    }
+
+    /// The squads other than `squad`, in groups of equal [`WorkerMap::distance`] from
+    /// it, nearest group first, each group in index order.
+    pub fn remote_squads(&self, squad: SquadId) -> Groups<'_> {
+        let rings = &self.rings[squad];
+        Groups {
+            items: &rings.squads,
+            ends: rings.squad_ends.iter(),
+            start: 0,
+        }
+    }
+
+    /// The workers of the squads other than `squad`, in the groups of
+    /// [`WorkerMap::remote_squads`], each group in index order.
+    pub fn remote_workers(&self, squad: SquadId) -> Groups<'_> {
+        let rings = &self.rings[squad];
+        Groups {
+            items: &rings.workers,
+            ends: rings.worker_ends.iter(),
+            start: 0,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -147,5 +307,48 @@ mod tests {
         assert_eq!(over.num_squads(), 4);
         assert_eq!(over.squad(0), &[0, 1, 2, 3, 16, 17, 18, 19]);
         assert_eq!(over.pu_of(17), 1);
+    }
+
+    #[test]
+    fn other_squads_come_nearest_first_in_groups() {
+        let topo = Topology::preset("epyc-7763-2s").expect("preset");
+        let map = WorkerMap::new(&topo, 256);
+        assert_eq!(map.num_squads(), 16);
+        let groups: Vec<&[usize]> = map.remote_squads(9).collect();
+        let own_package: Vec<usize> = (8..16).filter(|&s| s != 9).collect();
+        assert_eq!(groups, [&own_package[..], &(0..8).collect::<Vec<_>>()[..]]);
+        assert_eq!(map.tier(9, 10), SquadTier::SameNode);
+        assert_eq!(map.tier(9, 1), SquadTier::OtherPackage);
+        assert_eq!(map.tier(9, 9), SquadTier::SameSquad);
+        assert_eq!((map.distance(9, 10), map.distance(9, 1)), (10, 32));
+        let workers: Vec<&[usize]> = map.remote_workers(9).collect();
+        assert_eq!(workers.len(), 2);
+        assert!(workers[0]
+            .iter()
+            .all(|&w| own_package.contains(&map.squad_of(w))));
+        assert_eq!(workers[0].len(), 7 * 16);
+        assert!(workers[0].windows(2).all(|p| p[0] < p[1]), "index order");
+        assert!(workers[1].iter().all(|&w| map.squad_of(w) < 8));
+        // The papers' machines: every other squad equally far, one group.
+        let opteron = WorkerMap::new(&Topology::preset("opteron-8380").unwrap(), 16);
+        assert_eq!(
+            opteron.remote_squads(2).collect::<Vec<_>>(),
+            [&[0, 1, 3][..]]
+        );
+        let abstract_map = WorkerMap::from_squad_sizes(&[2, 3, 1]);
+        assert_eq!(
+            abstract_map.remote_workers(1).collect::<Vec<_>>(),
+            [&[0, 1, 5][..]]
+        );
+        assert_eq!(abstract_map.tier(0, 2), SquadTier::OtherPackage);
+    }
+
+    #[test]
+    fn a_random_start_rotates_the_group() {
+        let order = |r| from_random_start(&[4, 7, 9], r).collect::<Vec<_>>();
+        assert_eq!(order(0), [4, 7, 9]);
+        assert_eq!(order(4), [7, 9, 4]);
+        assert_eq!(order(2), [9, 4, 7]);
+        assert_eq!(from_random_start(&[], 5).count(), 0);
     }
 }
