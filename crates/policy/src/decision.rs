@@ -34,12 +34,13 @@ pub enum Probe {
     /// Pop the worker's own inbox (which end is given by [`Layout::inbox`]).
     OwnInbox,
     /// Steal the oldest task from the deque of one other worker, trying victims from a
-    /// random start until one succeeds.
+    /// random start until one succeeds (nearest first where [`Victims`] says so).
     Steal(Victims),
     /// Pop the newest task of a squad's shared queue.
     SquadQueue(SquadId),
     /// Take up to `batch` of the oldest tasks of one remote squad's queue into the
-    /// worker's own squad queue. At most one worker of a squad does this at a time; the
+    /// worker's own squad queue, trying squads nearest first
+    /// ([`crate::WorkerMap::remote_squads`]: group by group, a random start in each). At most one worker of a squad does this at a time; the
     /// others go on looking in their squad queue, where the stolen work will appear.
     BulkSteal {
         /// The most tasks moved by one steal.
@@ -50,7 +51,7 @@ pub enum Probe {
     /// Pop the newest task of the given squad's inter-squad pool (its head only).
     InterPool(SquadId),
     /// Steal the oldest task of the inter-squad pool of another squad, trying squads
-    /// from a random start (a head on behalf of its squad).
+    /// nearest first, as [`Probe::BulkSteal`] does (a head on behalf of its squad).
     RemoteInterPools,
 }
 
@@ -73,8 +74,12 @@ pub enum Victims {
     All,
     /// The other workers of the thief's squad.
     Squad,
-    /// The workers of other squads.
+    /// The workers of other squads, nearest first: the groups of
+    /// [`crate::WorkerMap::remote_workers`] in order, from a random start in each.
     Remote,
+    /// Every other worker, nearest first: the thief's own squad from a random start,
+    /// then the other squads as [`Victims::Remote`] tries them (`ws:near`).
+    Nearest,
 }
 
 /// Which end of a per-worker inbox the owner pops.

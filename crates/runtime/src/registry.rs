@@ -34,12 +34,12 @@ use crate::sync::AtomicBool;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 use locus_policy::{
-    ChunkPlacement, Layout, Order, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo,
-    Victims, WorkerMap,
+    from_random_start, ChunkPlacement, Layout, Order, Place, Policy, Probe, Source, TaskCost,
+    TaskId, TaskInfo, Victims, WorkerMap,
 };
 use locus_task::rng::XorShift64Star;
 use locus_task::Spawner;
-use locus_topo::Topology;
+use locus_topo::{SquadTier, Topology};
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
 use std::ptr;
@@ -680,20 +680,40 @@ impl WorkerThread {
         }
     }
 
-    /// A head steals the oldest inter-squad task of another squad, from a random start.
+    /// Counts a steal (a task, a batch or an inter-squad task) from `victim_squad` by
+    /// its tier, and says where the task came from.
+    fn count_steal(&self, victim_squad: usize) -> Source {
+        let c = self.counters();
+        let tier = match self.registry.map.tier(self.squad, victim_squad) {
+            SquadTier::SameSquad => {
+                bump(&c.steals_squad, 1);
+                return Source::OwnSquad;
+            }
+            SquadTier::SameNode => &c.steals_same_node,
+            SquadTier::SamePackage => &c.steals_same_package,
+            SquadTier::OtherPackage => &c.steals_other_package,
+        };
+        bump(tier, 1);
+        bump(&c.steals_remote, 1);
+        Source::OtherSquad
+    }
+
+    /// A head steals the oldest inter-squad task of another squad, nearest squads first
+    /// (`WorkerMap::remote_squads`), from a random start in each group.
     fn steal_inter_remote(&self) -> Option<JobRef> {
-        let pools = &self.registry.inter_pools;
-        let n = pools.len();
-        let start = (self.next_random() % n as u64) as usize;
-        for victim in (start..n).chain(0..start).filter(|&s| s != self.squad) {
-            if pools[victim].is_empty() {
-                continue;
+        let registry = &*self.registry;
+        let pools = &registry.inter_pools;
+        for group in registry.map.remote_squads(self.squad) {
+            for victim in from_random_start(group, self.next_random()) {
+                if pools[victim].is_empty() {
+                    continue;
+                }
+                if let Some(job) = pools[victim].pop_oldest() {
+                    self.count_steal(victim);
+                    return Some(job);
+                }
+                bump(&self.counters().failed_steals, 1);
             }
-            if let Some(job) = pools[victim].pop_oldest() {
-                bump(&self.counters().steals_remote, 1);
-                return Some(job);
-            }
-            bump(&self.counters().failed_steals, 1);
         }
         None
     }
@@ -701,34 +721,23 @@ impl WorkerThread {
     fn is_victim(&self, victim: usize, victims: Victims) -> bool {
         victim != self.index
             && match victims {
-                Victims::All => true,
+                Victims::All | Victims::Nearest => true,
                 Victims::Squad => self.registry.map.squad_of(victim) == self.squad,
                 Victims::Remote => self.registry.map.squad_of(victim) != self.squad,
             }
     }
 
-    /// Steals one job from the first victim, from a random start, that has one.
-    pub(crate) fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
+    /// Steals one job from the first of `victims` that has one.
+    fn steal_from(&self, victims: impl Iterator<Item = usize>) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
-        let n = registry.num_workers();
-        let start = (self.next_random() % n as u64) as usize;
-        for victim in (start..n).chain(0..start) {
-            if !self.is_victim(victim, victims) {
-                continue;
-            }
+        for victim in victims {
             let stealer = &registry.stealers[victim];
-            if stealer.is_empty() {
+            if victim == self.index || stealer.is_empty() {
                 continue;
             }
             match stealer.steal() {
                 Steal::Success(job) => {
-                    let c = self.counters();
-                    if registry.map.squad_of(victim) == self.squad {
-                        bump(&c.steals_squad, 1);
-                        return Some((job, Source::OwnSquad));
-                    }
-                    bump(&c.steals_remote, 1);
-                    return Some((job, Source::OtherSquad));
+                    return Some((job, self.count_steal(registry.map.squad_of(victim))))
                 }
                 Steal::Empty | Steal::Retry => bump(&self.counters().failed_steals, 1),
             }
@@ -736,36 +745,67 @@ impl WorkerThread {
         None
     }
 
-    /// MTS: steal a batch from one remote squad, from a random start, for the squad.
+    /// Steals one job: `All` and `Squad` from the first victim, from a random start over
+    /// the pool, that has one; `Remote` and `Nearest` nearest first, group by group
+    /// (`Nearest` the own squad first), from a random start in each group.
+    pub(crate) fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
+        let registry = &*self.registry;
+        let map = &registry.map;
+        match victims {
+            Victims::All | Victims::Squad => {
+                let n = registry.num_workers();
+                let start = (self.next_random() % n as u64) as usize;
+                self.steal_from(
+                    (start..n)
+                        .chain(0..start)
+                        .filter(|&v| self.is_victim(v, victims)),
+                )
+            }
+            Victims::Remote | Victims::Nearest => {
+                let own = map.squad(self.squad);
+                if victims == Victims::Nearest && own.len() > 1 {
+                    let found = self.steal_from(from_random_start(own, self.next_random()));
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+                map.remote_workers(self.squad)
+                    .find_map(|group| self.steal_from(from_random_start(group, self.next_random())))
+            }
+        }
+    }
+
+    /// MTS: steal a batch from one remote squad for the squad, nearest squads first
+    /// (`WorkerMap::remote_squads`), from a random start in each group.
     fn bulk_steal(&self, batch: usize) -> Option<JobRef> {
         let registry = &*self.registry;
-        let squads = registry.squad_queues.len();
         let own = &registry.squad_queues[self.squad];
         let flag = &registry.squad_stealing[self.squad];
-        let start = (self.next_random() % squads as u64) as usize;
         let mut scratch = self.scratch.take();
         let mut result = None;
-        for victim in (start..squads).chain(0..start).filter(|&s| s != self.squad) {
-            match queue::bulk_steal(
-                flag,
-                &registry.squad_queues[victim],
-                own,
-                batch,
-                &mut scratch,
-            ) {
-                BulkSteal::Empty => continue,
-                BulkSteal::Busy => break,
-                BulkSteal::Failed => bump(&self.counters().failed_steals, 1),
-                BulkSteal::Took { first, moved } => {
-                    let c = self.counters();
-                    bump(&c.steals_remote, 1);
-                    bump(&c.bulk_steals, 1);
-                    bump(&c.bulk_tasks, moved as u64);
-                    if moved > 1 {
-                        registry.sleep.new_work(registry.map.squad(self.squad));
+        'groups: for group in registry.map.remote_squads(self.squad) {
+            for victim in from_random_start(group, self.next_random()) {
+                match queue::bulk_steal(
+                    flag,
+                    &registry.squad_queues[victim],
+                    own,
+                    batch,
+                    &mut scratch,
+                ) {
+                    BulkSteal::Empty => continue,
+                    BulkSteal::Busy => break 'groups,
+                    BulkSteal::Failed => bump(&self.counters().failed_steals, 1),
+                    BulkSteal::Took { first, moved } => {
+                        self.count_steal(victim);
+                        let c = self.counters();
+                        bump(&c.bulk_steals, 1);
+                        bump(&c.bulk_tasks, moved as u64);
+                        if moved > 1 {
+                            registry.sleep.new_work(registry.map.squad(self.squad));
+                        }
+                        result = Some(first);
+                        break 'groups;
                     }
-                    result = Some(first);
-                    break;
                 }
             }
         }
@@ -876,5 +916,97 @@ fn add(a: &Sample, b: &Sample) -> Sample {
         instructions: a.instructions.saturating_add(b.instructions),
         cycles: a.cycles.saturating_add(b.cycles),
         bytes: a.bytes.saturating_add(b.bytes),
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::job::StackJob;
+    use locus_policy::PolicyKind;
+
+    type IdleJob = StackJob<LockLatch, fn(), ()>;
+
+    /// Workers of a `kind` pool over two EPYC 7763 packages (16 squads of 16 workers,
+    /// 8 per package), with no threads: `thief` and each of `victims`.
+    fn workers(kind: PolicyKind, thief: usize, victims: &[usize]) -> Vec<WorkerThread> {
+        let topology = Topology::preset("epyc-7763-2s").expect("preset");
+        let map = WorkerMap::new(&topology, 256);
+        let policy = kind.build(&map);
+        let (registry, deques) = Registry::new(policy, map, topology, None);
+        let mut deques: Vec<Option<Worker<JobRef>>> = deques.into_iter().map(Some).collect();
+        std::iter::once(thief)
+            .chain(victims.iter().copied())
+            .map(|w| WorkerThread::new(Arc::clone(&registry), w, deques[w].take().unwrap()))
+            .collect()
+    }
+
+    fn job() -> Box<IdleJob> {
+        let info = TaskInfo {
+            id: TaskId(1),
+            level: 0,
+            loop_chunks: 0,
+        };
+        Box::new(StackJob::new(info, || {}, LockLatch::new()))
+    }
+
+    #[test]
+    fn ws_near_steals_from_the_own_squad_then_the_own_package_then_the_other() {
+        // Worker 3 is in squad 0 (package 0); 5 in squad 0, 40 in squad 2 (package 0),
+        // 200 in squad 12 (package 1). Each victim holds one job; the other package's
+        // is pushed first, so an order by push or by index would not pass.
+        let jobs: Vec<Box<IdleJob>> = (0..3).map(|_| job()).collect();
+        let w = workers(PolicyKind::WsNear, 3, &[200, 40, 5]);
+        // SAFETY: the jobs outlive the workers (dropped after them, below) and are never
+        // run: each is stolen back unrun and compared by identity.
+        let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
+        for (victim, job) in w[1..].iter().zip(&refs) {
+            victim.push(*job);
+        }
+        let (thief, order) = (&w[0], [2, 1, 0]);
+        for (i, expected) in order.into_iter().enumerate() {
+            let (job, source) = thief.steal_one(Victims::Nearest).expect("a job is left");
+            assert!(job.same(&refs[expected]), "steal {i} took the wrong job");
+            let own = i == 0;
+            assert_eq!(source == Source::OwnSquad, own);
+        }
+        assert!(thief.steal_one(Victims::Nearest).is_none());
+        let s = thief.registry.stats().workers[3];
+        assert_eq!(s.steals_squad, 1);
+        assert_eq!(
+            (
+                s.steals_same_node,
+                s.steals_same_package,
+                s.steals_other_package
+            ),
+            (1, 0, 1)
+        );
+        assert_eq!(s.steals_remote, s.steals_same_node + s.steals_other_package);
+        drop(w);
+        drop(jobs);
+    }
+
+    #[test]
+    fn remote_searches_go_nearest_first_and_count_by_tier() {
+        // `Victims::Remote` skips the own squad: the other package's job comes last.
+        let jobs: Vec<Box<IdleJob>> = (0..3).map(|_| job()).collect();
+        let w = workers(PolicyKind::WsNear, 3, &[200, 5, 40]);
+        // SAFETY: as above.
+        let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
+        for (victim, job) in w[1..].iter().zip(&refs) {
+            victim.push(*job);
+        }
+        let thief = &w[0];
+        let first = thief.steal_one(Victims::Remote).unwrap().0;
+        let second = thief.steal_one(Victims::Remote).unwrap().0;
+        assert!(first.same(&refs[2]) && second.same(&refs[0]));
+        assert!(
+            thief.steal_one(Victims::Remote).is_none(),
+            "5 is in the own squad"
+        );
+        let s = thief.registry.stats().total();
+        assert_eq!((s.steals_same_node, s.steals_other_package), (1, 1));
+        drop(w);
+        drop(jobs);
     }
 }

@@ -76,9 +76,17 @@ stats! {
     tasks,
     /// Tasks stolen from the deque of a worker in the thief's own squad.
     steals_squad,
-    /// Steals from another squad: single tasks from a remote worker's deque, or bulk
-    /// steals from a remote squad's queue (each bulk steal counts once).
+    /// Steals from another squad: single tasks from a remote worker's deque, bulk
+    /// steals from a remote squad's queue (each bulk steal counts once), or inter-squad
+    /// tasks from a remote squad's pool. The three fields that follow split them by the
+    /// victim squad's tier (`locus_topo::SquadTier`).
     steals_remote,
+    /// Of `steals_remote`, those from a squad in the thief's NUMA node.
+    steals_same_node,
+    /// Of `steals_remote`, those from a squad in the thief's package, another node.
+    steals_same_package,
+    /// Of `steals_remote`, those from a squad in another package (across the interconnect).
+    steals_other_package,
     /// Steals where a probe saw work but the steal found none (another thief or the
     /// owner got there first).
     failed_steals,

@@ -40,10 +40,10 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use locus_policy::{
-    ChunkPlacement, Layout, Order, Place, Policy, PolicyFactory, PolicyKind, Probe, Source,
-    TaskCost, TaskInfo, Victims, WorkerMap,
+    from_random_start, ChunkPlacement, Layout, Order, Place, Policy, PolicyFactory, PolicyKind,
+    Probe, Source, TaskCost, TaskInfo, Victims, WorkerMap,
 };
-use locus_topo::Topology;
+use locus_topo::{SquadTier, Topology};
 use serde::Serialize;
 
 use crate::latency::{Latencies, LatencyTable};
@@ -126,7 +126,15 @@ pub struct WorkerCounts {
     /// Tasks stolen from a deque of the worker's own squad.
     pub steals_squad: u64,
     /// Steals from another squad (deques, inter-squad pools, bulk steals: one each).
+    /// The three fields that follow split them by the victim squad's tier.
     pub steals_remote: u64,
+    /// Of `steals_remote`, those from a squad in the thief's NUMA node.
+    pub steals_same_node: u64,
+    /// Of `steals_remote`, those from a squad in the thief's package, another node.
+    pub steals_same_package: u64,
+    /// Of `steals_remote`, those from a squad in another package (across the
+    /// interconnect).
+    pub steals_other_package: u64,
     /// Steal probes (a whole scan of the victims a probe names) that found nothing.
     pub failed_steals: u64,
     /// Bulk steals (MTS).
@@ -150,6 +158,9 @@ impl WorkerCounts {
         self.tasks += o.tasks;
         self.steals_squad += o.steals_squad;
         self.steals_remote += o.steals_remote;
+        self.steals_same_node += o.steals_same_node;
+        self.steals_same_package += o.steals_same_package;
+        self.steals_other_package += o.steals_other_package;
         self.failed_steals += o.failed_steals;
         self.bulk_steals += o.bulk_steals;
         self.bulk_tasks += o.bulk_tasks;
@@ -876,43 +887,47 @@ impl<'w> Sim<'w> {
                 local(self.queues.inter[s].pop_back())
             }
             Probe::RemoteInterPools => {
-                let n = self.queues.inter.len();
-                let start = (self.workers[w].rng.next_u64() % n as u64) as usize;
-                for s in (start..n).chain(0..start).filter(|&s| s != own_squad) {
-                    self.spend(w, self.lat.probe_remote);
-                    if let Some(t) = self.queues.inter[s].pop_front() {
-                        self.spend(w, self.lat.steal_remote);
-                        self.workers[w].counts.steals_remote += 1;
-                        return Some((t, Source::OtherSquad, Some(StealKind::Remote)));
+                let map = self.map;
+                for group in map.remote_squads(own_squad) {
+                    let r = self.workers[w].rng.next_u64();
+                    for s in from_random_start(group, r) {
+                        self.spend(w, self.lat.probe_remote);
+                        if let Some(t) = self.queues.inter[s].pop_front() {
+                            self.spend(w, self.lat.steal_remote);
+                            let source = self.count_steal(w, s);
+                            return Some((t, source, Some(StealKind::Remote)));
+                        }
                     }
                 }
                 self.workers[w].counts.failed_steals += 1;
                 None
             }
             Probe::BulkSteal { batch } => {
-                let n = self.queues.squad.len();
-                let start = (self.workers[w].rng.next_u64() % n as u64) as usize;
-                for s in (start..n).chain(0..start).filter(|&s| s != own_squad) {
-                    self.spend(w, self.lat.probe_remote);
-                    if self.queues.squad[s].is_empty() {
-                        continue;
+                let map = self.map;
+                for group in map.remote_squads(own_squad) {
+                    let r = self.workers[w].rng.next_u64();
+                    for s in from_random_start(group, r) {
+                        self.spend(w, self.lat.probe_remote);
+                        if self.queues.squad[s].is_empty() {
+                            continue;
+                        }
+                        let take = batch.max(1).min(self.queues.squad[s].len());
+                        let mut stolen = self.queues.squad[s].drain(..take);
+                        let first = stolen.next().expect("the queue was not empty");
+                        let rest: Vec<u32> = stolen.collect();
+                        // Oldest first into the own queue, as the runtime does.
+                        self.queues.squad[own_squad].extend(rest);
+                        self.spend(w, self.lat.steal_remote);
+                        let source = self.count_steal(w, s);
+                        let c = &mut self.workers[w].counts;
+                        c.bulk_steals += 1;
+                        c.bulk_tasks += take as u64;
+                        if take > 1 {
+                            let now = self.workers[w].clock;
+                            self.wake_idle(now);
+                        }
+                        return Some((first, source, Some(StealKind::Bulk)));
                     }
-                    let take = batch.max(1).min(self.queues.squad[s].len());
-                    let mut stolen = self.queues.squad[s].drain(..take);
-                    let first = stolen.next().expect("the queue was not empty");
-                    let rest: Vec<u32> = stolen.collect();
-                    // Oldest first into the own queue, as the runtime does.
-                    self.queues.squad[own_squad].extend(rest);
-                    self.spend(w, self.lat.steal_remote);
-                    let c = &mut self.workers[w].counts;
-                    c.steals_remote += 1;
-                    c.bulk_steals += 1;
-                    c.bulk_tasks += take as u64;
-                    if take > 1 {
-                        let now = self.workers[w].clock;
-                        self.wake_idle(now);
-                    }
-                    return Some((first, Source::OtherSquad, Some(StealKind::Bulk)));
                 }
                 self.workers[w].counts.failed_steals += 1;
                 None
@@ -920,42 +935,80 @@ impl<'w> Sim<'w> {
         }
     }
 
-    /// Steals the oldest task of the first victim with one, from a random start.
+    /// Counts a steal by `w` from `victim_squad` by its tier (as the runtime does), and
+    /// says where the task came from.
+    fn count_steal(&mut self, w: usize, victim_squad: usize) -> Source {
+        let tier = self.map.tier(self.workers[w].squad, victim_squad);
+        let c = &mut self.workers[w].counts;
+        match tier {
+            SquadTier::SameSquad => {
+                c.steals_squad += 1;
+                return Source::OwnSquad;
+            }
+            SquadTier::SameNode => c.steals_same_node += 1,
+            SquadTier::SamePackage => c.steals_same_package += 1,
+            SquadTier::OtherPackage => c.steals_other_package += 1,
+        }
+        c.steals_remote += 1;
+        Source::OtherSquad
+    }
+
+    /// Steals the oldest task of the first victim with one: for `All` and `Squad` from
+    /// a random start over the pool; for `Remote` and `Nearest` nearest first, group by
+    /// group (`Nearest` the own squad first), from a random start in each group, as the
+    /// runtime does.
     fn steal(&mut self, w: usize, victims: Victims) -> Option<(u32, Source, Option<StealKind>)> {
         let n = self.workers.len();
         let own = self.workers[w].squad;
-        let start = (self.workers[w].rng.next_u64() % n as u64) as usize;
+        let map = self.map;
         let mut probed = false;
-        for v in (start..n).chain(0..start) {
-            let squad = self.workers[v].squad;
-            let ok = v != w
-                && match victims {
-                    Victims::All => true,
-                    Victims::Squad => squad == own,
-                    Victims::Remote => squad != own,
-                };
-            if !ok {
-                continue;
+        match victims {
+            Victims::All | Victims::Squad => {
+                let start = (self.workers[w].rng.next_u64() % n as u64) as usize;
+                for v in (start..n).chain(0..start) {
+                    let ok = v != w && (victims == Victims::All || self.workers[v].squad == own);
+                    if !ok {
+                        continue;
+                    }
+                    probed = true;
+                    if let Some(found) = self.steal_from(w, v) {
+                        return Some(found);
+                    }
+                }
             }
-            probed = true;
-            self.spend(w, self.probe_cost(w, squad));
-            if let Some(t) = self.queues.deques[v].pop_front() {
-                let c = &mut self.workers[w].counts;
-                return Some(if squad == own {
-                    c.steals_squad += 1;
-                    self.spend(w, self.lat.steal_local);
-                    (t, Source::OwnSquad, Some(StealKind::Squad))
-                } else {
-                    c.steals_remote += 1;
-                    self.spend(w, self.lat.steal_remote);
-                    (t, Source::OtherSquad, Some(StealKind::Remote))
-                });
+            Victims::Remote | Victims::Nearest => {
+                let peers = map.squad(own);
+                let first = (victims == Victims::Nearest && peers.len() > 1).then_some(peers);
+                for group in first.into_iter().chain(map.remote_workers(own)) {
+                    let r = self.workers[w].rng.next_u64();
+                    for v in from_random_start(group, r).filter(|&v| v != w) {
+                        probed = true;
+                        if let Some(found) = self.steal_from(w, v) {
+                            return Some(found);
+                        }
+                    }
+                }
             }
         }
         if probed {
             self.workers[w].counts.failed_steals += 1;
         }
         None
+    }
+
+    /// One probe of `v`'s deque by `w`: its oldest task, if any, stolen and counted.
+    fn steal_from(&mut self, w: usize, v: usize) -> Option<(u32, Source, Option<StealKind>)> {
+        let squad = self.workers[v].squad;
+        self.spend(w, self.probe_cost(w, squad));
+        let t = self.queues.deques[v].pop_front()?;
+        let source = self.count_steal(w, squad);
+        Some(if source == Source::OwnSquad {
+            self.spend(w, self.lat.steal_local);
+            (t, source, Some(StealKind::Squad))
+        } else {
+            self.spend(w, self.lat.steal_remote);
+            (t, source, Some(StealKind::Remote))
+        })
     }
 
     /// Records that `w` ran `task` from `start` to `end`.
@@ -1061,4 +1114,116 @@ fn remove(queue: &mut VecDeque<u32>, task: u32) -> bool {
 /// Worker `worker`'s victim generator for the run's `seed`.
 fn seed_rng(seed: u64, worker: usize) -> XorShift64Star {
     XorShift64Star::for_worker(seed, worker)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use locus_policy::TaskId;
+
+    /// A simulation of `kind` on two EPYC 7763 packages (16 squads of 16 workers, 8 per
+    /// package), not started, handed to `check` with its queues empty.
+    fn on_epyc(kind: PolicyKind, seed: u64, check: impl FnOnce(&mut Sim<'_>)) {
+        let topology = Topology::preset("epyc-7763-2s").expect("preset");
+        let info = TaskInfo {
+            id: TaskId(1),
+            level: 0,
+            loop_chunks: 0,
+        };
+        let workload =
+            Workload::from_parts("one", vec![(info, None, vec![Step::Work(1)])], vec![0])
+                .expect("a workload");
+        let mut config = SimConfig::for_machine(&topology);
+        config.seed = seed;
+        let machine = Machine::new(&topology, config.latencies.latencies, workload.pages())
+            .expect("a machine");
+        let map = WorkerMap::new(&topology, 256);
+        let policy = kind.build(&map);
+        let mut sim = Sim::new(&workload, &topology, &map, policy, &config, machine);
+        check(&mut sim);
+    }
+
+    /// The task a probe or steal found (the tests name tasks by where they put them).
+    fn took(found: Option<(u32, Source, Option<StealKind>)>) -> u32 {
+        found.expect("a task is left").0
+    }
+
+    #[test]
+    fn ws_near_steals_from_the_own_squad_then_the_own_package_then_the_other() {
+        for seed in 0..8 {
+            on_epyc(PolicyKind::WsNear, seed, |sim| {
+                // Worker 3: squad 0, package 0. One task at worker 200 (squad 12, the
+                // other package), one at each worker 16k + 1 of squads 1..8 (package 0),
+                // one at worker 5 (squad 0). Tasks are named by their victim.
+                for v in [200, 5].into_iter().chain((1..8).map(|s| 16 * s + 1)) {
+                    sim.queues.deques[v].push_back(v as u32);
+                }
+                let order: Vec<u32> = (0..9)
+                    .map(|_| took(sim.steal(3, Victims::Nearest)))
+                    .collect();
+                assert_eq!(order[0], 5, "the own squad first");
+                let mut package: Vec<u32> = order[1..8].to_vec();
+                package.sort_unstable();
+                let expected: Vec<u32> = (1..8).map(|s| 16 * s + 1).collect();
+                assert_eq!(package, expected, "then the own package, seed {seed}");
+                assert_eq!(order[8], 200, "the other package last");
+                assert!(sim.steal(3, Victims::Nearest).is_none());
+                let c = sim.workers[3].counts;
+                assert_eq!(c.steals_squad, 1);
+                assert_eq!(
+                    (
+                        c.steals_same_node,
+                        c.steals_same_package,
+                        c.steals_other_package
+                    ),
+                    (7, 0, 1)
+                );
+                assert_eq!(
+                    c.steals_remote,
+                    c.steals_same_node + c.steals_same_package + c.steals_other_package
+                );
+            });
+        }
+    }
+
+    #[test]
+    fn equally_far_squads_are_tried_from_a_random_start() {
+        let mut firsts = Vec::new();
+        for seed in 0..16 {
+            on_epyc(PolicyKind::WsNear, seed, |sim| {
+                for s in 1..8 {
+                    sim.queues.deques[16 * s].push_back(s as u32);
+                }
+                firsts.push(took(sim.steal(3, Victims::Remote)));
+            });
+        }
+        firsts.sort_unstable();
+        firsts.dedup();
+        assert!(firsts.len() >= 4, "first victims' squads: {firsts:?}");
+    }
+
+    #[test]
+    fn bulk_steals_and_remote_inter_pools_go_nearest_first() {
+        on_epyc(PolicyKind::Mts { batch: Some(1) }, 1, |sim| {
+            // Squad 9 (package 1) and squad 4 (package 0) hold work; squad 0 steals.
+            sim.queues.squad[9].push_back(9);
+            sim.queues.squad[4].push_back(4);
+            let probe = Probe::BulkSteal { batch: 1 };
+            assert_eq!(took(sim.probe(3, probe)), 4);
+            assert_eq!(took(sim.probe(3, probe)), 9);
+            let c = sim.workers[3].counts;
+            assert_eq!((c.steals_same_node, c.steals_other_package), (1, 1));
+            assert_eq!((c.bulk_steals, c.steals_remote), (2, 2));
+        });
+        on_epyc(PolicyKind::Cab(locus_policy::CabInputs::Auto), 1, |sim| {
+            sim.queues.inter[9].push_back(9);
+            sim.queues.inter[4].push_back(4);
+            assert_eq!(took(sim.probe(0, Probe::RemoteInterPools)), 4);
+            assert_eq!(took(sim.probe(0, Probe::RemoteInterPools)), 9);
+            assert!(sim.probe(0, Probe::RemoteInterPools).is_none());
+            let c = sim.workers[0].counts;
+            assert_eq!((c.steals_same_node, c.steals_other_package), (1, 1));
+            assert_eq!(c.failed_steals, 1);
+        });
+    }
 }

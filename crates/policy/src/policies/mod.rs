@@ -36,6 +36,8 @@ use std::sync::Arc;
 pub enum PolicyKind {
     /// `ws`: work stealing with pinned workers (Cilk-a).
     Ws,
+    /// `ws:near`: `ws` with victims tried nearest first.
+    WsNear,
     /// `ws-unpinned`: work stealing with unpinned workers (Cilk).
     WsUnpinned,
     /// `central`: one central LIFO queue (CQ).
@@ -132,18 +134,20 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "ws",
         aliases: &["cilk-a"],
-        forms: &[],
-        examples: &[],
+        forms: &["ws:near"],
+        examples: &["ws:near"],
         help: "work stealing with pinned workers: own deque first, then a random victim's \
-               oldest task (Cilk-a)",
+               oldest task (Cilk-a); ws:near tries victims nearest first",
         paper: "Cilk-a in the CATS/CAB papers: pinned randomized work stealing",
         spawn: "own deque (LIFO)",
-        idle: "own deque, then random victims' deques (oldest task)",
+        idle: "own deque, then random victims' deques (oldest task); `ws:near`: own \
+               squad's deques, then other squads' nearest first (by NUMA distance, a random \
+               start among equally far ones)",
         in_all: true,
         in_sim_all: true,
         locality: false,
         not_simulated: None,
-        parse: |_| Ok(PolicyKind::Ws),
+        parse: parse_ws,
     },
     PolicyInfo {
         name: "ws-unpinned",
@@ -373,7 +377,7 @@ impl PolicyKind {
     /// The policy's name, as its row in [`POLICIES`] spells it.
     pub fn name(&self) -> &'static str {
         match self {
-            PolicyKind::Ws => "ws",
+            PolicyKind::Ws | PolicyKind::WsNear => "ws",
             PolicyKind::WsUnpinned => "ws-unpinned",
             PolicyKind::Central => "central",
             PolicyKind::RrFifo => "rr-fifo",
@@ -401,6 +405,7 @@ impl PolicyKind {
     pub fn build(&self, map: &WorkerMap) -> Arc<dyn Policy> {
         match self {
             PolicyKind::Ws => Arc::new(WorkStealing::new(map, true)),
+            PolicyKind::WsNear => Arc::new(WorkStealing::nearest(map)),
             PolicyKind::WsUnpinned => Arc::new(WorkStealing::new(map, false)),
             PolicyKind::Central => Arc::new(Central),
             PolicyKind::RrFifo => Arc::new(RoundRobin::new(map, Order::Fifo)),
@@ -427,6 +432,7 @@ impl PolicyKind {
 impl fmt::Display for PolicyKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            PolicyKind::WsNear => f.write_str("ws:near"),
             PolicyKind::Mts { batch: Some(c) } => write!(f, "{}:{c}", self.name()),
             PolicyKind::Cab(inputs) | PolicyKind::CabPaper(inputs) => {
                 write_cab(f, self.name(), inputs)
@@ -488,6 +494,15 @@ impl FromStr for PolicyKind {
             Some(row) => (row.parse)(None).map_err(|r| err(&r)),
             None => Err(err("no policy has this name")),
         }
+    }
+}
+
+/// `ws` or `ws:near`.
+fn parse_ws(args: Option<&str>) -> Result<PolicyKind, String> {
+    match args {
+        None => Ok(PolicyKind::Ws),
+        Some("near") => Ok(PolicyKind::WsNear),
+        Some(_) => Err("ws takes one form, ws:near (victims nearest first)".to_owned()),
     }
 }
 
@@ -665,6 +680,10 @@ mod tests {
         let e = "affinity".parse::<PolicyKind>().unwrap_err().to_string();
         assert!(e.contains("--schedule FILE"), "{e}");
         assert_eq!(
+            "ws:near".parse::<PolicyKind>().unwrap().to_string(),
+            "ws:near"
+        );
+        assert_eq!(
             "mts:3".parse::<PolicyKind>().unwrap(),
             PolicyKind::Mts { batch: Some(3) }
         );
@@ -715,6 +734,8 @@ mod tests {
             "mts:0",
             "mts:-1",
             "mts:x",
+            "ws:far",
+            "ws:",
             "rr",
             "ws pinned",
             "cab:bl=",
@@ -774,6 +795,18 @@ mod tests {
             vec![Probe::OwnDeque, Probe::Steal(Victims::All)]
         );
         assert!(!PolicyKind::WsUnpinned.build(&map).layout().pinned);
+        let near = PolicyKind::WsNear.build(&map);
+        assert_eq!(
+            near.layout(),
+            ws.layout(),
+            "ws:near differs only in its victims"
+        );
+        assert_eq!(
+            plan(&*near, 1),
+            vec![Probe::OwnDeque, Probe::Steal(Victims::Nearest)]
+        );
+        assert_eq!(near.name(), "ws:near");
+        assert_eq!("ws:near".parse::<PolicyKind>().unwrap(), PolicyKind::WsNear);
 
         let cq = PolicyKind::Central.build(&map);
         assert!(cq.layout().central && !cq.layout().always_local);
