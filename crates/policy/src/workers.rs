@@ -13,9 +13,15 @@
 //! ([`WorkerMap::remote_squads`], and their workers: [`WorkerMap::remote_workers`]).
 //! Both engines search other squads in this order: group by group, and inside a group
 //! from a random start ([`from_random_start`], one random number per group reached), so
-//! squads at one distance are still chosen at random and a machine whose other squads
-//! are all equally far (every machine of the papers) has one group, searched as one
-//! random scan. The groups are made once, with the map: a search allocates nothing.
+//! squads at one distance are still chosen at random. The groups are made once, with
+//! the map: a search allocates nothing.
+//!
+//! Where every other squad is equally far (every machine of the papers, and a pool of
+//! one squad) there is one group, and it holds every squad of the pool, the searching
+//! squad too, which the engines skip: a random start over the whole pool, as the
+//! engines searched before they knew distances, so results on those machines are the
+//! same bit for bit. A squad has several groups only where distances differ, and then
+//! none holds the squad itself.
 
 use locus_topo::{SquadTier, Topology};
 
@@ -144,6 +150,10 @@ impl WorkerMap {
                     .map(|b| (distance[a * n + b], b))
                     .collect();
                 others.sort_unstable();
+                if others.first().map(|o| o.0) == others.last().map(|o| o.0) {
+                    // One distance (or no other squad): one group of the whole pool.
+                    others = (0..n).map(|b| (0, b)).collect();
+                }
                 let mut rings = Rings {
                     squads: Vec::with_capacity(others.len()),
                     squad_ends: Vec::new(),
@@ -256,7 +266,9 @@ impl WorkerMap {
     }
 
     /// The squads other than `squad`, in groups of equal [`WorkerMap::distance`] from
-    /// it, nearest group first, each group in index order.
+    /// it, nearest group first, each group in index order. Where all are equally far,
+    /// one group of every squad, `squad` too (see the module's documentation): a search
+    /// skips `squad`.
     pub fn remote_squads(&self, squad: SquadId) -> Groups<'_> {
         let rings = &self.rings[squad];
         Groups {
@@ -266,8 +278,9 @@ impl WorkerMap {
         }
     }
 
-    /// The workers of the squads other than `squad`, in the groups of
-    /// [`WorkerMap::remote_squads`], each group in index order.
+    /// The workers of the squads of [`WorkerMap::remote_squads`], in its groups, each
+    /// group in index order (where there is one group, every worker: a search skips
+    /// `squad`'s).
     pub fn remote_workers(&self, squad: SquadId) -> Groups<'_> {
         let rings = &self.rings[squad];
         Groups {
@@ -329,17 +342,19 @@ mod tests {
         assert_eq!(workers[0].len(), 7 * 16);
         assert!(workers[0].windows(2).all(|p| p[0] < p[1]), "index order");
         assert!(workers[1].iter().all(|&w| map.squad_of(w) < 8));
-        // The papers' machines: every other squad equally far, one group.
+        // The papers' machines: every other squad equally far, one group of the pool.
         let opteron = WorkerMap::new(&Topology::preset("opteron-8380").unwrap(), 16);
         assert_eq!(
             opteron.remote_squads(2).collect::<Vec<_>>(),
-            [&[0, 1, 3][..]]
+            [&[0, 1, 2, 3][..]]
         );
         let abstract_map = WorkerMap::from_squad_sizes(&[2, 3, 1]);
         assert_eq!(
             abstract_map.remote_workers(1).collect::<Vec<_>>(),
-            [&[0, 1, 5][..]]
+            [&[0, 1, 2, 3, 4, 5][..]]
         );
+        let one = WorkerMap::from_squad_sizes(&[3]);
+        assert_eq!(one.remote_squads(0).collect::<Vec<_>>(), [&[0][..]]);
         assert_eq!(abstract_map.tier(0, 2), SquadTier::OtherPackage);
     }
 

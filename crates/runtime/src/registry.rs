@@ -704,7 +704,8 @@ impl WorkerThread {
         let registry = &*self.registry;
         let pools = &registry.inter_pools;
         for group in registry.map.remote_squads(self.squad) {
-            for victim in from_random_start(group, self.next_random()) {
+            let others = from_random_start(group, self.next_random()).filter(|&s| s != self.squad);
+            for victim in others {
                 if pools[victim].is_empty() {
                     continue;
                 }
@@ -769,8 +770,11 @@ impl WorkerThread {
                         return found;
                     }
                 }
-                map.remote_workers(self.squad)
-                    .find_map(|group| self.steal_from(from_random_start(group, self.next_random())))
+                map.remote_workers(self.squad).find_map(|group| {
+                    let start = self.next_random();
+                    let others = from_random_start(group, start);
+                    self.steal_from(others.filter(|&v| map.squad_of(v) != self.squad))
+                })
             }
         }
     }
@@ -784,7 +788,8 @@ impl WorkerThread {
         let mut scratch = self.scratch.take();
         let mut result = None;
         'groups: for group in registry.map.remote_squads(self.squad) {
-            for victim in from_random_start(group, self.next_random()) {
+            let others = from_random_start(group, self.next_random()).filter(|&s| s != self.squad);
+            for victim in others {
                 match queue::bulk_steal(
                     flag,
                     &registry.squad_queues[victim],

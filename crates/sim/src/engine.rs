@@ -890,7 +890,7 @@ impl<'w> Sim<'w> {
                 let map = self.map;
                 for group in map.remote_squads(own_squad) {
                     let r = self.workers[w].rng.next_u64();
-                    for s in from_random_start(group, r) {
+                    for s in from_random_start(group, r).filter(|&s| s != own_squad) {
                         self.spend(w, self.lat.probe_remote);
                         if let Some(t) = self.queues.inter[s].pop_front() {
                             self.spend(w, self.lat.steal_remote);
@@ -906,7 +906,7 @@ impl<'w> Sim<'w> {
                 let map = self.map;
                 for group in map.remote_squads(own_squad) {
                     let r = self.workers[w].rng.next_u64();
-                    for s in from_random_start(group, r) {
+                    for s in from_random_start(group, r).filter(|&s| s != own_squad) {
                         self.spend(w, self.lat.probe_remote);
                         if self.queues.squad[s].is_empty() {
                             continue;
@@ -979,9 +979,15 @@ impl<'w> Sim<'w> {
             Victims::Remote | Victims::Nearest => {
                 let peers = map.squad(own);
                 let first = (victims == Victims::Nearest && peers.len() > 1).then_some(peers);
-                for group in first.into_iter().chain(map.remote_workers(own)) {
+                // (own squad's group, group): the own squad is skipped in the others.
+                let own_first = first.into_iter().map(|g| (true, g));
+                let remote = map.remote_workers(own).map(|g| (false, g));
+                for (own_group, group) in own_first.chain(remote) {
                     let r = self.workers[w].rng.next_u64();
-                    for v in from_random_start(group, r).filter(|&v| v != w) {
+                    for v in from_random_start(group, r) {
+                        if v == w || (!own_group && self.workers[v].squad == own) {
+                            continue;
+                        }
                         probed = true;
                         if let Some(found) = self.steal_from(w, v) {
                             return Some(found);
