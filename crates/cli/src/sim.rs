@@ -645,14 +645,23 @@ fn header(setup: &Setup, workload: &Workload) -> String {
 }
 
 /// The results table; ratios against `ws` when it ran, else against the first policy.
+///
+/// Where a package holds more than one squad (a chiplet machine), or some remote steal
+/// stayed inside a package, a last column splits the remote steals by tier: from the
+/// thief's NUMA node, its package, another package (`st node/pkg/xpkg`). On a machine
+/// with one squad per package (the papers') every remote steal crosses packages, and
+/// the column would repeat `st rem`.
 fn table(results: &[SimResult]) -> String {
     let base = results
         .iter()
         .find(|r| r.policy == "ws")
         .or(results.first());
     let base_name = base.map_or("-", |b| b.policy.as_str());
+    let tiers = results.iter().any(|r| {
+        r.squads > r.sockets.len() || r.sched.steals_same_node + r.sched.steals_same_package > 0
+    });
     let mut out = String::new();
-    let _ = writeln!(
+    let _ = write!(
         out,
         "\n{:<14} {:>13} {:>9} {:>7} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6} {:>6}",
         "policy",
@@ -673,13 +682,17 @@ fn table(results: &[SimResult]) -> String {
         "bulk",
         "stable"
     );
+    if tiers {
+        let _ = write!(out, " {:>17}", "st node/pkg/xpkg");
+    }
+    out.push('\n');
     for r in results {
         let ratio = |a: u64, b: Option<u64>| match b {
             Some(b) if b > 0 => format!("{:.2}", a as f64 / b as f64),
             _ => "-".to_string(),
         };
         let t = &r.total;
-        let _ = writeln!(
+        let _ = write!(
             out,
             "{:<14} {:>13} {:>9} {:>7} {:>10} {:>10} {:>10} {:>7} {:>9} {:>9} {:>9} {:>10} {:>8} {:>8} {:>8} {:>6} {:>6}",
             r.policy,
@@ -701,6 +714,17 @@ fn table(results: &[SimResult]) -> String {
             r.placement_stability
                 .map_or("-".to_string(), |s| format!("{s:.2}")),
         );
+        if tiers {
+            let s = &r.sched;
+            let split = format!(
+                "{}/{}/{}",
+                count(s.steals_same_node as f64),
+                count(s.steals_same_package as f64),
+                count(s.steals_other_package as f64)
+            );
+            let _ = write!(out, " {split:>17}");
+        }
+        out.push('\n');
     }
     out
 }

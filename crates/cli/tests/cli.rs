@@ -164,6 +164,9 @@ fn bench_writes_verified_json() {
                 "tasks",
                 "steals_squad",
                 "steals_remote",
+                "steals_same_node",
+                "steals_same_package",
+                "steals_other_package",
                 "failed_steals",
                 "bulk_steals",
                 "bulk_tasks",
@@ -341,6 +344,53 @@ fn sim_prints_a_table_and_writes_json_and_a_timeline() {
 }
 
 #[test]
+fn sim_counts_steals_per_tier_where_a_package_holds_several_squads() {
+    // Two packages of two squads each (tree distances: same node, other package).
+    let machine = "pack:2 numa:1 l3:2(size=1MiB) core:4 pu:1";
+    let dir = scratch("sim-tiers");
+    let json = dir.join("sim.json");
+    let out = locus(&[
+        "sim",
+        "heat",
+        "--size",
+        "130x128,leaf=2,iters=2",
+        "--machine",
+        machine,
+        "--policy",
+        "ws,ws:near,mts,cab",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("st node/pkg/xpkg"), "{stdout}");
+    assert!(stdout.contains("\nws:near "), "{stdout}");
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    for r in doc["results"].as_array().unwrap() {
+        let s = &r["sched"];
+        let n = |k: &str| s[k].as_u64().unwrap();
+        assert_eq!(
+            n("steals_remote"),
+            n("steals_same_node") + n("steals_same_package") + n("steals_other_package"),
+            "{r}"
+        );
+        assert_eq!(n("steals_same_package"), 0, "one node per package: {r}");
+    }
+    // One squad per package: every remote steal crosses packages, no split to show.
+    let out = locus(&[
+        "sim",
+        "heat",
+        "--size",
+        "66x64,leaf=8,iters=2",
+        "--machine",
+        "2x2",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stdout).contains("st node/pkg/xpkg"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn sim_sweeps_plot_an_svg() {
     let dir = scratch("sweep");
     let svg = dir.join("bl.svg");
@@ -381,6 +431,7 @@ fn sim_refuses_bad_input_with_exit_code_2() {
         (vec!["sim"], "needs a KERNEL"),
         (vec!["sim", "heatt"], "heatt"),
         (vec!["sim", "heat", "--policy", "ws-unpinned"], "pinning"),
+        (vec!["sim", "heat", "--policy", "ws:far"], "ws:far"),
         (vec!["sim", "fib", "--iters", "3"], "no iterations"),
         (vec!["sim", "heat", "--threads", "17"], "16 PUs"),
         (vec!["sim", "heat", "--machine", "pack:0 pu:1"], "--machine"),
