@@ -1,0 +1,51 @@
+//! Steals counted per tier: on a virtual machine of two packages with two squads each
+//! (the tree's distances: a squad of the own package at a node's distance, the other
+//! package's farther), every policy that steals between squads splits its remote steals
+//! into same node, same package and other package, and the split adds up, worker by
+//! worker.
+
+use locus::{PolicyKind, ThreadPoolBuilder, Topology};
+
+/// Sum of `lo..hi` by fork-join down to single numbers.
+fn sum(lo: u64, hi: u64) -> u64 {
+    if hi - lo <= 1 {
+        return lo;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = locus::join(|| sum(lo, mid), || sum(mid, hi));
+    a + b
+}
+
+#[test]
+fn remote_steals_split_by_tier_and_add_up() {
+    let machine = Topology::parse_spec("pack:2 numa:1 l3:2(size=1MiB) core:2 pu:1")
+        .expect("a synthetic machine");
+    let n: u64 = if cfg!(miri) { 1 << 6 } else { 1 << 14 };
+    for policy in ["ws", "ws:near", "mts", "cab"] {
+        let kind: PolicyKind = policy.parse().unwrap();
+        let pool = ThreadPoolBuilder::new()
+            .topology(machine.clone())
+            .num_threads(8)
+            .pin(false)
+            .policy(kind)
+            .build()
+            .expect("the pool builds");
+        for _ in 0..4 {
+            assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2, "{policy}");
+        }
+        let stats = pool.stats();
+        for (w, s) in stats.workers.iter().enumerate() {
+            assert_eq!(
+                s.steals_remote,
+                s.steals_same_node + s.steals_same_package + s.steals_other_package,
+                "{policy}, worker {w}: {s:?}"
+            );
+            assert_eq!(s.steals_same_package, 0, "one node per package: {policy}");
+        }
+        let t = stats.total();
+        assert!(
+            t.steals_squad + t.steals_remote <= t.tasks,
+            "{policy}: {t:?}"
+        );
+    }
+}
