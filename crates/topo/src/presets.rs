@@ -210,7 +210,10 @@ mod tests {
         assert_eq!(DISTANCES.len(), NAMES.len());
         for (name, d) in NAMES.iter().zip(DISTANCES) {
             assert_eq!(*name, d.name);
-            assert!(d.own < d.same_package && d.same_package <= d.other_package, "{name}");
+            assert!(
+                d.own < d.same_package && d.same_package <= d.other_package,
+                "{name}"
+            );
             let t = preset(name).unwrap();
             assert_eq!(t.distance_source(), DistanceSource::Preset, "{name}");
             let values = t.numa_distances.as_ref().unwrap();

@@ -75,17 +75,7 @@ const EXPECTED: &[Shape] = &[
         512 * KIB,
         32 * KIB,
     ),
-    (
-        "epyc-9654-2s",
-        384,
-        192,
-        2,
-        2,
-        24,
-        32 * MIB,
-        MIB,
-        32 * KIB,
-    ),
+    ("epyc-9654-2s", 384, 192, 2, 2, 24, 32 * MIB, MIB, 32 * KIB),
     (
         "xeon-6230-2s",
         80,
@@ -194,7 +184,10 @@ fn epyc_nps4_has_two_domains_per_node_and_four_nodes_per_package() {
     }
     for node in t.numa_nodes() {
         assert_eq!(node.pus.len(), 32);
-        assert!(node.pus.iter().all(|&p| t.pus()[p].package == node.index / 4));
+        assert!(node
+            .pus
+            .iter()
+            .all(|&p| t.pus()[p].package == node.index / 4));
     }
     // The same caches as the NPS1 preset: only the nodes differ.
     let nps1 = Topology::preset("epyc-7763-2s").unwrap();
