@@ -349,20 +349,33 @@ impl Machine {
         counts.accesses += 1;
         let private_levels = self.private[core].len();
         let mut hit_at = None;
-        for i in 0..private_levels {
-            let level = &mut self.private[core][i];
-            let idx = level_index(level.level);
-            match level.cache.access(line) {
-                Lookup::Hit => {
-                    counts.hits[idx] += 1;
-                    cycles = level.latency;
-                    hit_at = Some(i);
-                    break;
+        if private_levels > 0 && !self.holds(core, l) {
+            // The directory says that no private level holds the line (the last one
+            // holds it exactly when the core does, and each level holds a subset of
+            // the next): every level misses, and none needs searching.
+            for i in 0..private_levels {
+                let level = &mut self.private[core][i];
+                counts.misses[level_index(level.level)] += 1;
+                if let Some(victim) = level.cache.fill_absent(line) {
+                    self.evict_private(core, i, victim);
                 }
-                Lookup::Miss { evicted } => {
-                    counts.misses[idx] += 1;
-                    if let Some(victim) = evicted {
-                        self.evict_private(core, i, victim);
+            }
+        } else {
+            for i in 0..private_levels {
+                let level = &mut self.private[core][i];
+                let idx = level_index(level.level);
+                match level.cache.access(line) {
+                    Lookup::Hit => {
+                        counts.hits[idx] += 1;
+                        cycles = level.latency;
+                        hit_at = Some(i);
+                        break;
+                    }
+                    Lookup::Miss { evicted } => {
+                        counts.misses[idx] += 1;
+                        if let Some(victim) = evicted {
+                            self.evict_private(core, i, victim);
+                        }
                     }
                 }
             }
@@ -388,22 +401,31 @@ impl Machine {
         let l = line as usize;
         let domain = self.domain_of_core[core];
         let bit = 1u64 << domain;
+        let held = self.domains[l] & bit != 0;
         if let Some(level) = self.shared[domain].as_mut() {
             let idx = level_index(level.level);
             let latency = level.latency;
-            match level.cache.access(line) {
-                Lookup::Hit => {
-                    counts.hits[idx] += 1;
-                    return latency;
+            if !held {
+                // The directory says the cache lacks the line: no need to search it.
+                counts.misses[idx] += 1;
+                if let Some(victim) = level.cache.fill_absent(line) {
+                    self.evict_shared(domain, victim);
                 }
-                Lookup::Miss { evicted } => {
-                    counts.misses[idx] += 1;
-                    if let Some(victim) = evicted {
-                        self.evict_shared(domain, victim);
+            } else {
+                match level.cache.access(line) {
+                    Lookup::Hit => {
+                        counts.hits[idx] += 1;
+                        return latency;
+                    }
+                    Lookup::Miss { evicted } => {
+                        counts.misses[idx] += 1;
+                        if let Some(victim) = evicted {
+                            self.evict_shared(domain, victim);
+                        }
                     }
                 }
             }
-        } else if self.domains[l] & bit != 0 {
+        } else if held {
             // No shared cache: the domain "holds" the line while a core of it does.
             return self.lat.l1_hit.into();
         }
@@ -415,9 +437,7 @@ impl Machine {
             if self.dirty[l] != CLEAN && self.dirty[l] as usize != domain {
                 self.dirty[l] = CLEAN;
             }
-            let same_package = (0..64)
-                .filter(|d| others & (1u64 << d) != 0)
-                .any(|d| self.package_of_domain[d] == package);
+            let same_package = bits(others).any(|d| self.package_of_domain[d] == package);
             if same_package {
                 counts.near_cache += 1;
                 u64::from(self.lat.near_cache)
@@ -451,11 +471,12 @@ impl Machine {
         let package = self.package_of_core[core];
         let mut extra = 0;
         let others = self.domains[l] & !(1u64 << domain);
-        for d in (0..64).filter(|d| others & (1u64 << d) != 0) {
+        for d in bits(others) {
             if let Some(level) = self.shared[d].as_mut() {
                 level.cache.invalidate(l as u64);
             }
-            for c in self.cores_of_domain[d].clone() {
+            for k in 0..self.cores_of_domain[d].len() {
+                let c = self.cores_of_domain[d][k];
                 if self.holds(c, l) {
                     self.drop_private(c, l);
                 }
@@ -468,7 +489,8 @@ impl Machine {
             });
         }
         self.domains[l] &= 1u64 << domain;
-        for c in self.cores_of_domain[domain].clone() {
+        for k in 0..self.cores_of_domain[domain].len() {
+            let c = self.cores_of_domain[domain][k];
             if c != core && self.holds(c, l) {
                 self.drop_private(c, l);
                 counts.invalidations += 1;
@@ -494,7 +516,8 @@ impl Machine {
     /// The last-level cache of `domain` evicted `victim`: its cores lose it too.
     fn evict_shared(&mut self, domain: usize, victim: u64) {
         let v = victim as usize;
-        for c in self.cores_of_domain[domain].clone() {
+        for k in 0..self.cores_of_domain[domain].len() {
+            let c = self.cores_of_domain[domain][k];
             if self.holds(c, v) {
                 self.drop_private(c, v);
             }
@@ -526,6 +549,15 @@ impl Machine {
     fn clear_holder(&mut self, core: usize, l: usize) {
         self.holders[l * self.words + core / WORD] &= !(1u64 << (core % WORD));
     }
+}
+
+/// The positions of the set bits of `mask`, lowest first.
+fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let bit = mask.trailing_zeros();
+        mask &= mask.wrapping_sub(1);
+        (bit < 64).then_some(bit as usize)
+    })
 }
 
 /// The hit latency of a cache of `level` (levels past 3 take L3's).
