@@ -26,13 +26,13 @@
 //!   below its own gains one, again 8 at a time) and takes rank 0; a miss into a full
 //!   set evicts the way of rank `ways - 1` and ages all others. Nothing moves but
 //!   bytes within words: no `memmove`, no hashing of set indices, no pointers, no
-//!   allocation. The words per set are a compile-time constant (1, 2, 4 or 8, the
-//!   smallest that covers the ways), so the loops over them unroll. (The previous
-//!   version kept each set's tags most recently used first, found a line by comparing
-//!   full tags and moved the hit to the front with a `memmove`; this one takes about
-//!   two thirds of its time on sequential and stencil walks and about the same on
-//!   random ones, where the host's own cache misses dominate.) Cost: O(ways / 8) word operations per access, 10 bytes per line
-//!   plus 8 per set.
+//!   allocation. The words per set are a compile-time constant (one per 8 ways, up to
+//!   8), so the loops over them unroll. (The previous version kept each set's tags
+//!   most recently used first, found a line by comparing full tags and moved the hit
+//!   to the front with a `memmove`; this one takes about two thirds of its time on
+//!   sequential and stencil walks and about the same on random ones, where the host's
+//!   own cache misses dominate.) Cost: O(ways / 8) word operations per access, 10
+//!   bytes per line plus 8 per set.
 //! - **Hashed** (`ways > 64`, e.g. a 6 MiB fully associative cache of 98,304 lines):
 //!   scanning would cost O(lines) per access, so lines are found through an
 //!   open-addressing hash table (linear probing, Fibonacci hashing, backward-shift
@@ -41,7 +41,7 @@
 //!   are vectors allocated once in [`Cache::new`]; nodes are linked by `u32` index.
 //!   Cost: O(1) expected per access, 48 to 80 bytes per line.
 //!
-//! Both representations are behind one `match` per call, which the branch predictor
+//! The representations are behind one `match` per call, which the branch predictor
 //! learns at once because a cache never changes representation.
 //!
 //! # Complexity
@@ -210,11 +210,34 @@ pub struct Cache {
     repr: Repr,
 }
 
+/// Evaluates `$sets` with `$s` bound to the scanned representation, whichever its
+/// word count, or `$hashed` with `$h` bound to the hashed one.
+macro_rules! dispatch {
+    ($repr:expr, $s:ident => $sets:expr, $h:ident => $hashed:expr) => {
+        match $repr {
+            Repr::Sets1($s) => $sets,
+            Repr::Sets2($s) => $sets,
+            Repr::Sets3($s) => $sets,
+            Repr::Sets4($s) => $sets,
+            Repr::Sets5($s) => $sets,
+            Repr::Sets6($s) => $sets,
+            Repr::Sets7($s) => $sets,
+            Repr::Sets8($s) => $sets,
+            Repr::Hashed($h) => $hashed,
+        }
+    };
+}
+
+/// The scanned representation has `K` words of bytes per set, `K` from 1 to 8.
 #[derive(Clone)]
 enum Repr {
     Sets1(Sets<1>),
     Sets2(Sets<2>),
+    Sets3(Sets<3>),
     Sets4(Sets<4>),
+    Sets5(Sets<5>),
+    Sets6(Sets<6>),
+    Sets7(Sets<7>),
     Sets8(Sets<8>),
     Hashed(Hashed),
 }
@@ -229,11 +252,16 @@ impl Cache {
         let index = SetIndex::new(geometry.sets());
         let ways = geometry.ways();
         let repr = if ways <= MAX_SCAN_WAYS {
-            match ways {
-                0..=8 => Repr::Sets1(Sets::new(index, ways as usize)),
-                9..=16 => Repr::Sets2(Sets::new(index, ways as usize)),
-                17..=32 => Repr::Sets4(Sets::new(index, ways as usize)),
-                _ => Repr::Sets8(Sets::new(index, ways as usize)),
+            let ways = ways as usize;
+            match ways.div_ceil(8) {
+                1 => Repr::Sets1(Sets::new(index, ways)),
+                2 => Repr::Sets2(Sets::new(index, ways)),
+                3 => Repr::Sets3(Sets::new(index, ways)),
+                4 => Repr::Sets4(Sets::new(index, ways)),
+                5 => Repr::Sets5(Sets::new(index, ways)),
+                6 => Repr::Sets6(Sets::new(index, ways)),
+                7 => Repr::Sets7(Sets::new(index, ways)),
+                _ => Repr::Sets8(Sets::new(index, ways)),
             }
         } else {
             Repr::Hashed(Hashed::new(index, ways as u32))
@@ -253,37 +281,23 @@ impl Cache {
     /// is returned). The set index is `line % sets`.
     #[inline]
     pub fn access(&mut self, line: u64) -> Lookup {
-        match &mut self.repr {
-            Repr::Sets1(sets) => sets.access(line),
-            Repr::Sets2(sets) => sets.access(line),
-            Repr::Sets4(sets) => sets.access(line),
-            Repr::Sets8(sets) => sets.access(line),
-            Repr::Hashed(hashed) => hashed.access(line),
-        }
+        dispatch!(&mut self.repr, sets => sets.access(line), hashed => hashed.access(line))
     }
 
     /// Whether `line` is present. Changes nothing: recency is not updated.
     #[inline]
     pub fn contains(&self, line: u64) -> bool {
-        match &self.repr {
-            Repr::Sets1(sets) => sets.position(line).is_some(),
-            Repr::Sets2(sets) => sets.position(line).is_some(),
-            Repr::Sets4(sets) => sets.position(line).is_some(),
-            Repr::Sets8(sets) => sets.position(line).is_some(),
-            Repr::Hashed(hashed) => hashed.table.find(line).is_some(),
-        }
+        dispatch!(
+            &self.repr,
+            sets => sets.position(line).is_some(),
+            hashed => hashed.table.find(line).is_some()
+        )
     }
 
     /// Removes `line`; returns whether it was present. Its way becomes free: the next
     /// fill into that set uses a free way before evicting anything.
     pub fn invalidate(&mut self, line: u64) -> bool {
-        match &mut self.repr {
-            Repr::Sets1(sets) => sets.invalidate(line),
-            Repr::Sets2(sets) => sets.invalidate(line),
-            Repr::Sets4(sets) => sets.invalidate(line),
-            Repr::Sets8(sets) => sets.invalidate(line),
-            Repr::Hashed(hashed) => hashed.invalidate(line),
-        }
+        dispatch!(&mut self.repr, sets => sets.invalidate(line), hashed => hashed.invalidate(line))
     }
 
     /// Inserts `line` as its set's most recently used, for fills the caller does not
@@ -308,24 +322,16 @@ impl Cache {
     #[inline]
     pub fn fill_absent(&mut self, line: u64) -> Option<u64> {
         debug_assert!(!self.contains(line), "line {line} is present");
-        match &mut self.repr {
-            Repr::Sets1(sets) => sets.miss(sets.index.of(line), line),
-            Repr::Sets2(sets) => sets.miss(sets.index.of(line), line),
-            Repr::Sets4(sets) => sets.miss(sets.index.of(line), line),
-            Repr::Sets8(sets) => sets.miss(sets.index.of(line), line),
-            Repr::Hashed(hashed) => hashed.miss(hashed.index.of(line), line),
-        }
+        dispatch!(
+            &mut self.repr,
+            sets => sets.miss(sets.index.of(line), line),
+            hashed => hashed.miss(hashed.index.of(line), line)
+        )
     }
 
     /// Valid lines held.
     pub fn len(&self) -> usize {
-        match &self.repr {
-            Repr::Sets1(sets) => sets.held,
-            Repr::Sets2(sets) => sets.held,
-            Repr::Sets4(sets) => sets.held,
-            Repr::Sets8(sets) => sets.held,
-            Repr::Hashed(hashed) => hashed.held,
-        }
+        dispatch!(&self.repr, sets => sets.held, hashed => hashed.held)
     }
 
     /// Whether no line is held.
@@ -335,13 +341,7 @@ impl Cache {
 
     /// Removes every line.
     pub fn clear(&mut self) {
-        match &mut self.repr {
-            Repr::Sets1(sets) => sets.clear(),
-            Repr::Sets2(sets) => sets.clear(),
-            Repr::Sets4(sets) => sets.clear(),
-            Repr::Sets8(sets) => sets.clear(),
-            Repr::Hashed(hashed) => hashed.clear(),
-        }
+        dispatch!(&mut self.repr, sets => sets.clear(), hashed => hashed.clear())
     }
 
     /// The lines of set `set`, most recently used first (for tests and debugging).
@@ -354,13 +354,11 @@ impl Cache {
             set < sets,
             "set {set} out of range: the cache has {sets} sets"
         );
-        match &self.repr {
-            Repr::Sets1(sets) => sets.contents(set as usize),
-            Repr::Sets2(sets) => sets.contents(set as usize),
-            Repr::Sets4(sets) => sets.contents(set as usize),
-            Repr::Sets8(sets) => sets.contents(set as usize),
-            Repr::Hashed(hashed) => hashed.contents(set as usize),
-        }
+        dispatch!(
+            &self.repr,
+            sets => sets.contents(set as usize),
+            hashed => hashed.contents(set as usize)
+        )
     }
 }
 
@@ -369,8 +367,8 @@ impl fmt::Debug for Cache {
     /// hundreds of thousands; use [`Cache::set_contents`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let repr = match self.repr {
-            Repr::Sets1(_) | Repr::Sets2(_) | Repr::Sets4(_) | Repr::Sets8(_) => "sets",
             Repr::Hashed(_) => "hashed",
+            _ => "sets",
         };
         f.debug_struct("Cache")
             .field("geometry", &self.geometry)
@@ -406,7 +404,7 @@ impl SetIndex {
 
 /// The scanned representation: per set, `ways` tags in fixed ways, with a fingerprint
 /// byte and an LRU rank byte per way packed 8 to a word, in `K` words of each kind
-/// (`K` a power of two, `8 * K >= ways`, so that every loop over them unrolls).
+/// (`K = ways.div_ceil(8)`, a constant so that every loop over them unrolls).
 ///
 /// Set `s` is `blocks[s]` and `tags[s * ways..][..ways]`. Way `w`'s bytes are byte
 /// `w % 8` of word `w / 8`. The valid ways are ways `0..n` (`n` the block's `held`):
@@ -490,7 +488,7 @@ fn fingerprint(line: u64) -> u8 {
 
 impl<const K: usize> Sets<K> {
     fn new(index: SetIndex, ways: usize) -> Sets<K> {
-        debug_assert!(ways >= 1 && ways <= 8 * K && (K == 1 || ways > 4 * K));
+        debug_assert_eq!(ways.div_ceil(8), K);
         let ones = std::array::from_fn(|i| {
             let lanes = ways.saturating_sub(8 * i).min(8);
             (0..lanes).fold(0, |word, lane| with_byte(word, lane, 1))
@@ -575,10 +573,11 @@ impl<const K: usize> Sets<K> {
             let oldest = (ways - 1) as u8;
             let mut victim = 0;
             for (i, word) in block.ranks.iter_mut().enumerate() {
+                // One byte of one word matches: select it without a branch, which
+                // would mispredict on most evictions.
                 let at = bytes_equal(*word, oldest);
-                if at != 0 {
-                    victim = 8 * i + (at.trailing_zeros() / 8) as usize;
-                }
+                let here = 8 * i + (at.trailing_zeros() / 8) as usize;
+                victim |= here & usize::from(at != 0).wrapping_neg();
                 *word += self.ones[i];
             }
             (victim, Some(tags[victim]))
@@ -1385,8 +1384,9 @@ mod tests {
         const SEED: u64 = 0x5EED_CAC4E;
         const OPS: usize = 100_000;
         // (lines, ways, line_size, first line): set counts with and without a power of
-        // two, both sides of MAX_SCAN_WAYS, and line numbers near u64::MAX.
-        let shapes: [(u64, u32, u32, u64); 18] = [
+        // two, every word count of the scanned sets (1 to 8 words of 8 ways), both
+        // sides of MAX_SCAN_WAYS, and line numbers near u64::MAX.
+        let shapes: [(u64, u32, u32, u64); 20] = [
             (8, 1, 64, 0),
             (12, 2, 64, 0),
             (20, 4, 32, 0),
@@ -1395,7 +1395,9 @@ mod tests {
             (48, 16, 64, 1 << 40),
             (68, 17, 64, 0),
             (96, 32, 64, 0),
+            (100, 25, 64, 0),
             (66, 33, 64, 0),
+            (112, 56, 64, 0),
             (336, 48, 64, 0),
             (126, 63, 1, u64::MAX - 500),
             (64, 64, 64, 0),
