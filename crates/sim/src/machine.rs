@@ -152,13 +152,13 @@ pub struct Machine {
     cores_of_domain: Vec<Vec<usize>>,
     lat: Latencies,
     line_bytes: u64,
-    /// Directory: bitmask words per line of the cores holding the line privately.
+    /// Bitmask words per line of the cores holding the line privately.
     words: usize,
-    holders: Vec<u64>,
-    /// Directory: domains whose last-level cache holds the line.
-    domains: Vec<u64>,
-    /// Directory: the domain holding the line modified, or [`CLEAN`].
-    dirty: Vec<u16>,
+    /// The directory, `words + 2` words per line, contiguous so that one lookup touches
+    /// one host cache line: the bitmask words of the cores holding the line privately,
+    /// the bitmask of the domains whose last-level cache holds it, and the domain
+    /// holding it modified, or [`CLEAN`].
+    directory: Vec<u64>,
     /// NUMA node of each page, or [`UNTOUCHED`].
     page_node: Vec<u16>,
     counts: Vec<CoreCounts>,
@@ -283,9 +283,9 @@ impl Machine {
             lat,
             line_bytes,
             words,
-            holders: vec![0; lines as usize * words],
-            domains: vec![0; lines as usize],
-            dirty: vec![CLEAN; lines as usize],
+            directory: (0..lines)
+                .flat_map(|_| (0..words).map(|_| 0).chain([0, u64::from(CLEAN)]))
+                .collect(),
             page_node: vec![UNTOUCHED; pages as usize],
             counts: vec![CoreCounts::default(); cores.len()],
         })
@@ -345,7 +345,10 @@ impl Machine {
     pub fn access(&mut self, core: usize, line: u64, write: bool) -> Served {
         let l = line as usize;
         let mut cycles = 0;
-        let mut counts = self.counts[core];
+        // The counters leave `self` for the walk (a move of the vector, not a copy of
+        // the core's counters), so that the walk's methods can borrow both.
+        let mut all = std::mem::take(&mut self.counts);
+        let counts = &mut all[core];
         counts.accesses += 1;
         let private_levels = self.private[core].len();
         let mut hit_at = None;
@@ -383,12 +386,12 @@ impl Machine {
         let private_miss = hit_at.is_none();
         if private_miss {
             self.set_holder(core, l);
-            cycles = self.fetch_for_domain(core, line, &mut counts);
+            cycles = self.fetch_for_domain(core, line, counts);
         }
         if write {
-            cycles += self.write_ownership(core, l, &mut counts);
+            cycles += self.write_ownership(core, l, counts);
         }
-        self.counts[core] = counts;
+        self.counts = all;
         Served {
             cycles,
             private_miss,
@@ -401,7 +404,7 @@ impl Machine {
         let l = line as usize;
         let domain = self.domain_of_core[core];
         let bit = 1u64 << domain;
-        let held = self.domains[l] & bit != 0;
+        let held = self.domains(l) & bit != 0;
         if let Some(level) = self.shared[domain].as_mut() {
             let idx = level_index(level.level);
             let latency = level.latency;
@@ -429,13 +432,14 @@ impl Machine {
             // No shared cache: the domain "holds" the line while a core of it does.
             return self.lat.l1_hit.into();
         }
-        let others = self.domains[l] & !bit;
-        self.domains[l] |= bit;
+        let others = self.domains(l) & !bit;
+        *self.domains_mut(l) |= bit;
         let package = self.package_of_core[core];
         if others != 0 {
             // Another domain's cache supplies the line; a modified copy is cleaned.
-            if self.dirty[l] != CLEAN && self.dirty[l] as usize != domain {
-                self.dirty[l] = CLEAN;
+            let dirty = self.dirty(l);
+            if dirty != CLEAN && dirty as usize != domain {
+                self.set_dirty(l, CLEAN);
             }
             let same_package = bits(others).any(|d| self.package_of_domain[d] == package);
             if same_package {
@@ -470,7 +474,7 @@ impl Machine {
         let domain = self.domain_of_core[core];
         let package = self.package_of_core[core];
         let mut extra = 0;
-        let others = self.domains[l] & !(1u64 << domain);
+        let others = self.domains(l) & !(1u64 << domain);
         for d in bits(others) {
             if let Some(level) = self.shared[d].as_mut() {
                 level.cache.invalidate(l as u64);
@@ -488,7 +492,7 @@ impl Machine {
                 u64::from(self.lat.remote_cache)
             });
         }
-        self.domains[l] &= 1u64 << domain;
+        *self.domains_mut(l) &= 1u64 << domain;
         for k in 0..self.cores_of_domain[domain].len() {
             let c = self.cores_of_domain[domain][k];
             if c != core && self.holds(c, l) {
@@ -497,7 +501,7 @@ impl Machine {
                 extra = extra.max(u64::from(self.lat.l3_hit));
             }
         }
-        self.dirty[l] = domain as u16;
+        self.set_dirty(l, domain as u16);
         extra
     }
 
@@ -522,9 +526,9 @@ impl Machine {
                 self.drop_private(c, v);
             }
         }
-        self.domains[v] &= !(1u64 << domain);
-        if self.dirty[v] as usize == domain {
-            self.dirty[v] = CLEAN; // written back
+        *self.domains_mut(v) &= !(1u64 << domain);
+        if self.dirty(v) as usize == domain {
+            self.set_dirty(v, CLEAN); // written back
         }
     }
 
@@ -536,18 +540,50 @@ impl Machine {
         self.clear_holder(core, l);
     }
 
+    /// Where line `l`'s directory entry starts.
+    #[inline]
+    fn entry(&self, l: usize) -> usize {
+        l * (self.words + 2)
+    }
+
+    /// The domains whose last-level cache holds line `l`.
+    #[inline]
+    fn domains(&self, l: usize) -> u64 {
+        self.directory[self.entry(l) + self.words]
+    }
+
+    #[inline]
+    fn domains_mut(&mut self, l: usize) -> &mut u64 {
+        let at = self.entry(l) + self.words;
+        &mut self.directory[at]
+    }
+
+    /// The domain holding line `l` modified, or [`CLEAN`].
+    #[inline]
+    fn dirty(&self, l: usize) -> u16 {
+        self.directory[self.entry(l) + self.words + 1] as u16
+    }
+
+    #[inline]
+    fn set_dirty(&mut self, l: usize, domain: u16) {
+        let at = self.entry(l) + self.words + 1;
+        self.directory[at] = u64::from(domain);
+    }
+
     fn holds(&self, core: usize, l: usize) -> bool {
-        self.holders[l * self.words + core / WORD] & (1u64 << (core % WORD)) != 0
+        self.directory[self.entry(l) + core / WORD] & (1u64 << (core % WORD)) != 0
     }
 
     fn set_holder(&mut self, core: usize, l: usize) {
         if !self.private[core].is_empty() {
-            self.holders[l * self.words + core / WORD] |= 1u64 << (core % WORD);
+            let at = self.entry(l) + core / WORD;
+            self.directory[at] |= 1u64 << (core % WORD);
         }
     }
 
     fn clear_holder(&mut self, core: usize, l: usize) {
-        self.holders[l * self.words + core / WORD] &= !(1u64 << (core % WORD));
+        let at = self.entry(l) + core / WORD;
+        self.directory[at] &= !(1u64 << (core % WORD));
     }
 }
 
