@@ -270,6 +270,10 @@ impl Machine {
         let line_bytes = u64::from(line.unwrap_or(64));
         let lines = pages * (PAGE_SIZE / line_bytes.min(PAGE_SIZE)).max(1);
         let words = cores.len().div_ceil(WORD);
+        let mut directory = vec![0; lines as usize * (words + 2)];
+        for entry in directory.chunks_exact_mut(words + 2) {
+            entry[words + 1] = u64::from(CLEAN);
+        }
         Ok(Machine {
             name,
             line_shift: line_bytes.trailing_zeros(),
@@ -283,9 +287,7 @@ impl Machine {
             lat,
             line_bytes,
             words,
-            directory: (0..lines)
-                .flat_map(|_| (0..words).map(|_| 0).chain([0, u64::from(CLEAN)]))
-                .collect(),
+            directory,
             page_node: vec![UNTOUCHED; pages as usize],
             counts: vec![CoreCounts::default(); cores.len()],
         })
