@@ -26,13 +26,13 @@
 //!   below its own gains one, again 8 at a time) and takes rank 0; a miss into a full
 //!   set evicts the way of rank `ways - 1` and ages all others. Nothing moves but
 //!   bytes within words: no `memmove`, no hashing of set indices, no pointers, no
-//!   allocation. The words per set are a compile-time constant (one per 8 ways, up to
-//!   8), so the loops over them unroll. (The previous version kept each set's tags
-//!   most recently used first, found a line by comparing full tags and moved the hit
-//!   to the front with a `memmove`; this one takes about four fifths of its CPU time
-//!   on `cache_walk`'s sequential and stencil walks and about the same on random ones,
-//!   where the host's own cache misses dominate.) Cost: O(ways / 8) word operations
-//!   per access, 10 bytes per line plus 8 per set.
+//!   allocation. The words per set are a compile-time constant (1, 2, 4 or 8: the
+//!   smallest that covers the ways), so the loops over them unroll. (The previous
+//!   version kept each set's tags most recently used first, found a line by comparing
+//!   full tags and moved the hit to the front with a `memmove`; this one takes 0.7 to
+//!   0.85 of its CPU time on `cache_walk`'s stencil and sequential walks and about
+//!   0.95 on its random ones, where the host's own cache misses dominate.) Cost:
+//!   O(ways / 8) word operations per access, 10 bytes per line plus 8 per set.
 //! - **Hashed** (`ways > 64`, e.g. a 6 MiB fully associative cache of 98,304 lines):
 //!   scanning would cost O(lines) per access, so lines are found through an
 //!   open-addressing hash table (linear probing, Fibonacci hashing, backward-shift
@@ -217,27 +217,20 @@ macro_rules! dispatch {
         match $repr {
             Repr::Sets1($s) => $sets,
             Repr::Sets2($s) => $sets,
-            Repr::Sets3($s) => $sets,
             Repr::Sets4($s) => $sets,
-            Repr::Sets5($s) => $sets,
-            Repr::Sets6($s) => $sets,
-            Repr::Sets7($s) => $sets,
             Repr::Sets8($s) => $sets,
             Repr::Hashed($h) => $hashed,
         }
     };
 }
 
-/// The scanned representation has `K` words of bytes per set, `K` from 1 to 8.
+/// The scanned representation has `K` words of bytes per set, `K` 1, 2, 4 or 8 (fewer
+/// variants keep [`Cache::access`] small enough to inline).
 #[derive(Clone)]
 enum Repr {
     Sets1(Sets<1>),
     Sets2(Sets<2>),
-    Sets3(Sets<3>),
     Sets4(Sets<4>),
-    Sets5(Sets<5>),
-    Sets6(Sets<6>),
-    Sets7(Sets<7>),
     Sets8(Sets<8>),
     Hashed(Hashed),
 }
@@ -256,11 +249,7 @@ impl Cache {
             match ways.div_ceil(8) {
                 1 => Repr::Sets1(Sets::new(index, ways)),
                 2 => Repr::Sets2(Sets::new(index, ways)),
-                3 => Repr::Sets3(Sets::new(index, ways)),
-                4 => Repr::Sets4(Sets::new(index, ways)),
-                5 => Repr::Sets5(Sets::new(index, ways)),
-                6 => Repr::Sets6(Sets::new(index, ways)),
-                7 => Repr::Sets7(Sets::new(index, ways)),
+                3 | 4 => Repr::Sets4(Sets::new(index, ways)),
                 _ => Repr::Sets8(Sets::new(index, ways)),
             }
         } else {
@@ -404,7 +393,8 @@ impl SetIndex {
 
 /// The scanned representation: per set, `ways` tags in fixed ways, with a fingerprint
 /// byte and an LRU rank byte per way packed 8 to a word, in `K` words of each kind
-/// (`K = ways.div_ceil(8)`, a constant so that every loop over them unrolls).
+/// (`K` the power of two with `4 * K < ways <= 8 * K`, or 1, a constant so that every
+/// loop over them unrolls; words past the last way hold only unused bytes).
 ///
 /// Set `s` is `blocks[s]` and `tags[s * ways..][..ways]`. Way `w`'s bytes are byte
 /// `w % 8` of word `w / 8`. The valid ways are ways `0..n` (`n` the block's `held`):
@@ -488,7 +478,7 @@ fn fingerprint(line: u64) -> u8 {
 
 impl<const K: usize> Sets<K> {
     fn new(index: SetIndex, ways: usize) -> Sets<K> {
-        debug_assert_eq!(ways.div_ceil(8), K);
+        debug_assert!(ways >= 1 && ways <= 8 * K && (K == 1 || ways > 4 * K));
         let ones = std::array::from_fn(|i| {
             let lanes = ways.saturating_sub(8 * i).min(8);
             (0..lanes).fold(0, |word, lane| with_byte(word, lane, 1))
