@@ -43,7 +43,7 @@ where
     RB: Send,
 {
     match WorkerThread::current() {
-        Some(worker) => join_in(worker, a, b),
+        Some(worker) => join_in(worker, Location::caller(), a, b),
         None => join_cold(Location::caller(), a, b),
     }
 }
@@ -56,7 +56,7 @@ where
     RA: Send,
     RB: Send,
 {
-    crate::pool::global_registry().in_worker(location, |worker| join_in(worker, a, b))
+    crate::pool::global_registry().in_worker(location, |worker| join_in(worker, location, a, b))
 }
 
 /// Puts the parent's task context back when dropped, also when `b` unwinds.
@@ -69,7 +69,12 @@ impl Drop for RestoreCtx<'_> {
     }
 }
 
-pub(crate) fn join_in<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+pub(crate) fn join_in<A, B, RA, RB>(
+    worker: &WorkerThread,
+    location: &Location<'_>,
+    a: A,
+    b: B,
+) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -77,10 +82,10 @@ where
     RB: Send,
 {
     if worker.events() {
-        return join_with_events(worker, a, b);
+        return join_with_events(worker, location, a, b);
     }
-    let parent = worker.ctx.get();
-    let (info_a, info_b) = parent.join_children();
+    let mut parent = worker.ctx.get();
+    let (info_a, info_b) = parent.join_children(location);
 
     let job_b = StackJob::new(
         info_b,
@@ -130,15 +135,20 @@ where
 /// queues while this worker waits, working as its plan allows). Both halves' panics are
 /// caught here, so a started task is always reported finished.
 #[inline(never)]
-fn join_with_events<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+fn join_with_events<A, B, RA, RB>(
+    worker: &WorkerThread,
+    location: &Location<'_>,
+    a: A,
+    b: B,
+) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    let parent = worker.ctx.get();
-    let (info_a, info_b) = parent.join_children();
+    let mut parent = worker.ctx.get();
+    let (info_a, info_b) = parent.join_children(location);
     let sleep = &worker.registry.sleep;
     let job_b = StackJob::new(info_b, b, WorkerLatch::new(sleep, worker.index));
     // SAFETY: `job_b` stays on this frame until it has run (taken back and run here,
