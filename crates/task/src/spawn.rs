@@ -216,7 +216,10 @@ mod tests {
         let (a, _) = sort;
         assert_eq!(a.id, task.id.child(0));
         let mut child = Spawner::of(merge.0);
-        assert_eq!(child.join_children(Location::caller()).0.id, merge.0.id.child(0));
+        assert_eq!(
+            child.join_children(Location::caller()).0.id,
+            merge.0.id.child(0)
+        );
         // A loop's chunks are not tagged, wherever the task joined before.
         assert_eq!(task.loop_chunk(0, 4).chunk_index(&task.info()), Some(0));
     }

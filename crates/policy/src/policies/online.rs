@@ -153,7 +153,11 @@ impl OnlineProfile {
             (Some(Fork::Scope), Some(i)) => i == FIRST_SCOPE_SPAWN,
             _ => false,
         };
-        let (last, repeating) = table.forks.get(&parent.id).copied().unwrap_or((None, false));
+        let (last, repeating) = table
+            .forks
+            .get(&parent.id)
+            .copied()
+            .unwrap_or((None, false));
         let repeating = if starts {
             last == Some(fork)
         } else {
@@ -164,7 +168,10 @@ impl OnlineProfile {
             Some(e) if e.soid.is_some() => {
                 // A spawner that completed before runs again at a reused position (the
                 // combine of `fft` reuses its split's tasks): not the program's loop.
-                let looping = table.entries.get(&parent.id).is_none_or(|p| p.soid.is_none());
+                let looping = table
+                    .entries
+                    .get(&parent.id)
+                    .is_none_or(|p| p.soid.is_none());
                 return if repeating && looping && table.quiescent_below(parent.id) {
                     Spawned::Repeat
                 } else {
@@ -713,7 +720,11 @@ mod tests {
             p.finished(&task, &cost(1));
         }
         p.finished(&split_b, &cost(0));
-        assert_eq!(p.spawned(&split_a, &x), Spawned::New, "split_a completed before");
+        assert_eq!(
+            p.spawned(&split_a, &x),
+            Spawned::New,
+            "split_a completed before"
+        );
         // Children per fork: two joins of two in the root make B = 2, not 4; S_d is
         // the larger fork's data, not both forks' summed.
         let part = LearnedTiers::new(&p.snapshot(), 6 << 20, 0.001);
