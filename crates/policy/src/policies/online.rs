@@ -147,22 +147,22 @@ impl OnlineProfile {
     pub(crate) fn spawned(&self, parent: &TaskInfo, task: &TaskInfo) -> Spawned {
         let mut table = self.table();
         let fork = task.id.fork_in(parent.id);
-        // The first half of a join, or a scope's first spawn, starts the fork.
-        let starts = match (fork, task.id.index_in(parent.id)) {
-            (Some(Fork::Join(_)), Some(0)) => true,
-            (Some(Fork::Scope), Some(i)) => i == FIRST_SCOPE_SPAWN,
-            _ => false,
-        };
+        // Whether this spawn repeats the spawner's previous fork. The first half of a
+        // join decides for its join (the second half follows it); a scope's spawns
+        // (a loop's chunks, in whatever order the loop deals them) each on its own.
         let (last, repeating) = table
             .forks
             .get(&parent.id)
             .copied()
             .unwrap_or((None, false));
-        let repeating = if starts {
-            last == Some(fork)
-        } else {
-            repeating && last == Some(fork)
+        let repeating = match (fork, task.id.index_in(parent.id)) {
+            (Some(Fork::Join(_)), Some(0)) | (Some(Fork::Scope), _) => last == Some(fork),
+            _ => repeating && last == Some(fork),
         };
+        let starts = matches!(
+            (fork, task.id.index_in(parent.id)),
+            (Some(Fork::Join(_)), Some(0)) | (Some(Fork::Scope), Some(FIRST_SCOPE_SPAWN))
+        );
         table.forks.insert(parent.id, (Some(fork), repeating));
         match table.entries.get(&task.id) {
             Some(e) if e.soid.is_some() => {
