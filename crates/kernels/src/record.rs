@@ -198,7 +198,9 @@ impl Executor for Recorder {
         let location = Location::caller();
         let forked = with_builder(|builder| {
             let (parent, made_up) = builder.current_or_root(location);
-            let (a, b) = builder.spawner_mut().join_children(location);
+            let (a, b) = builder
+                .spawner_mut()
+                .join_children(locus_task::JoinSite::of(location));
             let ia = builder.child(parent, a);
             let ib = builder.child(parent, b);
             builder.push(parent, Step::Join(ia, ib));

@@ -71,8 +71,8 @@ impl TaskId {
 
 impl TaskId {
     /// Which fork of `parent` this task was spawned by, if it is one of `parent`'s
-    /// children: [`Fork::Join`] with the site's tag for a half of a `join` (0 at the
-    /// first site the parent joined at, see `crate::Spawner::join_children`), or
+    /// children: [`Fork::Join`] with the site's tag for a half of a `join` (see
+    /// `crate::JoinSite`; 0 for a half numbered 0 or 1 without a site), or
     /// [`Fork::Scope`] for a spawn into a scope (a loop's chunk among them: the loops of
     /// one task are one fork to a policy, as their chunks are the same tasks). As
     /// [`TaskId::index_in`], a task of another parent answers `None` but for a chance in
@@ -99,7 +99,7 @@ impl TaskId {
 /// The fork of a task that spawned a child ([`TaskId::fork_in`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Fork {
-    /// A `join` at the site with this tag (0: the task's first join site).
+    /// A `join` at the site with this tag (0: a join numbered without a site).
     Join(u32),
     /// A scope (or a parallel loop).
     Scope,
@@ -157,8 +157,9 @@ impl TaskInfo {
     }
 }
 
-/// The spawn index of the first task a task spawns into a scope (0 and 1 are the halves
-/// of its joins): chunk `i` of a parallel loop is spawn `FIRST_SCOPE_SPAWN + i`.
+/// The spawn index of the first task a task spawns into a scope (0 and 1, and the same
+/// above a join site's tag, are the halves of its joins): chunk `i` of a parallel loop
+/// is spawn `FIRST_SCOPE_SPAWN + i`.
 pub const FIRST_SCOPE_SPAWN: u32 = 2;
 
 /// What a task itself cost, its nested tasks excluded, as a counter source measured it.

@@ -41,4 +41,4 @@ mod spawn;
 pub mod workload;
 
 pub use id::{Fork, TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
-pub use spawn::Spawner;
+pub use spawn::{JoinSite, Spawner};

@@ -609,15 +609,13 @@ mod tests {
     /// The halves of a join `parent` makes at the caller's line.
     #[track_caller]
     fn join(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
-        let mut spawner = locus_task::Spawner::of(*parent);
-        // A first join at the site of `halves`, so that this one is tagged by its own.
-        spawner.join_children(halves_site());
-        spawner.join_children(std::panic::Location::caller())
+        let site = locus_task::JoinSite::of(std::panic::Location::caller());
+        locus_task::Spawner::of(*parent).join_children(site)
     }
 
-    /// The halves of the first join `parent` makes, at the site of [`halves_site`].
+    /// The halves of a join `parent` makes at the site of [`halves_site`].
     fn halves(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
-        locus_task::Spawner::of(*parent).join_children(halves_site())
+        locus_task::Spawner::of(*parent).join_children(locus_task::JoinSite::of(halves_site()))
     }
 
     fn halves_site() -> &'static std::panic::Location<'static> {
