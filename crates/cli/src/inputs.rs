@@ -17,7 +17,8 @@ pub(crate) fn with_matrix(params: Params, matrix: Option<&Path>) -> Result<Param
     let Some(path) = matrix else {
         return Ok(params);
     };
-    if let Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) = &params {
+    if let Params::SpmvCrs(p) | Params::SpmvIter(p) | Params::SpmvCcs(p) | Params::Spmm(p) = &params
+    {
         if let MatrixSpec::File(m) = &p.matrix {
             bail!(
                 "--matrix {path:?}: --size already names a matrix file (matrix={}); give the \

@@ -59,6 +59,7 @@ const FULL: &[(&str, &str)] = &[
     ("heat-ub", "3072x2048,leaf=96,iters=10"),
     ("heat-loop", "1024x512,leaf=8,iters=10"),
     ("heat-loop", "3072x2048,leaf=96,iters=10"),
+    ("heat-iter", "1024x512,leaf=8,iters=10"),
     ("heat-moving", "1024x512,leaf=8,iters=10"),
     ("heat-moving", "2048x1024,leaf=16,iters=10"),
     ("heat-moving", "3072x2048,leaf=96,iters=10"),
@@ -83,12 +84,14 @@ const FULL: &[(&str, &str)] = &[
     ("fft", "2^20"),
     ("spmv-crs", "laplace2d:256"),
     ("spmv-crs", "laplace2d:1024"),
+    ("spmv-iter", "laplace2d:256"),
     ("spmv-ccs", "laplace2d:256"),
     ("spmm", "laplace2d:256"),
     ("radix", "262144"),
     ("radix", "4194304"),
     ("irreg", "medium"),
     ("irreg", "large"),
+    ("mapreduce", "1048576"),
 ];
 
 /// The inputs of `--quick`, a sixteenth of the full ones where the full ones are large
@@ -101,6 +104,7 @@ const QUICK: &[(&str, &str)] = &[
     ("heat", "768x512,leaf=24,iters=10"),
     ("heat-ub", "256x128,leaf=8,iters=10"),
     ("heat-loop", "256x128,leaf=8,iters=10"),
+    ("heat-iter", "256x128,leaf=8,iters=10"),
     ("heat-moving", "512x256,leaf=4,iters=10"),
     ("sor", "256x128,leaf=8,iters=10"),
     ("sor", "768x512,leaf=16,iters=10"),
@@ -112,10 +116,12 @@ const QUICK: &[(&str, &str)] = &[
     ("mandelbrot", "64x64"),
     ("fft", "2^14"),
     ("spmv-crs", "laplace2d:64"),
+    ("spmv-iter", "laplace2d:64"),
     ("spmv-ccs", "laplace2d:64"),
     ("spmm", "laplace2d:64"),
     ("radix", "16384"),
     ("irreg", "small"),
+    ("mapreduce", "65536"),
 ];
 
 /// The validated input of `locus sim matrix`.

@@ -549,12 +549,17 @@ fn given_input(params: &Params, common: &SimCommonArgs, iters: Option<usize>) ->
 /// The iteration count of `params` (sweeps, sorts, products), for kernels that repeat.
 fn iterations(params: &mut Params) -> Option<&mut usize> {
     match params {
-        Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) => Some(&mut p.iters),
+        Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) | Params::HeatIter(p) => {
+            Some(&mut p.iters)
+        }
         Params::HeatMoving(p) => Some(&mut p.heat.iters),
         Params::Sor(p) | Params::SorUb(p) => Some(&mut p.iters),
-        Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) => Some(&mut p.iters),
+        Params::SpmvCrs(p) | Params::SpmvIter(p) | Params::SpmvCcs(p) | Params::Spmm(p) => {
+            Some(&mut p.iters)
+        }
         Params::Radix(p) => Some(&mut p.iters),
         Params::Irreg(p) => Some(&mut p.iters),
+        Params::MapReduce(p) => Some(&mut p.iters),
         Params::Fib(_)
         | Params::Nqueens(_)
         | Params::Sort(_)
@@ -824,7 +829,7 @@ mod tests {
         }
         let e = params("fib", None, Some(3)).unwrap_err().to_string();
         assert!(e.contains("no iterations"), "{e}");
-        assert!(e.contains("heat, heat-ub, heat-loop,") && e.contains("radix and irreg have"));
+        assert!(e.contains("heat, heat-ub, heat-loop,") && e.contains("irreg and mapreduce have"));
         assert!(params("heat", None, Some(0)).is_err());
     }
 

@@ -2,7 +2,8 @@
 //! at the same points of a program, with the same arguments, and so get the same
 //! decisions (DESIGN.md, "One policy, two engines").
 //!
-//! Each kernel (fib with a cutoff, heat, heat-loop, sort, and irreg with a schedule) runs
+//! Each kernel (fib with a cutoff, heat, heat-loop, heat-iter, sort, and irreg with a
+//! schedule) runs
 //! under every policy twice: in a runtime pool of one worker and in the simulator with
 //! one worker, on the same machine description, each policy wrapped in
 //! [`locus_policy::Logged`]. The two logs of calls must match.
@@ -212,6 +213,13 @@ fn heat() {
 #[test]
 fn heat_loop() {
     conforms(Kernel::HeatLoop, "34x16,leaf=4,iters=2", false);
+}
+
+/// heat-loop written with locus's iterators: the runtime runs its leaves as the loop
+/// the recorder writes down.
+#[test]
+fn heat_iter() {
+    conforms(Kernel::HeatIter, "34x16,leaf=4,iters=2", false);
 }
 
 #[test]

@@ -236,6 +236,35 @@ fn affinity_keeps_loop_chunks_home() {
     assert!(remote(&cab) < 0.2, "cab {:.3}", remote(&cab));
 }
 
+/// The same loop written with parallel iterators: heat-iter cuts each sweep's rows with
+/// `par_chunks_mut` into the blocks heat-loop's `for_range` runs as chunks, and the
+/// recorder writes its leaves as that loop's chunks. The policies see the same loop, so
+/// iteration affinity keeps the leaves home as it keeps heat-loop's chunks.
+#[test]
+fn affinity_keeps_iterator_leaves_home() {
+    let (_, w) = input(Kernel::HeatIter, "1024x512,leaf=8,iters=10");
+    let (_, twin) = input(Kernel::HeatLoop, "1024x512,leaf=8,iters=10");
+    assert_eq!(w.tasks().len(), twin.tasks().len());
+    assert_eq!(w.iterations(), twin.iterations());
+    let [ws, cab, cats] = sim(&w, "opteron-8380", &[PolicyKind::Ws, CAB, CATS])
+        .try_into()
+        .unwrap();
+    let ws_stability = ws.placement_stability.expect("the engine counts chunks");
+    for r in [&cab, &cats] {
+        let stability = r.placement_stability.expect("the engine counts chunks");
+        let l3 = r.l3_misses() as f64 / ws.l3_misses() as f64;
+        let time = r.makespan as f64 / ws.makespan as f64;
+        eprintln!(
+            "heat-iter {}: stability {stability:.2} (ws {ws_stability:.2}), L3/ws {l3:.2}, \
+             time/ws {time:.2}",
+            r.policy
+        );
+        assert!(stability >= 0.85, "{}: {stability:.2}", r.policy);
+        assert!(l3 <= 0.4, "{}: L3 misses {l3:.2} of ws's", r.policy);
+        assert_eq!(r.policy_stat("chunk_compared"), 128 * 11);
+    }
+}
+
 /// Affinity must not cost load balance. Where the work is uneven (heat-ub, CATS's
 /// unbalanced tree), where it moves between subtrees from one iteration to the next
 /// (heat-moving: a band of rows computed 8 times sweeps across the grid), and where the

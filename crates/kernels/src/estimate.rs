@@ -102,7 +102,7 @@ impl Params {
             Params::Knapsack(p) => (mul(p.n, 32), None, None),
             // init, a, b and the reference's result: four grids; the reference sweeps
             // once per iteration as a run does.
-            Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) => {
+            Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) | Params::HeatIter(p) => {
                 let cells = mul(p.rows, p.cols);
                 let run = mul(mul(cells, p.iters), heat::CELL_WORK)
                     .saturating_add(mul(cells, heat::COPY_WORK));
@@ -170,7 +170,7 @@ impl Params {
                     Some(tasks),
                 )
             }
-            Params::SpmvCrs(p) | Params::SpmvCcs(p) => {
+            Params::SpmvCrs(p) | Params::SpmvIter(p) | Params::SpmvCcs(p) => {
                 let (rows, cols, nnz) = p.matrix.shape();
                 let bytes = matrix_bytes(&p.matrix)
                     // CRS and CCS both, and x, y and the reference's y.
@@ -222,6 +222,19 @@ impl Params {
                 )
             }
             Params::Irreg(p) => irreg_estimate(p),
+            // The array; every element mapped once an iteration, by the run and by the
+            // reference; a loop of at most a leaf per chunk an iteration.
+            Params::MapReduce(p) => {
+                let n = mul(1, p.n);
+                let chunks = mul(1, p.n.div_ceil(p.grain.max(1)));
+                let run = mul(mul(n, p.iters), crate::mapreduce::ELEMENT_WORK)
+                    .saturating_add(mul(mul(chunks, p.iters), crate::mapreduce::CHUNK_WORK));
+                (
+                    mul(n, F64),
+                    Some(two_runs(run, n)),
+                    Some(loops(mul(1, p.iters), p.n, p.grain)),
+                )
+            }
         };
         Estimate {
             bytes: bytes.saturating_add(SLACK_BYTES),

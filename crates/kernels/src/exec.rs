@@ -4,6 +4,14 @@
 //! same code (same task tree, same per-element arithmetic) is measured under every
 //! scheduler. An executor declares no footprint itself; the kernels do, in their leaves.
 //!
+//! The kernels written with parallel iterators ([`crate::iters`]) are compiled twice,
+//! against `rayon::prelude` and `locus::prelude`; [`Executor::iterators`] says which
+//! copy runs inside an executor's [`Executor::install`]: rayon's in [`Rayon`]'s pool,
+//! locus's in [`Locus`]'s pool, and locus's also under [`Serial`] and the recorder,
+//! whose `install` puts a serial loop executor on the calling thread
+//! ([`locus::iter::hook`]), so an iterator's leaves run there in order, each as the
+//! loop's chunk `i`.
+//!
 //! [`Executor::join`] and [`Executor::for_range`] are meant to be called from inside
 //! [`Executor::install`]: that is what places the work in the executor's own pool. Called
 //! outside it, [`Rayon`] falls back to rayon's global pool, as `rayon::join` does.
@@ -13,7 +21,10 @@
 //! of this file.
 
 use std::ops::Range;
+use std::panic::Location;
+use std::sync::Arc;
 
+use locus::iter::hook::{self, LoopExecutor};
 use rayon::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
 /// A fork-join executor the kernels can run on.
@@ -41,6 +52,42 @@ pub trait Executor: Sync {
 
     /// Runs `f` inside the executor's thread pool and returns its result.
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R;
+
+    /// Which copy of the kernels written with parallel iterators runs inside
+    /// [`Executor::install`] (see the module documentation). locus's unless the
+    /// executor says otherwise: its loops then run in the locus pool `install` enters,
+    /// in the serial loop executor it puts on the thread, or else in locus's global pool.
+    fn iterators(&self) -> Iterators {
+        Iterators::Locus
+    }
+}
+
+/// The parallel iterators a kernel written with them is compiled against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Iterators {
+    /// `use rayon::prelude::*`: the loops run in the rayon pool the executor installs.
+    Rayon,
+    /// `use locus::prelude::*`: the loops run in the locus pool the executor installs,
+    /// or, on a thread outside any pool, in the serial loop executor installed there.
+    Locus,
+}
+
+/// Runs a loop's chunks in order on the calling thread: the serial loop executor
+/// [`Serial`] installs, so locus's iterators run serially under it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InOrder;
+
+impl LoopExecutor for InOrder {
+    fn run_loop(
+        &self,
+        _location: &'static Location<'static>,
+        chunks: usize,
+        chunk: &mut dyn FnMut(usize),
+    ) {
+        for i in 0..chunks {
+            chunk(i);
+        }
+    }
 }
 
 /// Number of `grain`-sized chunks covering `range`, and the `i`-th chunk.
@@ -61,7 +108,9 @@ fn chunk(range: &Range<usize>, grain: usize, i: usize) -> Range<usize> {
 }
 
 /// Runs everything in order on the calling thread: `join` runs `a` then `b`,
-/// `for_range` visits the chunks in increasing order, `install` just calls `f`.
+/// `for_range` visits the chunks in increasing order, `install` calls `f` with
+/// [`InOrder`] running the loops of locus's iterators that `f` starts (on a thread
+/// outside any pool; on a worker of a locus pool they run in that pool).
 ///
 /// The baseline for speedups, and a deterministic executor for tests.
 #[derive(Debug, Clone, Copy, Default)]
@@ -94,7 +143,7 @@ impl Executor for Serial {
     }
 
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        f()
+        hook::with_loop_executor(Arc::new(InOrder), f)
     }
 }
 
@@ -154,6 +203,10 @@ impl Executor for Rayon {
 
     fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         self.pool.install(f)
+    }
+
+    fn iterators(&self) -> Iterators {
+        Iterators::Rayon
     }
 }
 

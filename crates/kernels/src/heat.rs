@@ -24,6 +24,10 @@
 //! nothing. A sweep of a `rows x cols` grid so declares
 //! `(rows - 2) * (cols - 2) * CELL_WORK`, whatever the tree.
 //!
+//! heat-iter ([`crate::iters`]) is heat-loop written with parallel iterators: its
+//! leaves run [`copy_rows`] and [`sweep_rows`], whose arithmetic is heat's, and declare
+//! what heat-loop's do (the write through locus's `par_chunks_mut`).
+//!
 //! The serial reference runs the same leaf code over all interior rows at once (without
 //! declaring footprints), so every cell is computed by the same expression on the same
 //! operands: results must be bitwise equal.
@@ -249,6 +253,27 @@ fn leaf(src: &[f64], dst: &mut [f64], lo: usize, cols: usize) {
     compute(src, dst, lo, cols);
 }
 
+/// heat-iter's leaf ([`crate::iters`]): destination rows `lo..lo + dst.len() / cols`
+/// from source rows `lo - 1..hi + 1`, declaring the read of the source rows and the
+/// work; the write of `dst` is declared by the slice source that lends it (locus's
+/// `par_chunks_mut`), so the leaf declares what heat's does, once.
+pub(crate) fn sweep_rows(src: &[f64], dst: &mut [f64], lo: usize, cols: usize) {
+    let hi = lo + dst.len() / cols;
+    read_slice(&src[(lo - 1) * cols..(hi + 1) * cols]);
+    work(((hi - lo) * (cols - 2)) as u64 * CELL_WORK);
+    compute(src, dst, lo, cols);
+}
+
+/// heat-iter's first touch of one block ([`crate::iters`]): rows
+/// `lo..lo + rows.len() / cols` copied from `init`, declaring the read of `init`'s rows
+/// and [`COPY_WORK`] per cell (the write, as in [`sweep_rows`], is the source's).
+pub(crate) fn copy_rows(init: &[f64], rows: &mut [f64], lo: usize, cols: usize) {
+    let from = &init[lo * cols..lo * cols + rows.len()];
+    read_slice(from);
+    work(rows.len() as u64 * COPY_WORK);
+    rows.copy_from_slice(from);
+}
+
 /// The leaf's work without declarations (the serial reference runs it outside any
 /// task, so it declares nothing). heat-moving ([`crate::heat_moving`]) runs it on its
 /// leaves' rows too.
@@ -302,6 +327,18 @@ pub fn verify_loop<E: Executor>(ex: &E, p: &HeatParams) -> Outcome {
         b.fill(0.0);
         first_touch(ex, p, &init, a, b);
         solve_split(ex, Split::Loop, p, a, b)
+    })
+}
+
+/// heat-iter, checked bitwise against heat's reference: both grids cleared, then
+/// heat-loop's first touch and sweeps written with parallel iterators
+/// ([`crate::iters::heat`]), rayon's or locus's as `ex` runs them.
+pub fn verify_iter<E: Executor>(ex: &E, p: &HeatParams) -> Outcome {
+    verify_with(ex, "heat-iter", p, |a, b| {
+        let init = a.to_vec();
+        a.fill(0.0);
+        b.fill(0.0);
+        crate::iters::heat(ex, p, &init, a, b)
     })
 }
 

@@ -18,6 +18,7 @@ use crate::heat_moving::{self, HeatMovingParams};
 use crate::irreg::{self, IrregParams};
 use crate::knapsack::{self, KnapsackParams};
 use crate::mandelbrot::{self, MandelbrotParams};
+use crate::mapreduce::{self, MapReduceParams};
 use crate::mtx::MtxError;
 use crate::nqueens::{self, NqueensParams};
 use crate::prepared::Prepared;
@@ -44,6 +45,9 @@ pub enum Kernel {
     /// Heat as a parallel loop over blocks of rows, its grids first touched by the
     /// same loop ([`crate::heat`], [`Split::Loop`](crate::split::Split::Loop)).
     HeatLoop,
+    /// heat-loop written with parallel iterators: `par_chunks_mut` over blocks of rows
+    /// ([`crate::iters`]).
+    HeatIter,
     /// Heat with a hot band of rows, computed several times, that moves between sweeps
     /// ([`crate::heat_moving`]).
     HeatMoving,
@@ -66,6 +70,9 @@ pub enum Kernel {
     /// The affinity-graph paper's sparse matrix-vector product, `A` stored by rows
     /// ([`crate::spmv`]).
     SpmvCrs,
+    /// spmv-crs written with parallel iterators: `par_chunks_mut` of `y` by rows
+    /// ([`crate::iters`]).
+    SpmvIter,
     /// The affinity-graph paper's sparse matrix-vector product, `A` stored by columns,
     /// concurrent updates of `y` ([`crate::spmv`]).
     SpmvCcs,
@@ -76,17 +83,21 @@ pub enum Kernel {
     /// The affinity-graph paper's IRREG: an edge loop over an irregular mesh
     /// ([`crate::irreg`]).
     Irreg,
+    /// A histogram and a sum of a function of a large array's elements, `fold` then
+    /// `reduce` ([`crate::mapreduce`]).
+    MapReduce,
 }
 
 impl Kernel {
     /// Every kernel, in the order reports list them.
-    pub const ALL: [Kernel; 20] = [
+    pub const ALL: [Kernel; 23] = [
         Kernel::Fib,
         Kernel::Nqueens,
         Kernel::Heat,
         Kernel::Sort,
         Kernel::HeatUb,
         Kernel::HeatLoop,
+        Kernel::HeatIter,
         Kernel::HeatMoving,
         Kernel::Sor,
         Kernel::SorUb,
@@ -97,10 +108,12 @@ impl Kernel {
         Kernel::Fft,
         Kernel::Knapsack,
         Kernel::SpmvCrs,
+        Kernel::SpmvIter,
         Kernel::SpmvCcs,
         Kernel::Spmm,
         Kernel::Radix,
         Kernel::Irreg,
+        Kernel::MapReduce,
     ];
 
     /// The kernel's name, as accepted by `FromStr` and written by `Display`.
@@ -112,6 +125,7 @@ impl Kernel {
             Kernel::Sort => "sort",
             Kernel::HeatUb => "heat-ub",
             Kernel::HeatLoop => "heat-loop",
+            Kernel::HeatIter => "heat-iter",
             Kernel::HeatMoving => "heat-moving",
             Kernel::Sor => "sor",
             Kernel::SorUb => "sor-ub",
@@ -122,10 +136,12 @@ impl Kernel {
             Kernel::Fft => "fft",
             Kernel::Knapsack => "knapsack",
             Kernel::SpmvCrs => "spmv-crs",
+            Kernel::SpmvIter => "spmv-iter",
             Kernel::SpmvCcs => "spmv-ccs",
             Kernel::Spmm => "spmm",
             Kernel::Radix => "radix",
             Kernel::Irreg => "irreg",
+            Kernel::MapReduce => "mapreduce",
         }
     }
 
@@ -142,6 +158,7 @@ impl Kernel {
             | Kernel::Sort
             | Kernel::HeatUb
             | Kernel::HeatLoop
+            | Kernel::HeatIter
             | Kernel::HeatMoving
             | Kernel::Sor
             | Kernel::SorUb
@@ -149,10 +166,12 @@ impl Kernel {
             | Kernel::GeUb
             | Kernel::Mergesort
             | Kernel::SpmvCrs
+            | Kernel::SpmvIter
             | Kernel::SpmvCcs
             | Kernel::Spmm
             | Kernel::Radix
-            | Kernel::Irreg => false,
+            | Kernel::Irreg
+            | Kernel::MapReduce => false,
         }
     }
 
@@ -161,7 +180,7 @@ impl Kernel {
         match self {
             Kernel::Fib => fib::SYNTAX,
             Kernel::Nqueens => nqueens::SYNTAX,
-            Kernel::Heat | Kernel::HeatUb | Kernel::HeatLoop => heat::SYNTAX,
+            Kernel::Heat | Kernel::HeatUb | Kernel::HeatLoop | Kernel::HeatIter => heat::SYNTAX,
             Kernel::HeatMoving => heat_moving::SYNTAX,
             Kernel::Sort | Kernel::Mergesort => sort::SYNTAX,
             Kernel::Sor | Kernel::SorUb => sor::SYNTAX,
@@ -169,9 +188,10 @@ impl Kernel {
             Kernel::Mandelbrot => mandelbrot::SYNTAX,
             Kernel::Fft => fft::SYNTAX,
             Kernel::Knapsack => knapsack::SYNTAX,
-            Kernel::SpmvCrs | Kernel::SpmvCcs | Kernel::Spmm => sparse::SYNTAX,
+            Kernel::SpmvCrs | Kernel::SpmvIter | Kernel::SpmvCcs | Kernel::Spmm => sparse::SYNTAX,
             Kernel::Radix => radix::SYNTAX,
             Kernel::Irreg => irreg::SYNTAX,
+            Kernel::MapReduce => mapreduce::SYNTAX,
         }
     }
 
@@ -185,6 +205,7 @@ impl Kernel {
             Kernel::Sort => Params::Sort(SortParams::default()),
             Kernel::HeatUb => Params::HeatUb(HeatParams::default()),
             Kernel::HeatLoop => Params::HeatLoop(HeatParams::default()),
+            Kernel::HeatIter => Params::HeatIter(HeatParams::default()),
             Kernel::HeatMoving => Params::HeatMoving(HeatMovingParams::default()),
             Kernel::Sor => Params::Sor(SorParams::default()),
             Kernel::SorUb => Params::SorUb(SorParams::default()),
@@ -195,10 +216,12 @@ impl Kernel {
             Kernel::Fft => Params::Fft(FftParams::default()),
             Kernel::Knapsack => Params::Knapsack(KnapsackParams::default()),
             Kernel::SpmvCrs => Params::SpmvCrs(SparseParams::spmv_default()),
+            Kernel::SpmvIter => Params::SpmvIter(SparseParams::spmv_default()),
             Kernel::SpmvCcs => Params::SpmvCcs(SparseParams::spmv_default()),
             Kernel::Spmm => Params::Spmm(SparseParams::spmm_default()),
             Kernel::Radix => Params::Radix(RadixParams::default()),
             Kernel::Irreg => Params::Irreg(IrregParams::default()),
+            Kernel::MapReduce => Params::MapReduce(MapReduceParams::default()),
         }
     }
 
@@ -210,11 +233,12 @@ impl Kernel {
     /// `"1048576,cutoff=4096"`; sor and sor-ub `"1024x512,leaf=8,iters=10,omega=1.25"`;
     /// ge and ge-ub `"512"` or `"512,leaf=8"`; mandelbrot `"256x256,maxiter=256,leaf=4"`;
     /// fft `"262144"` or `"2^18,cutoff=2048"`; knapsack `"48"` or `"48,depth=12"`;
-    /// spmv-crs, spmv-ccs and spmm a matrix and options, `"laplace2d:256,iters=10,grain=32"`,
+    /// heat-iter heat's; spmv-crs, spmv-iter, spmv-ccs and spmm a matrix and options, `"laplace2d:256,iters=10,grain=32"`,
     /// `"banded:N:B:K"`, `"block:N:S:K"`, `"random:100000:8"` or `"matrix=PATH,iters=5"`
     /// (a Matrix Market file, read here; see [`Params::with_matrix`] for a path with a
     /// `,`); radix `"262144,iters=10,grain=4096"`; irreg `"small"`, `"medium"`,
-    /// `"large"` or `"4000:40000"`, with `mesh=geometric|uniform`, `iters=I`, `grain=G`.
+    /// `"large"` or `"4000:40000"`, with `mesh=geometric|uniform`, `iters=I`, `grain=G`;
+    /// mapreduce `"1048576,iters=10,grain=4096"`.
     /// Kernels with seeded input also take `seed=S`. The error names the input, what is
     /// wrong with it and the expected syntax (or, for a matrix file, the file, the line
     /// and what is wrong there).
@@ -226,6 +250,7 @@ impl Kernel {
             Kernel::Sort => sort::parse(s).map(Params::Sort),
             Kernel::HeatUb => heat::parse(s).map(Params::HeatUb),
             Kernel::HeatLoop => heat::parse(s).map(Params::HeatLoop),
+            Kernel::HeatIter => heat::parse(s).map(Params::HeatIter),
             Kernel::HeatMoving => heat_moving::parse(s).map(Params::HeatMoving),
             Kernel::Sor => sor::parse(s).map(Params::Sor),
             Kernel::SorUb => sor::parse(s).map(Params::SorUb),
@@ -238,12 +263,16 @@ impl Kernel {
             Kernel::SpmvCrs => {
                 return self.sparse(s, SparseParams::spmv_default(), Params::SpmvCrs)
             }
+            Kernel::SpmvIter => {
+                return self.sparse(s, SparseParams::spmv_default(), Params::SpmvIter)
+            }
             Kernel::SpmvCcs => {
                 return self.sparse(s, SparseParams::spmv_default(), Params::SpmvCcs)
             }
             Kernel::Spmm => return self.sparse(s, SparseParams::spmm_default(), Params::Spmm),
             Kernel::Radix => radix::parse(s).map(Params::Radix),
             Kernel::Irreg => irreg::parse(s).map(Params::Irreg),
+            Kernel::MapReduce => mapreduce::parse(s).map(Params::MapReduce),
         };
         parsed.map_err(|reason| KernelError {
             kind: ErrorKind::BadSize {
@@ -322,6 +351,8 @@ pub enum Params {
     HeatUb(HeatParams),
     /// Parameters of [`Kernel::HeatLoop`] (heat's; `leaf` is the loop's grain in rows).
     HeatLoop(HeatParams),
+    /// Parameters of [`Kernel::HeatIter`] (heat's; `leaf` is the rows of a block).
+    HeatIter(HeatParams),
     /// Parameters of [`Kernel::HeatMoving`].
     HeatMoving(HeatMovingParams),
     /// Parameters of [`Kernel::Sor`].
@@ -342,6 +373,8 @@ pub enum Params {
     Knapsack(KnapsackParams),
     /// Parameters of [`Kernel::SpmvCrs`].
     SpmvCrs(SparseParams),
+    /// Parameters of [`Kernel::SpmvIter`] (spmv-crs's).
+    SpmvIter(SparseParams),
     /// Parameters of [`Kernel::SpmvCcs`].
     SpmvCcs(SparseParams),
     /// Parameters of [`Kernel::Spmm`].
@@ -350,6 +383,8 @@ pub enum Params {
     Radix(RadixParams),
     /// Parameters of [`Kernel::Irreg`].
     Irreg(IrregParams),
+    /// Parameters of [`Kernel::MapReduce`].
+    MapReduce(MapReduceParams),
 }
 
 /// `a * b * c` in `u64`, saturating (sizes come from parsed, checked input, but the
@@ -369,6 +404,7 @@ impl Params {
             Params::Sort(_) => Kernel::Sort,
             Params::HeatUb(_) => Kernel::HeatUb,
             Params::HeatLoop(_) => Kernel::HeatLoop,
+            Params::HeatIter(_) => Kernel::HeatIter,
             Params::HeatMoving(_) => Kernel::HeatMoving,
             Params::Sor(_) => Kernel::Sor,
             Params::SorUb(_) => Kernel::SorUb,
@@ -379,10 +415,12 @@ impl Params {
             Params::Fft(_) => Kernel::Fft,
             Params::Knapsack(_) => Kernel::Knapsack,
             Params::SpmvCrs(_) => Kernel::SpmvCrs,
+            Params::SpmvIter(_) => Kernel::SpmvIter,
             Params::SpmvCcs(_) => Kernel::SpmvCcs,
             Params::Spmm(_) => Kernel::Spmm,
             Params::Radix(_) => Kernel::Radix,
             Params::Irreg(_) => Kernel::Irreg,
+            Params::MapReduce(_) => Kernel::MapReduce,
         }
     }
 
@@ -397,12 +435,13 @@ impl Params {
     /// spmm: `A`, `B` (the same size) and `C`'s pattern and values, `C`'s entries found by
     /// the symbolic product of a generated or read `A` (as costly as preparing the input);
     /// radix `n * 4 * 3` (input, buffer, output) and the two `chunks * 256` tables; irreg
-    /// `edges * 8 + nodes * 24` (end points; `x`, `y`, weights).
+    /// `edges * 8 + nodes * 24` (end points; `x`, `y`, weights). heat-iter and spmv-iter
+    /// as heat-loop and spmv-crs; mapreduce `n * 8` (the array).
     pub fn data_bytes(&self) -> u64 {
         const F64: usize = std::mem::size_of::<f64>();
         match self {
             Params::Fib(_) | Params::Nqueens(_) => 0,
-            Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) => {
+            Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) | Params::HeatIter(p) => {
                 bytes(p.rows, p.cols, 2 * F64)
             }
             Params::HeatMoving(p) => bytes(p.heat.rows, p.heat.cols, 2 * F64),
@@ -415,9 +454,9 @@ impl Params {
                 bytes(p.n, 2, c).saturating_add(bytes(p.n / 2, 1, c))
             }
             Params::Knapsack(p) => bytes(p.n, 1, std::mem::size_of::<knapsack::Item>()),
-            Params::SpmvCrs(p) | Params::SpmvCcs(p) => {
+            Params::SpmvCrs(p) | Params::SpmvIter(p) | Params::SpmvCcs(p) => {
                 let (rows, cols, nnz) = p.matrix.shape();
-                let major = if matches!(self, Params::SpmvCrs(_)) {
+                let major = if !matches!(self, Params::SpmvCcs(_)) {
                     rows
                 } else {
                     cols
@@ -437,6 +476,7 @@ impl Params {
                 16,
             )),
             Params::Irreg(p) => irreg::data_bytes(p),
+            Params::MapReduce(p) => bytes(p.n, 1, std::mem::size_of::<u64>()),
         }
     }
 
@@ -444,7 +484,8 @@ impl Params {
     /// children of an inner task.
     ///
     /// Every kernel here but heat-loop forks with binary `join`, so this is 2 for them;
-    /// heat-loop's one flat loop gives its root a child per block of rows. For the
+    /// heat-loop's one flat loop gives its root a child per block of rows, as heat-iter's
+    /// loop does. mapreduce's loop has a leaf per chunk, at most [`locus::iter::LEAVES`]. For the
     /// `-ub` kernels (heat-ub, sor-ub, ge-ub) it is also 2, although their tree mixes
     /// Cilk nodes of branching 2 and 4 (CATS's Algorithm 1): CAB's `B` is ambiguous for
     /// such mixed trees (a level-based `BL` assumes one degree), and the 4-way nodes are
@@ -468,13 +509,21 @@ impl Params {
             | Params::Fft(_)
             | Params::Knapsack(_) => 2,
             // One flat loop: the root has a child per block of rows.
-            Params::HeatLoop(p) => {
+            Params::HeatLoop(p) | Params::HeatIter(p) => {
                 u32::try_from(p.rows.saturating_sub(2).div_ceil(p.leaf.max(1))).unwrap_or(u32::MAX)
             }
-            Params::SpmvCrs(p) | Params::Spmm(p) => chunks(p.matrix.shape().0, p.grain),
+            Params::SpmvCrs(p) | Params::SpmvIter(p) | Params::Spmm(p) => {
+                chunks(p.matrix.shape().0, p.grain)
+            }
             Params::SpmvCcs(p) => chunks(p.matrix.shape().1, p.grain),
             Params::Radix(p) => chunks(p.n, p.grain),
             Params::Irreg(p) => chunks(p.edges, p.grain),
+            // A leaf per chunk, at most `LEAVES` (locus's cut).
+            Params::MapReduce(p) => {
+                let chunks = p.n.div_ceil(p.grain.max(1));
+                let per_leaf = chunks.div_ceil(locus::iter::LEAVES).max(1);
+                u32::try_from(chunks.div_ceil(per_leaf)).unwrap_or(u32::MAX)
+            }
         }
     }
 
@@ -489,16 +538,18 @@ impl Params {
     /// their content.
     pub fn input_files(&self) -> Vec<&std::path::Path> {
         match self {
-            Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) => match &p.matrix {
-                MatrixSpec::File(m) => vec![m.path()],
-                MatrixSpec::Generated(_) => Vec::new(),
-            },
+            Params::SpmvCrs(p) | Params::SpmvIter(p) | Params::SpmvCcs(p) | Params::Spmm(p) => {
+                match &p.matrix {
+                    MatrixSpec::File(m) => vec![m.path()],
+                    MatrixSpec::Generated(_) => Vec::new(),
+                }
+            }
             _ => Vec::new(),
         }
     }
 
     /// These parameters with the matrix read from the Matrix Market file at `path`
-    /// (for spmv-crs, spmv-ccs and spmm; the other kernels take no matrix). The error
+    /// (for spmv-crs, spmv-iter, spmv-ccs and spmm; the other kernels take no matrix). The error
     /// names the file, the line and what is wrong there.
     pub fn with_matrix(&self, path: impl AsRef<std::path::Path>) -> Result<Params, KernelError> {
         let path = path.as_ref();
@@ -515,6 +566,7 @@ impl Params {
         };
         match self {
             Params::SpmvCrs(p) => load(p).map(Params::SpmvCrs),
+            Params::SpmvIter(p) => load(p).map(Params::SpmvIter),
             Params::SpmvCcs(p) => load(p).map(Params::SpmvCcs),
             Params::Spmm(p) => load(p).map(Params::Spmm),
             _ => Err(KernelError {
@@ -535,7 +587,9 @@ impl fmt::Display for Params {
         match self {
             Params::Fib(p) => p.fmt(f),
             Params::Nqueens(p) => p.fmt(f),
-            Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) => p.fmt(f),
+            Params::Heat(p) | Params::HeatUb(p) | Params::HeatLoop(p) | Params::HeatIter(p) => {
+                p.fmt(f)
+            }
             Params::HeatMoving(p) => p.fmt(f),
             Params::Sort(p) | Params::Mergesort(p) => p.fmt(f),
             Params::Sor(p) | Params::SorUb(p) => p.fmt(f),
@@ -543,9 +597,12 @@ impl fmt::Display for Params {
             Params::Mandelbrot(p) => p.fmt(f),
             Params::Fft(p) => p.fmt(f),
             Params::Knapsack(p) => p.fmt(f),
-            Params::SpmvCrs(p) | Params::SpmvCcs(p) | Params::Spmm(p) => p.fmt(f),
+            Params::SpmvCrs(p) | Params::SpmvIter(p) | Params::SpmvCcs(p) | Params::Spmm(p) => {
+                p.fmt(f)
+            }
             Params::Radix(p) => p.fmt(f),
             Params::Irreg(p) => p.fmt(f),
+            Params::MapReduce(p) => p.fmt(f),
         }
     }
 }
@@ -593,6 +650,9 @@ enum ErrorKind {
         input: String,
         source: Box<MtxError>,
     },
-    #[error("kernel {kernel} takes no matrix ({input:?}); spmv-crs, spmv-ccs and spmm do")]
+    #[error(
+        "kernel {kernel} takes no matrix ({input:?}); spmv-crs, spmv-iter, spmv-ccs and \
+         spmm do"
+    )]
     NoMatrix { kernel: Kernel, input: String },
 }

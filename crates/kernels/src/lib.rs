@@ -14,6 +14,9 @@
 //! product by rows and by columns), [`spmm`] (sparse `A A^T`), [`radix`] (partitioned
 //! MSD radix sort) and [`irreg`] (an edge loop over an irregular mesh), over the sparse
 //! matrices of [`sparse`] (generated, or read by the Matrix Market reader [`mtx`]).
+//! Last, kernels written with parallel iterators ([`iters`]), one body compiled against
+//! both `rayon::prelude` and `locus::prelude`: heat-iter and spmv-iter (heat-loop and
+//! spmv-crs as iterator chains) and [`mapreduce`] (`fold` then `reduce`).
 //! Each module documents what it computes and the footprint its leaf tasks
 //! declare through [`locus::footprint`] (DESIGN.md, "The words").
 //!
@@ -64,9 +67,11 @@ pub mod heat;
 pub mod heat_moving;
 pub mod heat_ub;
 pub mod irreg;
+pub mod iters;
 mod kernel;
 pub mod knapsack;
 pub mod mandelbrot;
+pub mod mapreduce;
 pub mod mergesort;
 pub mod mtx;
 pub mod nqueens;
@@ -84,7 +89,7 @@ pub mod spmm;
 pub mod spmv;
 
 pub use estimate::{available_memory, Available, Estimate, MAX_WORK, SLACK_BYTES};
-pub use exec::{Executor, Locus, Rayon, Serial};
+pub use exec::{Executor, Iterators, Locus, Rayon, Serial};
 pub use kernel::{Kernel, KernelError, Params};
 pub use prepared::{Outcome, Prepared};
 pub use record::{record, RecordError, Recorder};

@@ -23,6 +23,7 @@ use crate::heat_moving::{self, HeatMovingParams};
 use crate::irreg::IrregRun;
 use crate::knapsack::{self, Instance, KnapsackParams};
 use crate::mandelbrot::{self, MandelbrotParams};
+use crate::mapreduce::MapReduceRun;
 use crate::mergesort;
 use crate::nqueens::{self, NqueensParams};
 use crate::radix::RadixRun;
@@ -30,7 +31,7 @@ use crate::sor::{self, SorParams};
 use crate::sort::{self, SortParams};
 use crate::split::Split;
 use crate::spmm::SpmmRun;
-use crate::spmv::{CcsRun, CrsRun};
+use crate::spmv::{CcsRun, CrsForm, CrsRun};
 use crate::{Kernel, Params};
 
 /// A kernel with its input generated and its serial reference computed.
@@ -61,6 +62,16 @@ enum State {
     /// heat and heat-ub.
     Heat {
         split: Split,
+        p: HeatParams,
+        init: Vec<f64>,
+        a: Vec<f64>,
+        b: Vec<f64>,
+        expected: Vec<f64>,
+        ran: bool,
+    },
+    /// heat-iter: heat-loop's grids, first touched by each run, written with parallel
+    /// iterators.
+    HeatIter {
         p: HeatParams,
         init: Vec<f64>,
         a: Vec<f64>,
@@ -132,6 +143,7 @@ enum State {
     Spmm(SpmmRun),
     Radix(RadixRun),
     Irreg(IrregRun),
+    MapReduce(MapReduceRun),
 }
 
 impl State {
@@ -149,6 +161,20 @@ impl State {
             p,
             a,
             b,
+            init,
+            expected,
+            ran: false,
+        }
+    }
+
+    fn heat_iter(p: HeatParams) -> State {
+        let init = heat::initial(&p);
+        let expected = heat::reference(&p, &init);
+        // As heat-loop's: each run first touches the grids itself.
+        State::HeatIter {
+            p,
+            a: vec![0.0; init.len()],
+            b: vec![0.0; init.len()],
             init,
             expected,
             ran: false,
@@ -227,6 +253,7 @@ impl Prepared {
             Params::Heat(p) => State::heat(Split::Balanced, p),
             Params::HeatUb(p) => State::heat(Split::Unbalanced, p),
             Params::HeatLoop(p) => State::heat(Split::Loop, p),
+            Params::HeatIter(p) => State::heat_iter(p),
             Params::HeatMoving(p) => State::heat_moving(p),
             Params::Sort(p) => State::sort(false, p),
             Params::Mergesort(p) => State::sort(true, p),
@@ -263,11 +290,13 @@ impl Prepared {
                     got: None,
                 }
             }
-            Params::SpmvCrs(ref p) => State::SpmvCrs(CrsRun::new(p)),
+            Params::SpmvCrs(ref p) => State::SpmvCrs(CrsRun::new(CrsForm::Loop, p)),
+            Params::SpmvIter(ref p) => State::SpmvCrs(CrsRun::new(CrsForm::Iter, p)),
             Params::SpmvCcs(ref p) => State::SpmvCcs(CcsRun::new(p)),
             Params::Spmm(ref p) => State::Spmm(SpmmRun::new(p)),
             Params::Radix(ref p) => State::Radix(RadixRun::new(p)),
             Params::Irreg(ref p) => State::Irreg(IrregRun::new(p)),
+            Params::MapReduce(ref p) => State::MapReduce(MapReduceRun::new(p)),
         };
         Prepared {
             params,
@@ -302,12 +331,15 @@ impl Prepared {
             State::Spmm(run) => run.reset(),
             State::Radix(run) => run.reset(),
             State::Irreg(run) => run.reset(),
+            State::MapReduce(run) => run.reset(),
             State::Heat {
                 split: Split::Loop,
                 ran,
                 ..
-            } => {
-                // heat-loop's run starts by copying the initial grid into both grids.
+            }
+            | State::HeatIter { ran, .. } => {
+                // heat-loop's and heat-iter's runs start by copying the initial grid into
+                // both grids.
                 *ran = false;
             }
             State::Heat { init, a, ran, .. } | State::HeatMoving { init, a, ran, .. } => {
@@ -396,6 +428,15 @@ impl Prepared {
                 });
                 *ran = true;
             }
+            State::HeatIter {
+                p, init, a, b, ran, ..
+            } => {
+                let p = *p;
+                ex.install(|| {
+                    crate::iters::heat(ex, &p, init, a, b);
+                });
+                *ran = true;
+            }
             State::HeatMoving { p, a, b, ran, .. } => {
                 let p = *p;
                 ex.install(|| {
@@ -466,6 +507,7 @@ impl Prepared {
             State::Spmm(run) => run.execute(ex),
             State::Radix(run) => run.execute(ex),
             State::Irreg(run) => run.execute(ex),
+            State::MapReduce(run) => run.execute(ex),
         }
     }
 
@@ -485,6 +527,7 @@ impl Prepared {
             State::Spmm(run) => run.verify().unwrap_or_else(missing),
             State::Radix(run) => run.verify().unwrap_or_else(missing),
             State::Irreg(run) => run.verify().unwrap_or_else(missing),
+            State::MapReduce(run) => run.verify().unwrap_or_else(missing),
             State::Fib { p, expected, got } => match got {
                 Some(got) => fib::compare(p, *expected, *got),
                 None => missing(),
@@ -518,6 +561,21 @@ impl Prepared {
                 // of sweeps, in `b` after an odd number.
                 let got = if p.iters % 2 == 0 { a } else { b };
                 heat::compare(heat::split_name(*split), p, expected, got)
+            }
+            State::HeatIter {
+                p,
+                a,
+                b,
+                expected,
+                ran,
+                ..
+            } => {
+                if !ran {
+                    return missing();
+                }
+                // As for heat: `a` after an even number of sweeps, `b` after an odd one.
+                let got = if p.iters % 2 == 0 { a } else { b };
+                heat::compare("heat-iter", p, expected, got)
             }
             State::HeatMoving {
                 p,

@@ -42,7 +42,7 @@ use crate::chunks::{side_loop, Half, Parts};
 use crate::exec::Executor;
 use crate::prepared::{timed_run, Run};
 use crate::rng::SplitMix64;
-use crate::size::{self, Opts};
+use crate::size;
 use crate::Outcome;
 
 /// Bits per digit (the paper's `r`).
@@ -131,19 +131,7 @@ pub(crate) fn parse(s: &str) -> Result<RadixParams, String> {
             u32::MAX
         ));
     }
-    let mut opts = Opts::new(opts, &["iters", "grain", "seed"])?;
-    if let Some(v) = opts.take("iters") {
-        p.iters = size::iters(v)?;
-    }
-    if let Some(v) = opts.take("grain") {
-        p.grain = size::number("grain", v)?;
-        if p.grain == 0 {
-            return Err("grain must be at least 1 key".to_owned());
-        }
-    }
-    if let Some(v) = opts.take("seed") {
-        p.seed = size::number("seed", v)?;
-    }
+    size::loop_options(opts, "key", &mut p.iters, &mut p.grain, &mut p.seed)?;
     Ok(p)
 }
 

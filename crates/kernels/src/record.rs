@@ -11,7 +11,10 @@
 //!
 //! Tasks get their ids and levels from [`Spawner`], the numbering the runtime's `join`,
 //! `scope` and `for_range` use, so a task recorded here has the id it has in the
-//! runtime. What a workload holds and how its addresses are compacted:
+//! runtime. Kernels written with locus's parallel iterators ([`crate::iters`]) start
+//! their loops outside the executor: [`Recorder`]'s `install` puts a serial loop
+//! executor on the thread ([`locus::iter::hook`]) that records each leaf as the loop's
+//! chunk `i`, exactly as [`Recorder`]'s `for_range` records its chunks. What a workload holds and how its addresses are compacted:
 //! [`locus_task::workload`].
 //!
 //! # Bounds
@@ -29,6 +32,7 @@ use std::panic::{self, AssertUnwindSafe, Location};
 use std::sync::Arc;
 
 use locus::footprint::{self, Access, FootprintSink};
+use locus::iter::hook::{self, LoopExecutor};
 use locus_task::workload::{Step, Workload, WorkloadBuilder};
 use locus_task::Spawner;
 
@@ -220,41 +224,11 @@ impl Executor for Recorder {
         F: Fn(Range<usize>) + Sync + Send,
     {
         assert!(grain >= 1, "for_range: grain must be at least 1");
-        let location = Location::caller();
-        if range.is_empty() {
-            return;
-        }
-        // The loop is a scope of its own: its chunks are the scope's spawns, numbered
-        // afresh (as the runtime's `for_range` numbers them).
-        let scope = with_builder(|builder| {
-            let (parent, made_up) = builder.current_or_root(location);
-            (parent, made_up, builder.spawner().new_scope())
+        let chunks = range.len().div_ceil(grain);
+        record_loop(Location::caller(), chunks, &mut |i| {
+            let lo = range.start + i * grain;
+            body(lo..range.end.min(lo + grain));
         });
-        let chunks = u32::try_from(range.len().div_ceil(grain)).unwrap_or(u32::MAX);
-        let mut lo = range.start;
-        let mut spawner = scope.map(|(_, _, s)| s);
-        while lo < range.end {
-            let hi = lo + grain.min(range.end - lo);
-            let child = scope
-                .zip(spawner.as_mut())
-                .map(|((parent, _, _), spawner)| {
-                    let info = spawner.next_spawn(chunks);
-                    with_builder(|builder| {
-                        let c = builder.child(parent, info);
-                        builder.push(parent, Step::Spawn(c));
-                        (c, Spawner::of(info))
-                    })
-                    .expect("the recording outlives the loop")
-                });
-            run_task(child, || body(lo..hi));
-            lo = hi;
-        }
-        if let Some((parent, made_up, _)) = scope {
-            with_builder(|builder| {
-                builder.push(parent, Step::Sync);
-                builder.synced(made_up);
-            });
-        }
     }
 
     #[track_caller]
@@ -262,7 +236,60 @@ impl Executor for Recorder {
         let location = Location::caller();
         let root = with_builder(|builder| builder.stack.is_empty().then(|| builder.root(location)))
             .flatten();
-        run_task(root, f)
+        hook::with_loop_executor(Arc::new(RecordLoops), || run_task(root, f))
+    }
+}
+
+/// Runs a loop of `chunks` chunks started at `location` on this thread, `chunk(i)` for
+/// each `i` in order, recording chunk `i` as the runtime numbers it: the running task's
+/// spawn `FIRST_SCOPE_SPAWN + i` in a fresh scope ([`Spawner::loop_chunk`]), marked as
+/// chunk `i` of `chunks`, all synced at the end. A loop started outside any task is
+/// the one fork block of a root of its own, its id from `location`. What
+/// [`Recorder::for_range`](Executor::for_range) and [`RecordLoops`] both record.
+fn record_loop(location: &Location<'_>, chunks: usize, chunk: &mut dyn FnMut(usize)) {
+    if chunks == 0 {
+        return;
+    }
+    let scope = with_builder(|builder| {
+        let (parent, made_up) = builder.current_or_root(location);
+        (parent, made_up, builder.spawner())
+    });
+    let total = u32::try_from(chunks).unwrap_or(u32::MAX);
+    for i in 0..chunks {
+        let child = scope.map(|(parent, _, spawner)| {
+            // Past `u32::MAX` chunks the numbering wraps, as the runtime's does.
+            let info = spawner.loop_chunk(i as u32, total);
+            with_builder(|builder| {
+                let c = builder.child(parent, info);
+                builder.push(parent, Step::Spawn(c));
+                (c, Spawner::of(info))
+            })
+            .expect("the recording outlives the loop")
+        });
+        run_task(child, || chunk(i));
+    }
+    if let Some((parent, made_up, _)) = scope {
+        with_builder(|builder| {
+            builder.push(parent, Step::Sync);
+            builder.synced(made_up);
+        });
+    }
+}
+
+/// The serial loop executor [`Recorder::install`](Executor::install) puts on its
+/// thread ([`locus::iter::hook`]): a loop of locus's parallel iterators started there
+/// outside any pool is recorded as [`Recorder::for_range`](Executor::for_range) records
+/// its loops, leaf `i` as chunk `i` ([`record_loop`]).
+struct RecordLoops;
+
+impl LoopExecutor for RecordLoops {
+    fn run_loop(
+        &self,
+        location: &'static Location<'static>,
+        chunks: usize,
+        chunk: &mut dyn FnMut(usize),
+    ) {
+        record_loop(location, chunks, chunk);
     }
 }
 

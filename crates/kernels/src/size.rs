@@ -80,6 +80,37 @@ impl<'a> Opts<'a> {
     }
 }
 
+/// The options of an iterative loop kernel, `iters=I`, `grain=G` and `seed=S`, each
+/// written over its default where given, after checking that no other key is there.
+/// `unit` names what a grain counts in its error ("element", "key"; "" for none).
+pub(crate) fn loop_options(
+    opts: Vec<Opt<'_>>,
+    unit: &str,
+    iters: &mut usize,
+    grain: &mut usize,
+    seed: &mut u64,
+) -> Result<(), String> {
+    let mut opts = Opts::new(opts, &["iters", "grain", "seed"])?;
+    if let Some(v) = opts.take("iters") {
+        *iters = self::iters(v)?;
+    }
+    if let Some(v) = opts.take("grain") {
+        *grain = number("grain", v)?;
+        if *grain == 0 {
+            let unit = if unit.is_empty() {
+                String::new()
+            } else {
+                format!(" {unit}")
+            };
+            return Err(format!("grain must be at least 1{unit}"));
+        }
+    }
+    if let Some(v) = opts.take("seed") {
+        *seed = number("seed", v)?;
+    }
+    Ok(())
+}
+
 /// Parses a non-negative decimal integer named `what` (digits only, `_` allowed as a
 /// separator).
 pub(crate) fn number<T: FromStr>(what: &str, s: &str) -> Result<T, String> {

@@ -30,6 +30,11 @@
 //! [`CCS_ENTRY_WORK`] per stored entry and [`CCS_COL_WORK`] per column, and
 //! [`ZERO_WORK`] per zeroed entry.
 //!
+//! spmv-iter ([`crate::iters`]) is spmv-crs written with parallel iterators: the same
+//! chunks of `grain` rows (`par_chunks_mut` of `y`), the same chunk code
+//! ([`crs_chunk`]), the same footprint (the write of its part of `y` declared by the
+//! slice source), checked against the same reference.
+//!
 //! Verification: the serial references run the same per-row (CRS) or per-column (CCS)
 //! code in order. CRS sums each row in the same order whatever the schedule: equal bit
 //! for bit. CCS's concurrent adds reach an entry of `y` in an order the schedule
@@ -90,26 +95,40 @@ pub fn crs<E: Executor>(ex: &E, a: &Csr, x: &[f64], y: &mut [f64], iters: usize,
         ex.for_range(0..a.nrows(), grain, |rows| {
             let (lo, out) = parts.take(rows.start / grain);
             if is_listening() {
-                declare_rows(a, x, lo, out);
+                declare_reads(a, x, lo, lo + out.len());
+                write_slice(out);
             }
-            let hi = lo + out.len();
-            let nnz = a.row_ptr()[hi] - a.row_ptr()[lo];
-            work(nnz as u64 * CRS_ENTRY_WORK + out.len() as u64 * CRS_ROW_WORK);
-            crs_rows(a, x, lo, out);
+            crs_chunk(a, x, lo, out);
         });
     }
 }
 
-/// Declares a CRS chunk's footprint: rows `lo..lo + out.len()`.
-fn declare_rows(a: &Csr, x: &[f64], lo: usize, out: &[f64]) {
+/// A CRS chunk without its footprint: declares the work of rows
+/// `lo..lo + out.len()` and computes them. spmv-iter's leaf ([`crate::iters`]) runs it
+/// after [`crs_reads`], its slice source declaring the write of `out`.
+pub(crate) fn crs_chunk(a: &Csr, x: &[f64], lo: usize, out: &mut [f64]) {
     let hi = lo + out.len();
+    let nnz = a.row_ptr()[hi] - a.row_ptr()[lo];
+    work(nnz as u64 * CRS_ENTRY_WORK + out.len() as u64 * CRS_ROW_WORK);
+    crs_rows(a, x, lo, out);
+}
+
+/// Declares what a CRS chunk of rows `lo..hi` reads, if a listener is installed.
+pub(crate) fn crs_reads(a: &Csr, x: &[f64], lo: usize, hi: usize) {
+    if is_listening() {
+        declare_reads(a, x, lo, hi);
+    }
+}
+
+/// Declares what a CRS chunk of rows `lo..hi` reads: its row pointers, entries and the
+/// runs of `x` they name.
+fn declare_reads(a: &Csr, x: &[f64], lo: usize, hi: usize) {
     read_slice(&a.row_ptr()[lo..=hi]);
     let entries = a.row_ptr()[lo]..a.row_ptr()[hi];
     read_slice(&a.col_idx()[entries.clone()]);
     read_slice(&a.vals()[entries.clone()]);
     let mut cols = a.col_idx()[entries].to_vec();
     chunks::read_runs(x, &chunks::runs(&mut cols));
-    write_slice(out);
 }
 
 /// `out[i - lo] = (A x)[i]` for rows `lo..lo + out.len()`, each row summed from 0.0 in
@@ -288,9 +307,30 @@ pub(crate) fn zeros(n: usize) -> Vec<AtomicU64> {
     (0..n).map(|_| AtomicU64::new(0.0f64.to_bits())).collect()
 }
 
-/// spmv-crs's input, reference and result, for [`crate::Prepared`].
+/// How a CRS product is written: spmv-crs or spmv-iter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CrsForm {
+    /// spmv-crs: [`crs`], one [`Executor::for_range`] loop an iteration.
+    Loop,
+    /// spmv-iter: [`crate::iters::spmv_crs`], the same loop written with parallel
+    /// iterators.
+    Iter,
+}
+
+impl CrsForm {
+    /// The kernel's name.
+    fn name(self) -> &'static str {
+        match self {
+            CrsForm::Loop => "spmv-crs",
+            CrsForm::Iter => "spmv-iter",
+        }
+    }
+}
+
+/// spmv-crs's (or spmv-iter's) input, reference and result, for [`crate::Prepared`].
 #[derive(Debug)]
 pub(crate) struct CrsRun {
+    form: CrsForm,
     p: SparseParams,
     a: Arc<Csr>,
     x: Vec<f64>,
@@ -301,7 +341,7 @@ pub(crate) struct CrsRun {
 
 impl CrsRun {
     /// Generates (or takes) the matrix, the vector and the reference.
-    pub(crate) fn new(p: &SparseParams) -> CrsRun {
+    pub(crate) fn new(form: CrsForm, p: &SparseParams) -> CrsRun {
         let a = p.matrix.matrix(p.seed);
         let x = p.vector(a.ncols());
         let expected = if p.iters == 0 {
@@ -310,6 +350,7 @@ impl CrsRun {
             crs_reference(&a, &x)
         };
         CrsRun {
+            form,
             p: p.clone(),
             y: vec![0.0; a.nrows()],
             a,
@@ -330,14 +371,17 @@ impl Run for CrsRun {
     fn execute<E: Executor>(&mut self, ex: &E) {
         let (a, x, y) = (&*self.a, &self.x, &mut self.y);
         let (iters, grain) = (self.p.iters, self.p.grain);
-        ex.install(|| crs(ex, a, x, y, iters, grain));
+        match self.form {
+            CrsForm::Loop => ex.install(|| crs(ex, a, x, y, iters, grain)),
+            CrsForm::Iter => ex.install(|| crate::iters::spmv_crs(ex, a, x, y, iters, grain)),
+        }
         self.ran = true;
     }
 
     fn verify(&self) -> Option<Outcome> {
         self.ran.then(|| {
             compare(
-                &describe("spmv-crs", &self.p),
+                &describe(self.form.name(), &self.p),
                 &self.expected,
                 None,
                 &self.y,
@@ -411,7 +455,13 @@ impl Run for CcsRun {
 /// Runs spmv-crs on `ex` (inside its pool), timed, and checks it bitwise against the
 /// serial reference.
 pub fn verify_crs<E: Executor>(ex: &E, p: &SparseParams) -> Outcome {
-    timed_run(CrsRun::new(p), ex)
+    timed_run(CrsRun::new(CrsForm::Loop, p), ex)
+}
+
+/// Runs spmv-iter (spmv-crs written with parallel iterators, [`crate::iters`]) on `ex`
+/// (inside its pool), timed, and checks it bitwise against spmv-crs's serial reference.
+pub fn verify_iter<E: Executor>(ex: &E, p: &SparseParams) -> Outcome {
+    timed_run(CrsRun::new(CrsForm::Iter, p), ex)
 }
 
 /// Runs spmv-ccs on `ex` (inside its pool), timed, and checks it against the serial

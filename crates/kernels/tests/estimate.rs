@@ -55,6 +55,7 @@ const SMALL: &[(Kernel, &str)] = &[
     (Kernel::Heat, "37x29,leaf=1,iters=4"),
     (Kernel::HeatUb, "70x9,leaf=3,iters=3"),
     (Kernel::HeatLoop, "37x29,leaf=5,iters=4"),
+    (Kernel::HeatIter, "37x29,leaf=5,iters=4"),
     (Kernel::HeatMoving, "37x29,leaf=1,iters=5,band=30,hot=3"),
     (Kernel::Sort, "1"),
     (Kernel::Sort, "10007,cutoff=64"),
@@ -71,6 +72,7 @@ const SMALL: &[(Kernel, &str)] = &[
     (Kernel::Knapsack, "20,depth=4"),
     (Kernel::SpmvCrs, "laplace2d:1,iters=1,grain=1"),
     (Kernel::SpmvCrs, "random:200:7,iters=2,grain=1000"),
+    (Kernel::SpmvIter, "random:200:7,iters=2,grain=1"),
     (Kernel::SpmvCcs, "block:60:6:3,iters=2,grain=1"),
     (Kernel::Spmm, "random:80:4,iters=2,grain=3"),
     (Kernel::Spmm, "block:64:8:8,iters=1"),
@@ -79,6 +81,8 @@ const SMALL: &[(Kernel, &str)] = &[
     (Kernel::Irreg, "2:1,iters=5"),
     (Kernel::Irreg, "300:2000,mesh=uniform,iters=4,grain=100"),
     (Kernel::Irreg, "3000:3000,iters=1"),
+    (Kernel::MapReduce, "1"),
+    (Kernel::MapReduce, "10007,iters=2,grain=7"),
 ];
 
 /// A random small size of `kernel`, as a string (it may be refused).
@@ -87,7 +91,7 @@ fn random_size(kernel: Kernel, rng: &mut SplitMix64) -> String {
     match kernel {
         Kernel::Fib => format!("{},cutoff={}", n(1, 22), n(0, 25)),
         Kernel::Nqueens => format!("{},depth={}", n(1, 9), n(0, 10)),
-        Kernel::Heat | Kernel::HeatUb | Kernel::HeatLoop => {
+        Kernel::Heat | Kernel::HeatUb | Kernel::HeatLoop | Kernel::HeatIter => {
             format!(
                 "{}x{},leaf={},iters={}",
                 n(3, 300),
@@ -118,7 +122,7 @@ fn random_size(kernel: Kernel, rng: &mut SplitMix64) -> String {
         Kernel::Mandelbrot => format!("{}x{},maxiter={}", n(1, 200), n(1, 200), n(1, 100)),
         Kernel::Fft => format!("2^{},cutoff={}", n(0, 16), n(1, 4096)),
         Kernel::Knapsack => format!("{},depth={}", n(1, 22), n(0, 8)),
-        Kernel::SpmvCrs | Kernel::SpmvCcs | Kernel::Spmm => {
+        Kernel::SpmvCrs | Kernel::SpmvIter | Kernel::SpmvCcs | Kernel::Spmm => {
             let side = n(1, 60);
             let matrix = match n(0, 3) {
                 0 => format!("laplace2d:{side}"),
@@ -139,6 +143,7 @@ fn random_size(kernel: Kernel, rng: &mut SplitMix64) -> String {
                 n(1, 600)
             )
         }
+        Kernel::MapReduce => format!("{},iters={},grain={}", n(1, 100_000), n(1, 3), n(1, 5000)),
     }
 }
 

@@ -268,7 +268,7 @@ fn small_sizes(kernel: Kernel) -> [&'static str; 2] {
     match kernel {
         Kernel::Fib => ["15,cutoff=8", "18,cutoff=8"],
         Kernel::Nqueens => ["6,depth=2", "8,depth=2"],
-        Kernel::Heat | Kernel::HeatUb | Kernel::HeatLoop => {
+        Kernel::Heat | Kernel::HeatUb | Kernel::HeatLoop | Kernel::HeatIter => {
             ["20x16,leaf=3,iters=2", "40x16,leaf=3,iters=2"]
         }
         Kernel::HeatMoving => [
@@ -281,12 +281,13 @@ fn small_sizes(kernel: Kernel) -> [&'static str; 2] {
         Kernel::Mandelbrot => ["16x16,maxiter=32,leaf=2", "32x16,maxiter=32,leaf=2"],
         Kernel::Fft => ["256,cutoff=16", "512,cutoff=16"],
         Kernel::Knapsack => ["12,depth=3", "20,depth=3"],
-        Kernel::SpmvCrs | Kernel::SpmvCcs => {
+        Kernel::SpmvCrs | Kernel::SpmvIter | Kernel::SpmvCcs => {
             ["laplace2d:6,iters=2,grain=5", "laplace2d:9,iters=2,grain=5"]
         }
         Kernel::Spmm => ["random:30:3,iters=2,grain=4", "random:60:3,iters=2,grain=4"],
         Kernel::Radix => ["500,iters=2,grain=64", "1000,iters=2,grain=64"],
         Kernel::Irreg => ["50:200,iters=2,grain=16", "100:400,iters=2,grain=16"],
+        Kernel::MapReduce => ["500,iters=2,grain=64", "1000,iters=2,grain=64"],
     }
 }
 

@@ -6,7 +6,7 @@ use locus_kernels::{
     fft, fib, ge, ge_ub, heat, heat_moving, heat_ub, knapsack, mandelbrot, mergesort, nqueens, sor,
     sor_ub, sort, Executor, Kernel, Params, Rayon, Serial,
 };
-use locus_kernels::{irreg, radix, spmm, spmv};
+use locus_kernels::{irreg, mapreduce, radix, spmm, spmv};
 
 /// Small sizes per kernel, including awkward shapes (odd sizes, leaf/cutoff of 1,
 /// sizes not a multiple of the leaf, zero iterations).
@@ -39,6 +39,11 @@ fn small_params() -> Vec<Params> {
         (Kernel::HeatLoop, "37x29,leaf=5,iters=4"),
         (Kernel::HeatLoop, "50x17,leaf=100,iters=1"),
         (Kernel::HeatLoop, "20x20,iters=0"),
+        (Kernel::HeatIter, "3x3,leaf=1,iters=3"),
+        (Kernel::HeatIter, "37x29,leaf=5,iters=4"),
+        (Kernel::HeatIter, "50x17,leaf=100,iters=1"),
+        (Kernel::HeatIter, "1030x9,leaf=1,iters=2"),
+        (Kernel::HeatIter, "20x20,iters=0"),
         (Kernel::HeatMoving, "3x3,leaf=1,iters=3"),
         (Kernel::HeatMoving, "37x29,leaf=1,iters=5,band=30,hot=3"),
         (Kernel::HeatMoving, "64x40,leaf=8,iters=7"),
@@ -76,6 +81,11 @@ fn small_params() -> Vec<Params> {
         (Kernel::SpmvCrs, "laplace2d:13,iters=3,grain=7"),
         (Kernel::SpmvCrs, "random:200:7,iters=2,grain=1000"),
         (Kernel::SpmvCrs, "banded:150:5:3,iters=0"),
+        (Kernel::SpmvIter, "laplace2d:1,iters=1,grain=1"),
+        (Kernel::SpmvIter, "laplace2d:13,iters=3,grain=7"),
+        (Kernel::SpmvIter, "random:600:7,iters=2,grain=1"),
+        (Kernel::SpmvIter, "random:200:7,iters=2,grain=1000"),
+        (Kernel::SpmvIter, "banded:150:5:3,iters=0"),
         (Kernel::SpmvCcs, "laplace2d:13,iters=3,grain=7"),
         (Kernel::SpmvCcs, "block:60:6:3,iters=2,grain=1"),
         (Kernel::SpmvCcs, "random:200:7,iters=0"),
@@ -90,6 +100,11 @@ fn small_params() -> Vec<Params> {
         (Kernel::Irreg, "300:2000,mesh=uniform,iters=4,grain=100"),
         (Kernel::Irreg, "2:1,iters=5"),
         (Kernel::Irreg, "small,iters=0"),
+        (Kernel::MapReduce, "1"),
+        (Kernel::MapReduce, "1000,iters=3,grain=1"),
+        (Kernel::MapReduce, "10007,iters=2,grain=7,seed=5"),
+        (Kernel::MapReduce, "500,iters=1,grain=100000"),
+        (Kernel::MapReduce, "500,iters=0"),
     ];
     // A size refuses 0 iterations (it runs nothing) and fib 0, but the kernels take
     // them: those are made from a parsed size.
@@ -112,10 +127,15 @@ fn small_params() -> Vec<Params> {
 /// `p` with 0 iterations.
 fn without_iterations(mut p: Params) -> Params {
     match &mut p {
-        Params::Heat(h) | Params::HeatUb(h) | Params::HeatLoop(h) => h.iters = 0,
+        Params::Heat(h) | Params::HeatUb(h) | Params::HeatLoop(h) | Params::HeatIter(h) => {
+            h.iters = 0
+        }
         Params::HeatMoving(h) => h.heat.iters = 0,
         Params::Sor(s) | Params::SorUb(s) => s.iters = 0,
-        Params::SpmvCrs(s) | Params::SpmvCcs(s) | Params::Spmm(s) => s.iters = 0,
+        Params::SpmvCrs(s) | Params::SpmvIter(s) | Params::SpmvCcs(s) | Params::Spmm(s) => {
+            s.iters = 0
+        }
+        Params::MapReduce(m) => m.iters = 0,
         Params::Radix(r) => r.iters = 0,
         Params::Irreg(i) => i.iters = 0,
         other => panic!("{} has no iterations", other.kernel()),
@@ -133,6 +153,7 @@ fn check_all<E: Executor>(ex: &E) {
             Params::Sort(p) => sort::verify(ex, &p),
             Params::HeatUb(p) => heat_ub::verify(ex, &p),
             Params::HeatLoop(p) => heat::verify_loop(ex, &p),
+            Params::HeatIter(p) => heat::verify_iter(ex, &p),
             Params::HeatMoving(p) => heat_moving::verify(ex, &p),
             Params::Sor(p) => sor::verify(ex, &p),
             Params::SorUb(p) => sor_ub::verify(ex, &p),
@@ -143,10 +164,12 @@ fn check_all<E: Executor>(ex: &E) {
             Params::Fft(p) => fft::verify(ex, &p),
             Params::Knapsack(p) => knapsack::verify(ex, &p),
             Params::SpmvCrs(ref p) => spmv::verify_crs(ex, p),
+            Params::SpmvIter(ref p) => spmv::verify_iter(ex, p),
             Params::SpmvCcs(ref p) => spmv::verify_ccs(ex, p),
             Params::Spmm(ref p) => spmm::verify(ex, p),
             Params::Radix(p) => radix::verify(ex, &p),
             Params::Irreg(p) => irreg::verify(ex, &p),
+            Params::MapReduce(p) => mapreduce::verify(ex, &p),
         };
         assert!(
             outcome.detail.starts_with(params.kernel().name()),
@@ -258,12 +281,14 @@ fn classification_bytes_and_branching() {
         let p = k.default_params();
         // The affinity-graph kernels are flat loops: a child per chunk of the main loop.
         let chunks = match k {
-            Kernel::SpmvCrs | Kernel::SpmvCcs => 65_536 / 256,
+            Kernel::SpmvCrs | Kernel::SpmvIter | Kernel::SpmvCcs => 65_536 / 256,
+            // mapreduce: a leaf per chunk of 4096 of its 2^20 elements.
+            Kernel::MapReduce => 256,
             Kernel::Spmm => 4096 / 64,
             Kernel::Radix => (1 << 18) / 4096,
             Kernel::Irreg => 40_000u32.div_ceil(512),
             // heat-loop: a chunk per 8 of the 1022 interior rows.
-            Kernel::HeatLoop => 1022u32.div_ceil(8),
+            Kernel::HeatLoop | Kernel::HeatIter => 1022u32.div_ceil(8),
             _ => 2,
         };
         assert_eq!(p.branching(), chunks, "{k}");

@@ -19,6 +19,7 @@ fn sizes() -> Vec<(Kernel, &'static str)> {
         (Kernel::Sort, "20000,cutoff=256"),
         (Kernel::HeatUb, "66x40,leaf=4,iters=3"),
         (Kernel::HeatLoop, "66x40,leaf=4,iters=3"),
+        (Kernel::HeatIter, "66x40,leaf=4,iters=3"),
         (Kernel::HeatMoving, "66x40,leaf=4,iters=3,hot=3"),
         (Kernel::Sor, "66x41,leaf=4,iters=2"),
         (Kernel::SorUb, "66x40,leaf=3,iters=2"),
@@ -29,10 +30,12 @@ fn sizes() -> Vec<(Kernel, &'static str)> {
         (Kernel::Fft, "4096,cutoff=128"),
         (Kernel::Knapsack, "24,depth=6"),
         (Kernel::SpmvCrs, "laplace2d:20,iters=2,grain=16"),
+        (Kernel::SpmvIter, "laplace2d:20,iters=2,grain=16"),
         (Kernel::SpmvCcs, "random:300:6,iters=2,grain=16"),
         (Kernel::Spmm, "random:120:4,iters=1,grain=8"),
         (Kernel::Radix, "20000,iters=1,grain=1024"),
         (Kernel::Irreg, "small,iters=2,grain=128"),
+        (Kernel::MapReduce, "20000,iters=2,grain=64"),
     ]
 }
 

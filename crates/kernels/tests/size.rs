@@ -33,6 +33,7 @@ fn kernel_names() {
             "sort",
             "heat-ub",
             "heat-loop",
+            "heat-iter",
             "heat-moving",
             "sor",
             "sor-ub",
@@ -43,10 +44,12 @@ fn kernel_names() {
             "fft",
             "knapsack",
             "spmv-crs",
+            "spmv-iter",
             "spmv-ccs",
             "spmm",
             "radix",
-            "irreg"
+            "irreg",
+            "mapreduce"
         ]
     );
     let err = "fibonacci".parse::<Kernel>().unwrap_err();
@@ -301,6 +304,29 @@ fn broken_sizes() {
         (Kernel::Heat, "1024x512,iters=0", "at least one iteration"),
         (Kernel::HeatUb, "64x64,iters=0", "at least one iteration"),
         (Kernel::HeatLoop, "64x64,iters=0", "at least one iteration"),
+        (Kernel::HeatIter, "64x64,iters=0", "at least one iteration"),
+        (Kernel::HeatIter, "1024", "ROWSxCOLS"),
+        (Kernel::HeatIter, "2x512", "too small"),
+        (Kernel::HeatIter, "1024x512,leaf=0", "leaf"),
+        (Kernel::HeatIter, "1024x512,grain=8", "unknown option"),
+        (Kernel::HeatIter, "99999999999x99999999999", "too large"),
+        (
+            Kernel::SpmvIter,
+            "laplace2d:8,iters=0",
+            "at least one iteration",
+        ),
+        (Kernel::SpmvIter, "laplace2d:0", "at least 1"),
+        (Kernel::SpmvIter, "laplace2d:8,grain=0", "grain"),
+        (Kernel::SpmvIter, "laplace2d:8,leaf=4", "unknown option"),
+        (Kernel::MapReduce, "0", "at least 1"),
+        (Kernel::MapReduce, "", "empty"),
+        (Kernel::MapReduce, "1e6", "not a non-negative integer"),
+        (Kernel::MapReduce, "1000,grain=0", "grain"),
+        (Kernel::MapReduce, "1000,iters=0", "at least one iteration"),
+        (Kernel::MapReduce, "1000,iters=10001", "10000"),
+        (Kernel::MapReduce, "1000,leaf=4", "unknown option"),
+        (Kernel::MapReduce, "99999999999999999999", "too large"),
+        (Kernel::MapReduce, "4611686018427387904", "too large"),
         (
             Kernel::HeatMoving,
             "64x64,iters=0",

@@ -31,10 +31,19 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+mod blocks;
 mod env;
 mod footprint;
 mod lock;
 mod loops;
 mod stats;
+mod sync;
 mod task;
 mod team;
+mod wait;
+
+/// A task record fits a pooled block with room for data (see `blocks.rs`).
+const _: () = assert!(std::mem::size_of::<task::Node>() + 64 <= blocks::SIZE);
+
+#[cfg(all(test, loom))]
+mod tests;

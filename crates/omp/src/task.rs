@@ -3,23 +3,20 @@
 //! # A task's record
 //! A [`Node`] is one task: a [`RawTask`] first (what locus runs and the policy sees),
 //! then the function, its data (copied at spawn into the same allocation), its parent,
-//! and one 64-bit `state`: the high half counts its incomplete children (what
-//! `taskwait` waits for), the low half its references: one for itself until it
-//! completes, one for each child not yet released. A child releases its parent when its
+//! and its [`TaskState`] (`wait.rs`): its incomplete children (what `taskwait` waits
+//! for) and its references: one for itself until it completes, one for each child not
+//! yet released. A child releases its parent when its
 //! own references reach zero, that is when it and every task below it have completed;
 //! the record is freed then. So an implicit task whose references are down to its own
 //! has no incomplete descendant (what a barrier waits for), and a parent that returns
 //! before its children stays allocated until they are done.
 //!
 //! # Waiting
-//! A task waits on its own `state` (or a taskgroup's count) through
-//! [`locus::raw::wait_until`], running other tasks of the team meanwhile. Before
-//! waiting it publishes the index of its worker in `waiter` (`SeqCst`); whoever changes
-//! the count (`SeqCst` read-modify-write) reads `waiter` afterwards and wakes that
-//! worker unless it is itself (`locus::raw::wake`, fenced). By the total order of
-//! `SeqCst` operations either the waiter's check sees the change or the changer sees
-//! the waiter: no wake-up is lost. Only a live record is read: a child reads its
-//! parent's `waiter` while it still holds its reference.
+//! A task waits on its own state (or a taskgroup's count) through
+//! [`locus::raw::wait_until`], running other tasks of the team meanwhile, after
+//! publishing its worker in a [`WaiterSlot`]; whoever brings the count to its end
+//! wakes it (`locus::raw::wake`). The handshake and its orderings are in `wait.rs`,
+//! with loom models in `src/tests/loom_wait.rs`.
 //!
 //! # Dependences
 //! A parent keeps, per address its children named in `depend`, the last child that
@@ -35,6 +32,8 @@
 //! tasks are undeferred, so their records live on the stack.
 
 use crate::team::{self, OutlinedFn};
+use crate::wait::{TaskState, WaiterSlot};
+use crate::{blocks, sync};
 use locus::raw::{self, RawTask};
 use locus::TaskId;
 use locus_task::TaskInfo;
@@ -42,14 +41,8 @@ use std::alloc::{self, Layout};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicUsize, Ordering::*};
 use std::sync::{Arc, Mutex};
-
-/// One incomplete child, in the high half of `state`.
-const CHILD: u64 = 1 << 32;
-/// One reference, in the low half of `state`.
-const REF: u64 = 1;
-const REFS: u64 = CHILD - 1;
 
 /// `GOMP_task`'s flags (gomp-constants.h).
 pub(crate) const FLAG_FINAL: u32 = 1 << 1;
@@ -68,9 +61,7 @@ pub(crate) struct Node {
     /// The allocation holding this node and its data; size 0 if not on the heap.
     layout: Layout,
     parent: *const Node,
-    state: AtomicU64,
-    /// The worker waiting on `state`, plus one; 0 if none.
-    waiter: AtomicUsize,
+    state: TaskState,
     id: TaskId,
     level: u32,
     /// Spawns since the last taskwait: the spawn path of the next child.
@@ -82,13 +73,17 @@ pub(crate) struct Node {
     /// The innermost taskgroup open in this task (its children join it).
     open_group: RefCell<Option<Arc<Group>>>,
     /// The dependences of this task's children, by address.
-    deps: RefCell<HashMap<usize, DepEntry>>,
+    /// Made at the first `depend` clause: a `HashMap::new` per task would cost a
+    /// thread-local read (its random keys) and 48 bytes in every record.
+    deps: RefCell<Option<HashMap<usize, DepEntry>>>,
     /// This task as a predecessor of its later siblings, if it had `depend` clauses.
     dep: Option<Arc<DepNode>>,
     /// Predecessors not yet complete, plus one while registering.
     unmet: AtomicUsize,
     /// Runs on the spawning thread when ready instead of being published (if(0)).
     inline: bool,
+    /// Its team has one thread: every task it makes runs at once.
+    alone: bool,
 }
 
 // SAFETY: a node moves to the worker that runs it; its cells are touched only by the
@@ -100,8 +95,8 @@ unsafe impl Sync for Node {}
 /// A taskgroup: counts its tasks (those made in it, and their descendants made outside
 /// any inner group) until they complete.
 pub(crate) struct Group {
-    count: AtomicUsize,
-    waiter: AtomicUsize,
+    count: sync::AtomicUsize,
+    waiter: WaiterSlot,
     prev: Option<Arc<Group>>,
 }
 
@@ -131,8 +126,9 @@ fn task_info(id: TaskId, level: u32) -> TaskInfo {
 
 impl Node {
     /// The implicit task of member `num` of a region whose function is at `fn_id`: level
-    /// 1, as the broadcast share it runs in is to locus, so its children are at 2.
-    pub(crate) fn implicit(fn_id: u64, num: u32) -> Node {
+    /// 1, as the broadcast share it runs in is to locus, so its children are at 2;
+    /// `alone` if its team has one thread.
+    pub(crate) fn implicit(fn_id: u64, num: u32, alone: bool) -> Node {
         let id = TaskId(locus_task::rng::mix64(fn_id)).child(num);
         Node {
             raw: RawTask::new(task_info(id, 1), run_never),
@@ -140,8 +136,7 @@ impl Node {
             data: std::ptr::null_mut(),
             layout: Layout::new::<()>(),
             parent: std::ptr::null(),
-            state: AtomicU64::new(REF),
-            waiter: AtomicUsize::new(0),
+            state: TaskState::new(),
             id,
             level: 1,
             spawned: Cell::new(0),
@@ -149,38 +144,26 @@ impl Node {
             implicit: true,
             group: None,
             open_group: RefCell::new(None),
-            deps: RefCell::new(HashMap::new()),
+            deps: RefCell::new(None),
             dep: None,
             unmet: AtomicUsize::new(0),
             inline: false,
+            alone,
         }
-    }
-
-    fn children(&self) -> u64 {
-        self.state.load(SeqCst) >> 32
-    }
-
-    /// Waits (running other tasks) until `done`, as described in the module docs.
-    fn wait(&self, waiter: &AtomicUsize, done: impl Fn() -> bool) {
-        if done() {
-            return;
-        }
-        let me = locus::current_worker_index().map_or(0, |w| w + 1);
-        waiter.store(me, SeqCst);
-        raw::wait_until(done);
-        waiter.store(0, Relaxed);
     }
 
     /// Waits until every task below this (implicit) task has completed.
     pub(crate) fn wait_for_descendants(&self) {
-        self.wait(&self.waiter, || self.state.load(SeqCst) & REFS == 1);
+        wait(&self.state.waiter, || self.state.refs() == 1);
     }
 
     /// A taskwait or barrier ended: all children are done, so their dependences are
     /// forgotten and the next spawns are numbered from 0 again.
     pub(crate) fn sync_block_ended(&self) {
         self.spawned.set(0);
-        self.deps.borrow_mut().clear();
+        if let Some(table) = self.deps.borrow_mut().as_mut() {
+            table.clear();
+        }
     }
 
     /// Whether this is a final task (`omp_in_final`).
@@ -193,12 +176,23 @@ unsafe fn run_never(_: *mut RawTask) {
     unreachable!("implicit tasks are never spawned");
 }
 
-/// Wakes the worker published in `waiter`, unless it is the caller.
-fn wake_waiter(waiter: &AtomicUsize) {
-    let w = waiter.load(SeqCst);
-    if w != 0 && locus::current_worker_index() != Some(w - 1) {
-        raw::wake(w - 1);
+/// Waits (running other tasks) until `done`, published in `slot` (see `wait.rs`).
+fn wait(slot: &WaiterSlot, done: impl Fn() -> bool) {
+    // Under `ws` the awaited tasks are usually on this worker's deque: run them before
+    // publishing a waiter.
+    if raw::run_own_until(&done) {
+        return;
     }
+    match locus::current_worker_index() {
+        Some(me) => slot.wait(me, done, |done| raw::wait_until(done)),
+        // Off a worker nobody wakes a waiter: it spins.
+        None => raw::wait_until(done),
+    }
+}
+
+/// Wakes the worker published in `slot`, unless it is the caller.
+fn wake_waiter(slot: &WaiterSlot) {
+    slot.notify(locus::current_worker_index(), raw::wake);
 }
 
 /// Runs a spawned task: the trampoline locus calls.
@@ -213,8 +207,9 @@ unsafe fn run_spawned(raw: *mut RawTask) {
 /// # Safety
 /// `node` is live and ready, and runs once.
 unsafe fn run(node: *const Node) {
+    let local = team::local();
     {
-        let _current = team::enter_task(node);
+        let _current = local.enter_task(node);
         // SAFETY: live; the function and data are the program's.
         unsafe {
             if let Some(f) = (*node).f {
@@ -223,12 +218,13 @@ unsafe fn run(node: *const Node) {
         }
     }
     // SAFETY: live until its last reference goes, which `complete` handles.
-    unsafe { complete(node) };
+    unsafe { complete(node, &local.blocks) };
 }
 
 /// Marks `node` complete: its successors, its taskgroup, its parent's children count,
 /// then its own reference.
-unsafe fn complete(node: *const Node) {
+/// Freed records go to `blocks`, this thread's list.
+unsafe fn complete(node: *const Node, blocks: &blocks::List) {
     // SAFETY: live: it holds its own reference until `release` below.
     let n = unsafe { &*node };
     if let Some(dep) = &n.dep {
@@ -249,37 +245,52 @@ unsafe fn complete(node: *const Node) {
     }
     // SAFETY: our reference keeps the parent live.
     let parent = unsafe { &*n.parent };
-    if parent.state.fetch_sub(CHILD, SeqCst) >> 32 == 1 {
-        wake_waiter(&parent.waiter);
+    if parent.state.child_completed() {
+        wake_waiter(&parent.state.waiter);
     }
-    // SAFETY: our own reference, given up once.
-    unsafe { release(node) };
+    if n.layout.size() != 0 && n.state.only_own_ref() {
+        // Nothing below it holds a reference (the usual case after a taskwait): free it
+        // without giving up its own reference first, one read-modify-write fewer.
+        let layout = n.layout;
+        // SAFETY: made by `blocks::alloc` with this layout in `new_heap`; only its own
+        // reference is left, held here, so nobody else refers to it.
+        unsafe {
+            std::ptr::drop_in_place(node.cast_mut());
+            blocks::free(blocks, node.cast_mut().cast(), layout);
+        }
+        // SAFETY: the reference it held on its parent, given up once.
+        unsafe { release(parent, blocks) };
+    } else {
+        // SAFETY: our own reference, given up once.
+        unsafe { release(node, blocks) };
+    }
 }
 
-/// Gives up one reference to `node`; the last frees it and releases its parent.
-unsafe fn release(mut node: *const Node) {
+/// Gives up one reference to `node`; the last frees it (onto `blocks`, this thread's
+/// list) and releases its parent.
+unsafe fn release(mut node: *const Node, blocks: &blocks::List) {
     loop {
         // SAFETY: the caller holds a reference, so the node is live.
         let n = unsafe { &*node };
         if n.implicit {
             // Implicit tasks are waited for by their member, never freed here; the
             // member is woken when the last descendant goes.
-            if n.state.fetch_sub(REF, SeqCst) & REFS == 2 {
-                wake_waiter(&n.waiter);
+            if n.state.release() == 2 {
+                wake_waiter(&n.state.waiter);
             }
             return;
         }
-        if n.state.fetch_sub(REF, SeqCst) & REFS != 1 {
+        if n.state.release() != 1 {
             return;
         }
         let parent = n.parent;
         let layout = n.layout;
         if layout.size() != 0 {
-            // SAFETY: made by `alloc` with this layout in `new_heap`; nobody refers to
-            // it any more (its last reference is gone).
+            // SAFETY: made by `blocks::alloc` with this layout in `new_heap`; nobody
+            // refers to it any more (its last reference is gone).
             unsafe {
                 std::ptr::drop_in_place(node.cast_mut());
-                alloc::dealloc(node.cast_mut().cast(), layout);
+                blocks::free(blocks, node.cast_mut().cast(), layout);
             }
         }
         node = parent;
@@ -292,7 +303,7 @@ unsafe fn predecessor_done(node: *const Node) {
     let n = unsafe { &*node };
     if n.unmet.fetch_sub(1, SeqCst) == 1 {
         if n.inline {
-            wake_waiter(&n.waiter);
+            wake_waiter(&n.state.waiter);
         } else {
             // SAFETY: ready, live, published once.
             unsafe { publish(node) };
@@ -335,9 +346,9 @@ pub(crate) unsafe fn task(s: Spawn) {
              GCC's libgomp",
         );
     }
-    let parent = team::current();
-    let m = team::member();
-    let undeferred = !s.if_clause || parent.is_final || m.team().size == 1;
+    let local = team::local();
+    let parent = local.current();
+    let undeferred = !s.if_clause || parent.is_final || parent.alone;
     let is_final = parent.is_final || s.flags & FLAG_FINAL != 0;
     let index = parent.spawned.get();
     parent.spawned.set(index.wrapping_add(1));
@@ -357,7 +368,7 @@ pub(crate) unsafe fn task(s: Spawn) {
     if let Some(g) = &group {
         g.count.fetch_add(1, Relaxed);
     }
-    parent.state.fetch_add(CHILD | REF, Relaxed);
+    parent.state.add_child();
     let has_deps = s.flags & FLAG_DEPEND != 0 && !s.depend.is_null();
 
     if undeferred && parent.is_final && !has_deps {
@@ -370,7 +381,7 @@ pub(crate) unsafe fn task(s: Spawn) {
         // SAFETY: live on this frame; all its descendants are undeferred too, so its last
         // reference goes before `run` returns.
         unsafe { run(&node) };
-        debug_assert_eq!(node.state.load(SeqCst) & REFS, 0);
+        debug_assert_eq!(node.state.refs(), 0);
         return;
     }
 
@@ -380,7 +391,19 @@ pub(crate) unsafe fn task(s: Spawn) {
         })
     });
     // SAFETY: GCC's arguments.
-    let node = unsafe { new_heap(&s, parent, id, level, is_final, group, dep, undeferred) };
+    let node = unsafe {
+        new_heap(
+            &local.blocks,
+            &s,
+            parent,
+            id,
+            level,
+            is_final,
+            group,
+            dep,
+            undeferred,
+        )
+    };
     let ready = if has_deps {
         // SAFETY: GCC's dependence array; the node is live and not yet published.
         unsafe { register_deps(parent, node, s.depend) }
@@ -391,7 +414,7 @@ pub(crate) unsafe fn task(s: Spawn) {
         // SAFETY: live (its own reference is held until it runs).
         let n = unsafe { &*node };
         if !ready {
-            n.wait(&n.waiter, || n.unmet.load(SeqCst) == 0);
+            wait(&n.state.waiter, || n.unmet.load(SeqCst) == 0);
         }
         // SAFETY: ready, live, run once here.
         unsafe { run(node) };
@@ -451,8 +474,7 @@ fn new_node(
         data: s.data,
         layout: Layout::new::<()>(),
         parent,
-        state: AtomicU64::new(REF),
-        waiter: AtomicUsize::new(0),
+        state: TaskState::new(),
         id,
         level,
         spawned: Cell::new(0),
@@ -460,16 +482,34 @@ fn new_node(
         implicit: false,
         group,
         open_group: RefCell::new(None),
-        deps: RefCell::new(HashMap::new()),
+        deps: RefCell::new(None),
         dep,
         unmet: AtomicUsize::new(1),
         inline: false,
+        alone: parent.alone,
     }
+}
+
+/// Where a record's data goes after the node, when it fits a pooled block.
+const POOLED_OFFSET: usize = std::mem::size_of::<Node>().next_multiple_of(blocks::ALIGN);
+
+/// The layout of a task's record and the offset of its data in it: a pooled block
+/// (without the checked arithmetic) when the data fits after the node, as GCC's
+/// argument blocks of a few pointers do.
+#[inline]
+fn record_layout(s: &Spawn) -> (Layout, usize) {
+    if s.arg_align <= blocks::ALIGN && s.arg_size <= blocks::SIZE - POOLED_OFFSET {
+        return (blocks::layout(), POOLED_OFFSET);
+    }
+    Layout::new::<Node>()
+        .extend(data_layout(s))
+        .unwrap_or_else(|_| crate::env::fail("GOMP_task: a task's data is larger than memory"))
 }
 
 /// A heap node with the task's data copied in after it, in one allocation.
 #[allow(clippy::too_many_arguments)]
 unsafe fn new_heap(
+    blocks: &blocks::List,
     s: &Spawn,
     parent: &Node,
     id: TaskId,
@@ -479,14 +519,8 @@ unsafe fn new_heap(
     dep: Option<Arc<DepNode>>,
     inline: bool,
 ) -> *const Node {
-    let (layout, offset) = Layout::new::<Node>()
-        .extend(data_layout(s))
-        .unwrap_or_else(|_| crate::env::fail("GOMP_task: a task's data is larger than memory"));
-    // SAFETY: the layout has a non-zero size (a Node).
-    let block = unsafe { alloc::alloc(layout) };
-    if block.is_null() {
-        alloc::handle_alloc_error(layout);
-    }
+    let (layout, offset) = record_layout(s);
+    let block = blocks::alloc(blocks, layout);
     // SAFETY: `offset` is inside the block, after the node.
     let data = unsafe { block.add(offset) }.cast::<c_void>();
     match s.cpyfn {
@@ -519,6 +553,7 @@ unsafe fn register_deps(parent: &Node, node: *const Node, depend: *mut *mut c_vo
     // SAFETY: GCC's dependence array (the caller's contract).
     let list = unsafe { read_depend(depend) };
     let mut table = parent.deps.borrow_mut();
+    let table = table.get_or_insert_with(HashMap::new);
     for (addr, writes) in list {
         let entry = table.entry(addr).or_default();
         let wait_for = |pred: &Arc<DepNode>| {
@@ -579,7 +614,7 @@ unsafe fn read_depend(depend: *mut *mut c_void) -> Vec<(usize, bool)> {
 /// `GOMP_taskwait`.
 pub(crate) fn taskwait() {
     let t = team::current();
-    t.wait(&t.waiter, || t.children() == 0);
+    wait(&t.state.waiter, || t.state.children() == 0);
     t.sync_block_ended();
 }
 
@@ -589,8 +624,8 @@ pub(crate) fn taskgroup_start() {
     let mut open = t.open_group.borrow_mut();
     let prev = open.take().or_else(|| t.group.clone());
     *open = Some(Arc::new(Group {
-        count: AtomicUsize::new(0),
-        waiter: AtomicUsize::new(0),
+        count: sync::AtomicUsize::new(0),
+        waiter: WaiterSlot::new(),
         prev,
     }));
 }
@@ -601,7 +636,7 @@ pub(crate) fn taskgroup_end() {
     let Some(group) = t.open_group.borrow_mut().take() else {
         crate::env::fail("GOMP_taskgroup_end without GOMP_taskgroup_start");
     };
-    t.wait(&group.waiter, || group.count.load(SeqCst) == 0);
+    wait(&group.waiter, || group.count.load(SeqCst) == 0);
     // The enclosing group of this task, unless it is the one the task was made in.
     let outer = group.prev.clone().filter(|p| {
         t.group

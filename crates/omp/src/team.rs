@@ -99,10 +99,45 @@ impl Member {
     }
 }
 
-thread_local! {
-    static MEMBER: Cell<*const Member> = const { Cell::new(std::ptr::null()) };
+/// What this thread keeps for locus-omp, in one thread-local so that a task's hot path
+/// looks it up once (a thread-local of a shared library costs a `__tls_get_addr` call
+/// per lookup).
+pub(crate) struct Local {
+    member: Cell<*const Member>,
     /// The task running on this thread (an implicit or explicit task); null if none.
-    static CURRENT: Cell<*const Node> = const { Cell::new(std::ptr::null()) };
+    current: Cell<*const Node>,
+    /// Free task records (`blocks.rs`).
+    pub(crate) blocks: crate::blocks::List,
+}
+
+impl Local {
+    /// The task running on this thread.
+    #[inline]
+    pub(crate) fn current(&self) -> &'static Node {
+        let t = self.current.get();
+        if t.is_null() {
+            return member().implicit();
+        }
+        // SAFETY: `current` points to the running task, live while it runs (restored
+        // when it ends); 'static as for `member`.
+        unsafe { &*t }
+    }
+
+    /// Makes `node` the running task until the returned guard drops.
+    #[inline]
+    pub(crate) fn enter_task(&'static self, node: *const Node) -> TaskGuard {
+        TaskGuard(self, self.current.replace(node))
+    }
+}
+
+thread_local! {
+    static LOCAL: Local = const {
+        Local {
+            member: Cell::new(std::ptr::null()),
+            current: Cell::new(std::ptr::null()),
+            blocks: crate::blocks::List::new(),
+        }
+    };
     /// The team of one of a thread outside every region, made on first use and leaked
     /// (one per such thread: a few hundred bytes).
     static INITIAL: &'static Member = initial_member();
@@ -110,13 +145,21 @@ thread_local! {
 
 fn initial_member() -> &'static Member {
     let team: &'static Team = Box::leak(Box::new(Team::new(1)));
-    let node: &'static Node = Box::leak(Box::new(Node::implicit(0, 0)));
+    let node: &'static Node = Box::leak(Box::new(Node::implicit(0, 0, true)));
     Box::leak(Box::new(Member::new(team, 0, node, false)))
+}
+
+/// This thread's [`Local`].
+#[inline]
+pub(crate) fn local() -> &'static Local {
+    // SAFETY: a const-initialised thread-local without a destructor lives as long as its
+    // thread, and the reference never leaves it.
+    LOCAL.with(|l| unsafe { &*(l as *const Local) })
 }
 
 /// This thread's member: of the region it runs in, else of its own team of one.
 pub(crate) fn member() -> &'static Member {
-    let m = MEMBER.with(Cell::get);
+    let m = local().member.get();
     if m.is_null() {
         return INITIAL.with(|m| *m);
     }
@@ -128,35 +171,26 @@ pub(crate) fn member() -> &'static Member {
 
 /// The task running on this thread.
 pub(crate) fn current() -> &'static Node {
-    let t = CURRENT.with(Cell::get);
-    if t.is_null() {
-        return member().implicit();
-    }
-    // SAFETY: CURRENT points to the running task, live while it runs (restored when it
-    // ends); as for `member`.
-    unsafe { &*t }
-}
-
-/// Makes `node` the running task until the returned guard drops.
-pub(crate) fn enter_task(node: *const Node) -> TaskGuard {
-    TaskGuard(CURRENT.with(|c| c.replace(node)))
+    local().current()
 }
 
 /// Restores the task that ran before.
-pub(crate) struct TaskGuard(*const Node);
+pub(crate) struct TaskGuard(&'static Local, *const Node);
 
 impl Drop for TaskGuard {
+    #[inline]
     fn drop(&mut self) {
-        CURRENT.with(|c| c.set(self.0));
+        self.0.current.set(self.1);
     }
 }
 
 /// Runs `f` as `member` of its team, in its implicit task.
 fn with_member(member: &Member, f: impl FnOnce()) {
-    let saved_member = MEMBER.with(|m| m.replace(member));
-    let _task = enter_task(member.implicit);
+    let l = local();
+    let saved_member = l.member.replace(member);
+    let _task = l.enter_task(member.implicit);
     f();
-    MEMBER.with(|m| m.set(saved_member));
+    l.member.set(saved_member);
 }
 
 /// A region's function and data, handed to every member.
@@ -185,7 +219,7 @@ pub(crate) fn parallel(
     setup: &(dyn Fn(&Member) + Sync),
 ) {
     let outer = member();
-    let nested = !MEMBER.with(Cell::get).is_null();
+    let nested = !local().member.get().is_null();
     let size = if nested {
         1
     } else if requested == 0 {
@@ -196,7 +230,7 @@ pub(crate) fn parallel(
     let fn_id = f as usize as u64;
     if size == 1 {
         let team = Team::new(1);
-        let node = Node::implicit(fn_id, 0);
+        let node = Node::implicit(fn_id, 0, true);
         let m = Member::new(&team, 0, &node, outer.active);
         with_member(&m, || {
             setup(&m);
@@ -212,7 +246,7 @@ pub(crate) fn parallel(
     let region = Region { f, data };
     team_pool.pool.broadcast(|i| {
         crate::abi::guard("a parallel region", || {
-            let node = Node::implicit(fn_id, i as u32);
+            let node = Node::implicit(fn_id, i as u32, false);
             let m = Member::new(&team, i, &node, true);
             with_member(&m, || {
                 setup(&m);

@@ -23,6 +23,12 @@ use std::sync::Mutex;
 
 /// Shards of the tracker: enough that workers starting chunks at once rarely meet.
 const SHARDS: usize = 64;
+/// The most chunks a shard remembers: [`TRACKED`] in all, some 30 MB. A chunk first
+/// seen when its shard is full is not tracked (its starts are not compared), so a loop
+/// of 10^8 chunks at grain 1 costs the tracker no more than a loop of a million.
+const SHARD_CAPACITY: usize = TRACKED / SHARDS;
+/// See [`SHARD_CAPACITY`].
+pub(crate) const TRACKED: usize = 1 << 20;
 /// Fibonacci hashing's multiplier (2^64 over the golden ratio, odd): picks the shard.
 const FIBONACCI: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Another odd multiplier (SplitMix64's first), for the map inside a shard: the
@@ -84,10 +90,14 @@ impl ChunkPlacement {
         ChunkPlacement::default()
     }
 
-    /// Chunk `id` starts on `squad`: compares with where it ran last, and remembers.
+    /// Chunk `id` starts on `squad`: compares with where it ran last, and remembers
+    /// (up to [`TRACKED`] chunks).
     pub fn started(&self, id: TaskId, squad: SquadId) {
         let shard = (id.0.wrapping_mul(FIBONACCI) >> (64 - SHARDS.trailing_zeros())) as usize;
         let mut s = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());
+        if s.last.len() >= SHARD_CAPACITY && !s.last.contains_key(&id) {
+            return;
+        }
         if let Some(before) = s.last.insert(id, squad) {
             s.compared += 1;
             if before == squad {
@@ -161,5 +171,28 @@ mod tests {
             used.count() > SHARDS / 2,
             "a loop's chunks spread over the shards"
         );
+    }
+
+    #[test]
+    fn a_loop_of_millions_of_chunks_is_tracked_up_to_the_bound() {
+        let p = ChunkPlacement::new();
+        let parent = TaskId(0x5eed);
+        let n = 3 * TRACKED as u32;
+        for squad in [0, 0] {
+            for i in 0..n {
+                p.started(parent.child(i), squad);
+            }
+        }
+        let stored: usize = p.shards.iter().map(|s| s.lock().unwrap().last.len()).sum();
+        assert!(stored <= TRACKED, "{stored} chunks kept");
+        assert!(
+            stored > TRACKED / 2,
+            "the shards fill evenly: {stored} kept"
+        );
+        let mut out = Vec::new();
+        p.stats(&mut out);
+        // The second run compares exactly the chunks the first one kept.
+        assert_eq!(stat(&out, CHUNK_COMPARED), stored as u64);
+        assert_eq!(stat(&out, CHUNK_SAME_SQUAD), stored as u64);
     }
 }

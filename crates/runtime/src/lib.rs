@@ -19,6 +19,11 @@
 //! assert_eq!(sum, 49_995_000);
 //! ```
 //!
+//! # Pools per domain
+//! [`ThreadPoolBuilder::build_per_domain`] builds one pool per NUMA node, package or
+//! squad, each pinned there, and [`domains::run_each`] runs work on all of them at once
+//! (see [`domains`]): for programs that say where their work and their memory go.
+//!
 //! # Environment
 //! The global pool (used by `join`/`scope`/`for_range` called outside any pool) reads
 //! `LOCUS_NUM_THREADS` (workers; default one per PU the process may use),
@@ -41,6 +46,8 @@
 pub mod bench_hooks;
 mod broadcast;
 pub mod counters;
+pub mod domains;
+pub mod iter;
 mod job;
 mod join;
 mod latch;
@@ -51,6 +58,7 @@ pub mod raw;
 mod registry;
 mod scope;
 mod sleep;
+mod split;
 mod stats;
 mod sync;
 mod unwind;
@@ -59,10 +67,21 @@ mod unwind;
 mod tests;
 
 pub use join::join;
+
+/// What `use locus::prelude::*` brings: the parallel iterator traits, as
+/// `rayon::prelude` does (see [`iter`]).
+pub mod prelude {
+    pub use crate::iter::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator, ParallelSlice,
+        ParallelSliceMut,
+    };
+}
 pub use locus_policy::{CabInputs, Policy, PolicyKind, TaskCost, TaskId, TaskInfo, WorkerMap};
 pub use locus_task::footprint;
 pub use locus_topo::Topology;
-pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, MAX_THREADS};
+pub use pin::Pinning;
+pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, DEFAULT_PINNING, MAX_THREADS};
 pub use scope::{for_range, scope, Scope};
 pub use stats::{PoolStats, WorkerStats};
 

@@ -7,6 +7,8 @@
 //! explicitly and reports bad settings as errors.
 
 use crate::counters::{self, CounterKind};
+use crate::domains::Domain;
+use crate::pin::Pinning;
 use crate::registry::{Registry, ThreadSpec};
 use crate::scope::{scope_in, Scope};
 use crate::stats::PoolStats;
@@ -24,6 +26,10 @@ pub const MAX_THREADS: usize = 4096;
 /// runs other tasks on top of its wait, so workers get more than Rust's 2 MiB default.
 /// Only touched pages cost memory.
 const DEFAULT_STACK_SIZE: usize = 64 << 20;
+
+/// Where the workers of a pool run when neither the builder nor `LOCUS_PIN` says, for
+/// the policies that pin (all but `ws-unpinned`).
+pub const DEFAULT_PINNING: Pinning = Pinning::Pu;
 
 /// Why a pool could not be built.
 #[derive(Debug)]
@@ -51,6 +57,20 @@ enum BuildErrorKind {
         source: crate::counters::CounterError,
     },
     GlobalAlreadyBuilt,
+    NoDomain {
+        domain: Domain,
+        machine: String,
+    },
+    DomainCut {
+        domain: Domain,
+        index: usize,
+        source: TopoError,
+    },
+    NoAllowedCpu {
+        machine: String,
+        cpus: String,
+        allowed: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -74,6 +94,23 @@ impl fmt::Display for BuildError {
             BuildErrorKind::GlobalAlreadyBuilt => {
                 write!(f, "the global pool has already been built")
             }
+            BuildErrorKind::NoDomain { domain, machine } => write!(
+                f,
+                "machine {machine:?} reports no {noun} with PUs to build a pool on",
+                noun = domain.noun()
+            ),
+            BuildErrorKind::DomainCut { domain, index, .. } => {
+                write!(f, "cannot cut {} {index} out for its pool", domain.noun())
+            }
+            BuildErrorKind::NoAllowedCpu {
+                machine,
+                cpus,
+                allowed,
+            } => write!(
+                f,
+                "none of the CPUs of machine {machine:?} ({cpus}) is one this process may \
+                 run on ({allowed})"
+            ),
         }
     }
 }
@@ -84,6 +121,7 @@ impl std::error::Error for BuildError {
             BuildErrorKind::Discover { source } => Some(source),
             BuildErrorKind::Spawn { source } => Some(source),
             BuildErrorKind::Counters { source } => Some(source),
+            BuildErrorKind::DomainCut { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -97,6 +135,41 @@ impl BuildError {
                 value: value.to_string(),
                 reason: reason.into(),
             },
+        }
+    }
+
+    pub(crate) fn no_domain(domain: Domain, machine: &str) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::NoDomain {
+                domain,
+                machine: machine.to_string(),
+            },
+        }
+    }
+
+    pub(crate) fn domain_cut(domain: Domain, index: usize, source: TopoError) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::DomainCut {
+                domain,
+                index,
+                source,
+            },
+        }
+    }
+
+    pub(crate) fn no_allowed_cpu(machine: &str, cpus: &[usize], allowed: &[usize]) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::NoAllowedCpu {
+                machine: machine.to_string(),
+                cpus: locus_topo::format_ranges(cpus),
+                allowed: locus_topo::format_ranges(allowed),
+            },
+        }
+    }
+
+    pub(crate) fn discover(source: TopoError) -> BuildError {
+        BuildError {
+            kind: BuildErrorKind::Discover { source },
         }
     }
 }
@@ -124,9 +197,14 @@ pub struct ThreadPoolBuilder {
     policy: PolicyKind,
     factory: Option<PolicyFactory>,
     topology: Option<Topology>,
-    pin: Option<bool>,
+    pin: Option<Pinning>,
     stack_size: usize,
     counters: Option<CounterKind>,
+    /// For a pool over one domain cut out of a virtual machine: the PU of that machine
+    /// behind each PU of the pool's topology. CPUs are dealt round robin by these, so
+    /// the pools of all domains spread over the allowed CPUs as one pool over the whole
+    /// machine would.
+    origin_pus: Option<Vec<usize>>,
 }
 
 impl Default for ThreadPoolBuilder {
@@ -147,11 +225,13 @@ impl ThreadPoolBuilder {
             pin: None,
             stack_size: DEFAULT_STACK_SIZE,
             counters: None,
+            origin_pus: None,
         }
     }
 
-    /// A builder configured from `LOCUS_NUM_THREADS`, `LOCUS_POLICY` and
-    /// `LOCUS_TOPOLOGY` (unset or empty variables keep the defaults).
+    /// A builder configured from `LOCUS_NUM_THREADS`, `LOCUS_POLICY`, `LOCUS_TOPOLOGY`
+    /// and `LOCUS_PIN` (`pu`, `squad` or `none`; unset or empty variables keep the
+    /// defaults).
     pub fn from_env() -> Result<ThreadPoolBuilder, BuildError> {
         let mut builder = ThreadPoolBuilder::new();
         if let Some(value) = env_var("LOCUS_NUM_THREADS") {
@@ -181,6 +261,12 @@ impl ThreadPoolBuilder {
             let topology = Topology::parse_spec(&value)
                 .map_err(|e| BuildError::env("LOCUS_TOPOLOGY", &value, crate::error_chain(&e)))?;
             builder = builder.topology(topology);
+        }
+        if let Some(value) = env_var("LOCUS_PIN") {
+            let pinning = value
+                .parse::<Pinning>()
+                .map_err(|e| BuildError::env("LOCUS_PIN", &value, e))?;
+            builder = builder.pinning(pinning);
         }
         Ok(builder)
     }
@@ -214,10 +300,18 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// Pins each worker to one CPU (default: as the policy says; only `ws-unpinned`
-    /// runs unpinned).
+    /// Pins each worker to its PU's CPU (`true`, [`Pinning::Pu`]) or not at all
+    /// (`false`, [`Pinning::None`]); [`ThreadPoolBuilder::pinning`] has the third choice.
     pub fn pin(mut self, pin: bool) -> Self {
-        self.pin = Some(pin);
+        self.pin = Some(if pin { Pinning::Pu } else { Pinning::None });
+        self
+    }
+
+    /// Where the workers may run (see [`Pinning`]). Default: `LOCUS_PIN` through
+    /// [`ThreadPoolBuilder::from_env`]; else [`DEFAULT_PINNING`] for the policies that
+    /// pin, and none for `ws-unpinned`.
+    pub fn pinning(mut self, pinning: Pinning) -> Self {
+        self.pin = Some(pinning);
         self
     }
 
@@ -256,12 +350,14 @@ impl ThreadPoolBuilder {
             None => self.policy.build(&map),
         };
         // Miri has no sched_setaffinity; its runs check memory safety, not placement.
-        let pin = self.pin.unwrap_or(policy.layout().pinned) && !cfg!(miri);
-        let cpus = if pin {
-            cpus_for(&topology, &map)
-        } else {
-            vec![None; n]
+        let pinning = match self.pin {
+            // Miri has no sched_setaffinity; its runs check memory safety, not placement.
+            _ if cfg!(miri) => Pinning::None,
+            Some(pinning) => pinning,
+            None if policy.layout().pinned => DEFAULT_PINNING,
+            None => Pinning::None,
         };
+        let cpus = cpus_for(&topology, &map, pinning, self.origin_pus.as_deref());
         let _span = tracing::info_span!(
             "pool start",
             threads = n,
@@ -283,12 +379,12 @@ impl ThreadPoolBuilder {
         };
         let (registry, deques) = Registry::new(policy, map, topology, counter_source);
         let mut threads = Vec::with_capacity(n);
-        for (index, (deque, cpu)) in deques.into_iter().zip(cpus).enumerate() {
+        for (index, (deque, cpu)) in deques.into_iter().zip(cpus.clone()).enumerate() {
             let registry2 = Arc::clone(&registry);
             let spawned = std::thread::Builder::new()
                 .name(format!("locus-{index}"))
                 .stack_size(self.stack_size)
-                .spawn(move || registry2.main_loop(index, deque, ThreadSpec { cpu }));
+                .spawn(move || registry2.main_loop(index, deque, ThreadSpec { cpus: cpu }));
             match spawned {
                 Ok(handle) => threads.push(handle),
                 Err(source) => {
@@ -304,13 +400,27 @@ impl ThreadPoolBuilder {
         }
         tracing::debug!(
             squads = registry.map.num_squads(),
-            pinned = pin,
+            pinning = %pinning,
             "pool started"
         );
         Ok(ThreadPool {
             registry,
             threads: Mutex::new(threads),
+            cpus,
         })
+    }
+
+    /// The builder, its topology replaced by `topology`, a domain cut out of the
+    /// machine whose PUs `origin_pus` are (see the field).
+    pub(crate) fn for_domain(mut self, topology: Topology, origin_pus: Vec<usize>) -> Self {
+        self.topology = Some(topology);
+        self.origin_pus = Some(origin_pus);
+        self
+    }
+
+    /// The topology set on the builder, if any.
+    pub(crate) fn topology_set(&self) -> Option<&Topology> {
+        self.topology.as_ref()
     }
 
     /// Builds the global pool with this configuration. Fails if it was built already
@@ -342,18 +452,50 @@ fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-/// The CPU each worker is pinned to: its PU's own CPU on a discovered machine; on a
-/// virtual topology, the allowed CPUs round robin by PU.
-fn cpus_for(topology: &Topology, map: &WorkerMap) -> Vec<Option<usize>> {
+/// The CPUs each worker is pinned to under `pinning` (empty: not pinned). A worker's
+/// own CPU is its PU's on a discovered machine; on a virtual topology, the allowed CPUs
+/// dealt round robin by PU. Under [`Pinning::Squad`] a worker gets the own CPUs of all
+/// its squad's workers. `origin` maps the PUs of a domain cut out of a virtual machine
+/// back to that machine's, by which the CPUs are dealt.
+fn cpus_for(
+    topology: &Topology,
+    map: &WorkerMap,
+    pinning: Pinning,
+    origin: Option<&[usize]>,
+) -> Vec<Vec<usize>> {
+    let n = map.num_workers();
+    if pinning == Pinning::None {
+        return vec![Vec::new(); n];
+    }
     let allowed = allowed_cpus().unwrap_or_default();
-    (0..map.num_workers())
+    let own: Vec<Option<usize>> = (0..n)
         .map(|w| {
             let pu = &topology.pus()[map.pu_of(w)];
             match pu.os_index {
                 Some(cpu) if !topology.is_virtual() => Some(cpu),
                 _ if allowed.is_empty() => None,
-                _ => Some(allowed[pu.index % allowed.len()]),
+                _ => {
+                    let index = origin
+                        .and_then(|o| o.get(pu.index).copied())
+                        .unwrap_or(pu.index);
+                    Some(allowed[index % allowed.len()])
+                }
             }
+        })
+        .collect();
+    (0..n)
+        .map(|w| match pinning {
+            Pinning::Squad => {
+                let squad = map.squad_of(w);
+                let mut cpus: Vec<usize> = (0..n)
+                    .filter(|&v| map.squad_of(v) == squad)
+                    .filter_map(|v| own[v])
+                    .collect();
+                cpus.sort_unstable();
+                cpus.dedup();
+                cpus
+            }
+            _ => own[w].into_iter().collect(),
         })
         .collect()
 }
@@ -364,6 +506,8 @@ fn cpus_for(topology: &Topology, map: &WorkerMap) -> Vec<Option<usize>> {
 pub struct ThreadPool {
     registry: Arc<Registry>,
     threads: Mutex<Vec<JoinHandle<()>>>,
+    /// Per worker, the CPUs it was pinned to (empty: not pinned).
+    cpus: Vec<Vec<usize>>,
 }
 
 impl fmt::Debug for ThreadPool {
@@ -402,6 +546,21 @@ impl ThreadPool {
     /// Number of workers.
     pub fn num_threads(&self) -> usize {
         self.registry.num_workers()
+    }
+
+    /// The index of the calling thread's worker if it is a worker of this pool (of this
+    /// pool, not merely of some pool: compare [`crate::current_worker_index`]).
+    pub fn current_thread_index(&self) -> Option<usize> {
+        crate::registry::WorkerThread::current()
+            .filter(|w| Arc::ptr_eq(&w.registry, &self.registry))
+            .map(|w| w.index)
+    }
+
+    /// The CPUs (Linux CPU numbers) worker `worker` was asked to be pinned to, ascending;
+    /// empty if it is not pinned or there is no such worker. A worker whose pinning the
+    /// kernel refused runs unpinned (with a warning in the log).
+    pub fn worker_cpus(&self, worker: usize) -> &[usize] {
+        self.cpus.get(worker).map_or(&[], Vec::as_slice)
     }
 
     /// Number of squads (workers under one last-level cache).

@@ -7,7 +7,8 @@
 //! - [`spawn`] publishes a record from a worker of a pool where the policy places it,
 //!   exactly as a `scope`'s spawn is placed; it runs once, on some worker of that pool.
 //! - [`wait_until`] is how such a layer waits for its own counts: on a worker it runs
-//!   other tasks (or sleeps) until the condition holds, as a `join` does; elsewhere it
+//!   other tasks (or sleeps) until the condition holds, as a `join` does (under `ws`
+//!   popping its own deque first, as a join takes its second half back); elsewhere it
 //!   spins and yields.
 //! - [`wake`] and [`wake_all`]: whoever makes a waited-for condition true must call one
 //!   of them afterwards, so that a waiter that went to sleep sees it. Both begin with a
@@ -86,7 +87,11 @@ pub fn wait_until(done: impl Fn() -> bool) {
         return;
     }
     match WorkerThread::current() {
-        Some(worker) => worker.wait_until_cold(done),
+        Some(worker) => {
+            if !worker.run_own_until(&done) {
+                worker.wait_until_cold(done);
+            }
+        }
         None => {
             let mut spins = 0u32;
             while !done() {
@@ -98,6 +103,20 @@ pub fn wait_until(done: impl Fn() -> bool) {
                 }
             }
         }
+    }
+}
+
+/// Runs the calling worker's own newest tasks until `done()` holds, under a policy
+/// that places every task locally (`ws`; the first probe of its plan); whether `done()`
+/// holds. Never sleeps, so a layer can call it before publishing itself as a waiter
+/// and calling [`wait_until`]. Under other policies, or off a worker, it only checks.
+pub fn run_own_until(done: impl Fn() -> bool) -> bool {
+    if done() {
+        return true;
+    }
+    match WorkerThread::current() {
+        Some(worker) => worker.run_own_until(&done),
+        None => false,
     }
 }
 

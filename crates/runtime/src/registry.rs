@@ -87,8 +87,8 @@ pub(crate) struct Registry {
 
 /// Where each worker runs, decided by the pool builder.
 pub(crate) struct ThreadSpec {
-    /// The CPU to pin to, if pinning.
-    pub(crate) cpu: Option<usize>,
+    /// The CPUs to pin to; empty: not pinned.
+    pub(crate) cpus: Vec<usize>,
 }
 
 impl Registry {
@@ -159,6 +159,14 @@ impl Registry {
     #[inline]
     pub(crate) fn plans_loops(&self) -> bool {
         self.layout.loop_plans
+    }
+
+    /// Whether parallel loops split as a tree here (`crate::split`): the policy is asked
+    /// nothing per spawn (every spawn local, no task events, no loop plans), so the
+    /// split's jobs are invisible to it.
+    #[inline]
+    pub(crate) fn splits_loops(&self) -> bool {
+        self.layout.always_local && !self.layout.task_events && !self.layout.loop_plans
     }
 
     /// Publishes a loop plan's lane, which only `worker` runs, in its inbox.
@@ -257,9 +265,9 @@ impl Registry {
         deque: Worker<JobRef>,
         spec: ThreadSpec,
     ) {
-        if let Some(cpu) = spec.cpu {
-            if let Err(e) = pin::pin_current_thread(cpu) {
-                tracing::warn!(worker = index, cpu, error = %e, "could not pin worker; it runs unpinned");
+        if !spec.cpus.is_empty() {
+            if let Err(e) = pin::pin_current_thread(&spec.cpus) {
+                tracing::warn!(worker = index, cpus = ?spec.cpus, error = %e, "could not pin worker; it runs unpinned");
             }
         }
         let worker = WorkerThread::new(self, index, deque);
@@ -389,8 +397,10 @@ impl WorkerThread {
         self.ctx.set(saved);
     }
 
-    /// Runs `f` here and now as the task `info` (a loop chunk run by its lane), in its
-    /// own task context, with the task events a job gets; `count` counts it as a task.
+    /// Runs `f` here and now as the task `info` (a loop chunk run by its lane, or by the
+    /// block of a long loop it belongs to), in its own task context, with the task events
+    /// a job gets, as a task run inline ([`Source::Inline`]: no job of its own was
+    /// placed or queued); `count` counts it as a task.
     /// `f` must not unwind: the caller catches its panics.
     pub(crate) fn run_as_task(&self, info: TaskInfo, count: bool, f: impl FnOnce()) {
         let saved = self.ctx.replace(Spawner::of(info));
@@ -398,7 +408,7 @@ impl WorkerThread {
             self.count_tasks(1);
         }
         if self.events {
-            let costed = self.task_begin(&info, Source::OwnSquad);
+            let costed = self.task_begin(&info, Source::Inline);
             f();
             self.task_end(&info, costed);
         } else {
@@ -527,6 +537,24 @@ impl WorkerThread {
             bump(&self.counters().taken_back, 1);
         }
         found
+    }
+
+    /// At a raw wait (`raw::wait_until`): under a policy that places every job locally
+    /// (`ws`), runs the own deque's newest jobs until `done` holds, as `take_back` does at
+    /// a join, without asking the policy for a plan; whether `done` holds. Under other
+    /// policies, and once the deque is empty, the caller goes on to `wait_until_cold`.
+    #[inline]
+    pub(crate) fn run_own_until(&self, done: &impl Fn() -> bool) -> bool {
+        if !self.always_local {
+            return false;
+        }
+        while !done() {
+            match self.deque.pop() {
+                Some(job) => self.execute(job, Source::OwnSquad),
+                None => return false,
+            }
+        }
+        true
     }
 
     /// Works (or sleeps) until `done` holds: the idle loop of a worker, and the wait of

@@ -10,6 +10,7 @@
 use crate::job::HeapJob;
 use crate::latch::{CountLatch, Latch};
 use crate::registry::WorkerThread;
+use crate::split::Runs;
 use crate::unwind;
 use locus_policy::{LoopPlan, TaskInfo};
 use locus_task::Spawner;
@@ -158,7 +159,7 @@ impl<'scope> Scope<'scope> {
             let info = owner.lane(worker, chunks);
             let plan = Arc::clone(plan);
             self.spawn_job(
-                move |scope| scope.run_lane(&plan.lanes[worker], chunk, run),
+                move |scope| scope.run_lane(plan.lanes[worker].iter().copied(), chunk, run),
                 Spawned::Lane { info, worker },
             );
         }
@@ -167,12 +168,59 @@ impl<'scope> Scope<'scope> {
         }
     }
 
+    /// Spawns a loop of `chunks` chunks (more than [`FLAT_LIMIT`]) as [`BLOCKS`] jobs of
+    /// consecutive chunks (see [`flat_loop`]), each placed by the policy as its first
+    /// chunk.
+    fn spawn_blocks(&self, chunks: usize, total: u32, run: &'scope (dyn Fn(u32) + Sync)) {
+        let owner = self.owner_task;
+        let chunk = move |i: u32| owner.loop_chunk(i, total);
+        for b in 0..BLOCKS {
+            let first = b * chunks / BLOCKS;
+            let end = (b + 1) * chunks / BLOCKS;
+            if first == end {
+                continue;
+            }
+            let (first, end) = (first as u32, end as u32);
+            self.spawn_job(
+                move |scope| scope.run_block(first..end, chunk, run),
+                Spawned::Named(chunk(first)),
+            );
+        }
+    }
+
+    /// Runs a block of a long loop, `chunks`: its job is the first chunk (placed, started
+    /// and counted as that chunk), so it runs that chunk's body in its own task, then
+    /// the others as a lane does.
+    fn run_block(
+        &self,
+        chunks: Range<u32>,
+        chunk: impl Fn(u32) -> TaskInfo,
+        run: &(dyn Fn(u32) + Sync),
+    ) {
+        if let Err(p) = unwind::halt_unwinding(|| run(chunks.start)) {
+            self.keep_panic(p);
+        }
+        let worker = WorkerThread::current().expect("a block runs on a worker of its pool");
+        for i in chunks.start + 1..chunks.end {
+            worker.run_as_task(chunk(i), true, || {
+                if let Err(p) = unwind::halt_unwinding(|| run(i)) {
+                    self.keep_panic(p);
+                }
+            });
+        }
+    }
+
     /// Runs a lane: its chunks in order, each as its own task; a chunk's panic is kept
     /// for the owner and the lane goes on, as the other chunks of a loop run on when one
     /// panics.
-    fn run_lane(&self, lane: &[u32], chunk: impl Fn(u32) -> TaskInfo, run: &(dyn Fn(u32) + Sync)) {
+    fn run_lane(
+        &self,
+        lane: impl IntoIterator<Item = u32>,
+        chunk: impl Fn(u32) -> TaskInfo,
+        run: &(dyn Fn(u32) + Sync),
+    ) {
         let worker = WorkerThread::current().expect("a lane runs on a worker of its pool");
-        for (n, &i) in lane.iter().enumerate() {
+        for (n, i) in lane.into_iter().enumerate() {
             // The lane's job was counted as a task as it started: it stands for its
             // first chunk, so a loop counts one task per chunk under every policy.
             worker.run_as_task(chunk(i), n > 0, || {
@@ -280,22 +328,41 @@ struct ScopePtr<T>(*const T);
 unsafe impl<T: Sync> Send for ScopePtr<T> {}
 
 /// Calls `body` on consecutive subranges of `range`, each at most `grain` long, as one
-/// task per chunk (flat task generation, as OpenMP's `taskloop` and the Qthreads loop
-/// interfaces do), and returns when all have run. A `grain` of 0 is taken as 1.
+/// task per chunk, and returns when all have run. A `grain` of 0 is taken as 1.
 ///
-/// Chunk `i` is the `i`-th spawn of the scope the loop opens, so its task id is the same
-/// in every call from the same place (in a loop of the same task, too): loop chunks are
-/// recognisable across iterations. Each chunk is marked as one of the loop's chunks
-/// (`locus_policy::TaskInfo::loop_chunks`), so a policy may place it (`cab` and `cats`
-/// send chunk `i` of `k` to squad `⌊i·m/k⌋` first, then back to the squad that ran it
-/// last), and on two squads or more the pool counts how many chunks ran on the same
-/// squad as the time before ([`crate::ThreadPool::policy_stats`]).
+/// # Numbered like a loop
+/// Chunk `i` of `k` is the task it has always been: the `i`-th spawn of the loop (the
+/// calling task's spawn `FIRST_SCOPE_SPAWN + i`, as if the loop were a scope spawning its
+/// chunks in order), so its task id is the same in every call from the same place (in a
+/// loop of the same task, too): loop chunks are recognisable across iterations. Each
+/// chunk is marked as one of the loop's chunks (`locus_policy::TaskInfo::loop_chunks`),
+/// so a policy may place it (`cab` and `cats` send chunk `i` of `k` to squad `⌊i·m/k⌋`
+/// first, then back to the squad that ran it last), and on two squads or more the pool
+/// counts how many chunks ran on the same squad as the time before
+/// ([`crate::ThreadPool::policy_stats`]).
 ///
-/// A policy that deals loops itself (`static`, `affinity`: `locus_policy::LoopPlan`)
+/// # Split like a tree
+/// Under a policy that is asked nothing about local spawns (`ws`, `ws-unpinned`; `cab`
+/// and `cats` on one squad) the loop splits its range of chunks in halves recursively,
+/// at `lo + (hi - lo) / 2`, so a thief takes half of what is left and nothing is
+/// allocated per chunk; the same length gives the same tree every time. The interior
+/// nodes of that tree are not tasks of their own and no policy hears of them: the job
+/// holding chunks `[mid, hi)` runs as chunk `mid` (with its id, counted as one task),
+/// splitting off the upper part before it runs chunk `mid`'s body. So the loop's tasks,
+/// their ids and the policy's calls are those of the flat loop, which is what the
+/// kernels' recorder writes and the simulator runs.
+///
+/// Under a policy that places spawns, wants task events or deals loops, the loop stays
+/// flat: each chunk is spawned from the calling task in order and placed by the policy;
+/// a policy that deals loops itself (`static`, `affinity`: `locus_policy::LoopPlan`)
 /// gets the whole loop at once instead: each worker's chunks are one job in its inbox,
 /// which runs them one after the other in the plan's order (as an OpenMP thread runs its
 /// share of a statically scheduled loop), and the chunks no lane holds are spawned as
 /// above. Each chunk still runs as its own task, with the id it would have if spawned.
+/// (`crate::split` has the whole story.)
+///
+/// Every chunk runs, also when one panics; the first panic is resumed here after all
+/// have finished.
 ///
 /// ```
 /// use std::sync::atomic::{AtomicU64, Ordering};
@@ -314,33 +381,70 @@ where
         return;
     }
     let grain = grain.max(1);
-    let body = &body;
-    let exact = u32::try_from(range.len().div_ceil(grain)).ok();
-    let chunks = exact.unwrap_or(u32::MAX);
-    let run_chunk = |i: u32| {
-        let lo = range.start + i as usize * grain;
-        crate::registry::loop_chunk_started();
+    let chunks = range.len().div_ceil(grain);
+    let leaf = |i: usize| {
+        let lo = range.start + i * grain;
         body(lo..lo + grain.min(range.end - lo));
     };
-    let run_chunk: &(dyn Fn(u32) + Sync) = &run_chunk;
-    scope(|s| {
+    crate::split::run_loop(Location::caller(), chunks, leaf, |(), ()| ());
+}
+
+/// Loops of more chunks than this are spawned in [`BLOCKS`] blocks of consecutive
+/// chunks when carried out flat, so that no loop allocates more than this many jobs up
+/// front (a job takes some 100 bytes: a loop of 10^8 chunks at grain 1 would take
+/// gigabytes).
+pub(crate) const FLAT_LIMIT: usize = 1 << 16;
+
+/// The number of blocks a flat loop of more than [`FLAT_LIMIT`] chunks is spawned in:
+/// many per worker, for balance, on any machine locus targets.
+pub(crate) const BLOCKS: usize = 1 << 12;
+
+/// A loop of `chunks` chunks carried out flat on `worker` (see `crate::split`): each
+/// chunk spawned in order from the loop's owner, or dealt by the policy's loop plan; the
+/// chunks' results kept as runs of consecutive chunks and reduced in order once all have
+/// run.
+///
+/// A loop of more than [`FLAT_LIMIT`] chunks with no plan is spawned as [`BLOCKS`] jobs
+/// instead, each a block of consecutive chunks placed by the policy as its first chunk
+/// and running its chunks one after the other, each as its own task (as a lane of a
+/// plan does). The policy then places blocks, not chunks: for the bi-tier policies,
+/// which send consecutive chunks to one squad, that is the same placement but at the
+/// blocks' edges; a round-robin policy deals blocks instead of chunks.
+pub(crate) fn flat_loop<R, L, Red>(
+    worker: &WorkerThread,
+    chunks: usize,
+    leaf: &L,
+    reduce: &Red,
+) -> R
+where
+    R: Send,
+    L: Fn(usize) -> R + Sync,
+    Red: Fn(R, R) -> R + Sync,
+{
+    let runs = Runs::new(worker.registry.num_workers());
+    let exact = u32::try_from(chunks).ok();
+    let total = exact.unwrap_or(u32::MAX);
+    let run = |i: usize| {
+        crate::registry::loop_chunk_started();
+        let r = leaf(i);
+        let worker = WorkerThread::current().expect("a loop's chunk runs on a worker");
+        runs.put(worker.index, i, r, reduce);
+    };
+    let run_planned = |i: u32| run(i as usize);
+    let run_planned: &(dyn Fn(u32) + Sync) = &run_planned;
+    let run = &run;
+    scope_in(worker, |s| {
         // A policy that deals loops itself (a static schedule) gets every loop whose
         // chunks can be numbered.
         if let Some(plan) = exact.and_then(|k| s.loop_plan(k)) {
-            s.spawn_plan(&plan, chunks, run_chunk);
-            return;
-        }
-        let mut lo = range.start;
-        while lo < range.end {
-            let hi = lo + grain.min(range.end - lo);
-            s.spawn_as(
-                move |_| {
-                    crate::registry::loop_chunk_started();
-                    body(lo..hi)
-                },
-                chunks,
-            );
-            lo = hi;
+            s.spawn_plan(&plan, total, run_planned);
+        } else if chunks > FLAT_LIMIT {
+            s.spawn_blocks(chunks, total, run_planned);
+        } else {
+            for i in 0..chunks {
+                s.spawn_as(move |_| run(i), total);
+            }
         }
     });
+    runs.reduce(chunks, reduce)
 }

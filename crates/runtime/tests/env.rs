@@ -48,6 +48,11 @@ fn bad_settings_name_the_variable() {
         ("LOCUS_POLICY", "mts:0", "at least 1"),
         ("LOCUS_TOPOLOGY", "pack:0 pu:1", "pack:0 pu:1"),
         ("LOCUS_TOPOLOGY", "no-such-machine", "no-such-machine"),
+        (
+            "LOCUS_PIN",
+            "core",
+            "unknown pinning \"core\": expected one of pu, squad, none",
+        ),
     ] {
         let err = with_env(&[(var, value)], || {
             ThreadPoolBuilder::from_env().unwrap_err()
@@ -56,4 +61,55 @@ fn bad_settings_name_the_variable() {
         assert!(text.starts_with(&format!("{var}=")), "{text}");
         assert!(text.contains(needle), "{var}={value}: {text}");
     }
+}
+
+/// The CPUs each worker of `pool` may run on, as `sched_getaffinity` says inside it.
+fn allowed_inside(pool: &locus::ThreadPool) -> Vec<usize> {
+    let counts: Vec<std::sync::atomic::AtomicUsize> = (0..pool.num_threads())
+        .map(|_| std::sync::atomic::AtomicUsize::new(0))
+        .collect();
+    pool.broadcast(|i| {
+        let n = std::thread::available_parallelism().map_or(0, usize::from);
+        counts[i].store(n, std::sync::atomic::Ordering::Relaxed);
+    });
+    counts.into_iter().map(|c| c.into_inner()).collect()
+}
+
+#[test]
+fn pinning_per_pu_per_squad_or_none() {
+    // Needs two CPUs to tell the three apart.
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    if cpus < 2 {
+        eprintln!("pinning_per_pu_per_squad_or_none: one CPU here, nothing to compare");
+        return;
+    }
+    let build = |pin: Option<&str>| {
+        let vars: Vec<(&str, &str)> = pin.map(|p| ("LOCUS_PIN", p)).into_iter().collect();
+        with_env(&vars, || {
+            ThreadPoolBuilder::from_env()
+                .unwrap()
+                .num_threads(2)
+                .topology(locus::Topology::parse_spec("1x2").unwrap())
+                .build()
+                .unwrap()
+        })
+    };
+    // One squad of two workers over two CPUs: per PU each sees one CPU, per squad both.
+    assert_eq!(allowed_inside(&build(Some("pu"))), vec![1, 1]);
+    assert_eq!(allowed_inside(&build(Some("squad"))), vec![2, 2]);
+    assert_eq!(allowed_inside(&build(Some("none"))), vec![cpus, cpus]);
+    let default = if locus::DEFAULT_PINNING == locus::Pinning::Squad {
+        2
+    } else {
+        1
+    };
+    assert_eq!(allowed_inside(&build(None)), vec![default, default]);
+    // Two squads of one worker: per squad is per PU.
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .topology(locus::Topology::parse_spec("2x1").unwrap())
+        .pinning(locus::Pinning::Squad)
+        .build()
+        .unwrap();
+    assert_eq!(allowed_inside(&pool), vec![1, 1]);
 }

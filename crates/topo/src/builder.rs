@@ -4,10 +4,12 @@
 //! object, [`Builder::close`] when it leaves it, and [`Builder::pu`] for each PU.
 //! The builder records, for each PU, its nearest enclosing NUMA node, package
 //! and core and every enclosing cache, and produces a [`RawMachine`] for
-//! [`normalize`](crate::model::normalize). A PU with no enclosing NUMA node
-//! (or package) gets the one implicit node (or package) of the machine; a PU
-//! with no enclosing core is a core of its own.
+//! [`normalize`](crate::model::normalize). A PU with no enclosing package gets
+//! the one implicit package of the machine; a PU with no enclosing NUMA node
+//! gets the machine's first NUMA node, or the one implicit node when the walk
+//! opened none; a PU with no enclosing core is a core of its own.
 
+use crate::distance::RawDistances;
 use crate::model::{CacheAttrs, RawMachine, RawNuma, RawPu, MAX_PUS};
 
 /// An object the walk is inside of.
@@ -52,13 +54,33 @@ impl Builder {
         self.stack.push(Open::Pass);
     }
 
-    /// Enters a NUMA node.
-    pub(crate) fn open_numa(&mut self, memory: Option<u64>) {
+    /// Enters a NUMA node; returns its key. `keep_without_pus`: the node stays
+    /// in the machine even if no PU ends up in it (a source's memory-only node).
+    pub(crate) fn open_numa(&mut self, memory: Option<u64>, keep_without_pus: bool) -> usize {
+        let key = self.memory_node(memory, keep_without_pus);
+        self.stack.push(Open::Numa(key));
+        key
+    }
+
+    /// Adds a NUMA node that no PU is under (a second memory of the PUs of
+    /// another node, or memory with no CPU); returns its key.
+    pub(crate) fn memory_node(&mut self, memory: Option<u64>, keep_without_pus: bool) -> usize {
         self.raw.numa.push(RawNuma {
             os_index: None,
             memory,
+            keep_without_pus,
         });
-        self.stack.push(Open::Numa(self.raw.numa.len() - 1));
+        self.raw.numa.len() - 1
+    }
+
+    /// Number of NUMA nodes so far (the next node's key).
+    pub(crate) fn num_numa(&self) -> usize {
+        self.raw.numa.len()
+    }
+
+    /// Sets the distances between the NUMA nodes, by key.
+    pub(crate) fn set_distances(&mut self, distances: RawDistances) {
+        self.raw.distances = Some(distances);
     }
 
     /// Enters a package.
@@ -122,10 +144,7 @@ impl Builder {
         let numa = match numa {
             Some(n) => n,
             None => *self.implicit_numa.get_or_insert_with(|| {
-                self.raw.numa.push(RawNuma {
-                    os_index: None,
-                    memory: None,
-                });
+                self.raw.numa.push(RawNuma::default());
                 self.raw.numa.len() - 1
             }),
         };
@@ -151,7 +170,20 @@ impl Builder {
     }
 
     /// The collected machine.
-    pub(crate) fn finish(self) -> RawMachine {
+    pub(crate) fn finish(mut self) -> RawMachine {
+        // PUs outside every NUMA node of a machine that has some (their node
+        // was left out, as hwloc XML of a restricted process does) join the
+        // first node rather than a node of their own that the source lacks.
+        if let Some(implicit) = self.implicit_numa {
+            let first = (0..self.raw.numa.len()).find(|&k| k != implicit);
+            if let Some(first) = first {
+                for pu in &mut self.raw.pus {
+                    if pu.numa == implicit {
+                        pu.numa = first;
+                    }
+                }
+            }
+        }
         self.raw
     }
 }

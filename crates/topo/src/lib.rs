@@ -29,11 +29,18 @@
 //! expected.
 //!
 //! The public modules [`synthetic`], [`xml`], [`sysfs`] and [`presets`] hold
-//! only documentation of the formats; everything callable is on [`Topology`].
+//! only documentation of the formats, and [`distance`] the constants of the
+//! distances between squads; everything callable is on [`Topology`].
+//!
+//! Distances: [`Topology::squad_distance`], [`Topology::squad_tier`] and
+//! [`Topology::nearest_squads`] say how far squads are from each other, from
+//! the machine's NUMA distances where the source has them (sysfs, hwloc XML,
+//! presets) and from the tree otherwise; see [`distance`].
 
 #![deny(missing_docs)]
 
 mod builder;
+pub mod distance;
 mod error;
 mod model;
 pub mod presets;
@@ -44,6 +51,7 @@ pub mod xml;
 
 use std::path::Path;
 
+pub use distance::{DistanceSource, SquadTier};
 pub use error::TopoError;
 pub use model::{Cache, CacheDomain, CacheKind, Core, NumaNode, Package, Pu, Topology, MAX_PUS};
 pub use render::{ranges as format_ranges, size as format_size};
@@ -156,8 +164,10 @@ impl Topology {
     }
 
     /// An indented tree in the manner of `lstopo` (Machine, NUMANode, Package,
-    /// caches with their sizes, Core, PU with its OS index when known), then one
-    /// line per cache domain, starting with `squad`, listing its PUs.
+    /// caches with their sizes, Core, PU with its OS index when known; NUMA
+    /// nodes without PUs marked `memory only`), then one line per cache domain,
+    /// starting with `squad`, listing its PUs, then the NUMA distances when the
+    /// source gave them.
     pub fn render(&self) -> String {
         render::render(self)
     }

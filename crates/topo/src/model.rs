@@ -6,9 +6,14 @@
 //! * PUs are numbered `0..num_pus()` in tree order — sorted by package, then by
 //!   cache domain, then by core (ties keep the order of the source), so taking
 //!   the first N PUs fills one cache domain before the next;
-//! * NUMA nodes, packages, cores, caches and cache domains are numbered densely in
-//!   order of their first PU, and every one of them has at least one PU;
-//! * every `pus` list is sorted ascending.
+//! * packages, cores, caches and cache domains are numbered densely in order of
+//!   their first PU, and every one of them has at least one PU;
+//! * NUMA nodes with PUs are numbered likewise, and are followed by the NUMA
+//!   nodes without PUs (memory-only nodes: HBM, NVDIMM, CXL memory) in the
+//!   source's order;
+//! * every `pus` list is sorted ascending;
+//! * a NUMA distance matrix, when there is one, covers every NUMA node, is
+//!   symmetric, and its values are positive (see [`crate::distance`]).
 //!
 //! All sources (sysfs, synthetic strings, XML, presets, [`Topology::restrict`])
 //! feed one flat description ([`RawMachine`]) into [`normalize`], which is the
@@ -20,6 +25,7 @@ use std::hash::Hash;
 
 use serde::Serialize;
 
+use crate::distance::{DistanceSource, RawDistances};
 use crate::error::{Kind, TopoError};
 
 /// The largest number of PUs a described machine may have. Larger descriptions
@@ -130,6 +136,11 @@ pub struct Package {
 }
 
 /// A NUMA node: the PUs closest to one memory.
+///
+/// A node may have no PU: memory attached to no CPU of its own (HBM beside a
+/// package, NVDIMM, CXL memory), or the second memory of PUs whose first
+/// (local) node is another one. Such nodes come last in
+/// [`Topology::numa_nodes`] and no PU names them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct NumaNode {
     /// Logical index.
@@ -139,7 +150,7 @@ pub struct NumaNode {
     /// Local memory in bytes, when the source says (`memory=` in synthetic
     /// strings, `local_memory` in XML).
     pub memory: Option<u64>,
-    /// Logical indices of its PUs.
+    /// Logical indices of its PUs; empty for a memory-only node.
     pub pus: Vec<usize>,
 }
 
@@ -158,6 +169,11 @@ pub struct Topology {
     pub(crate) numa_nodes: Vec<NumaNode>,
     pub(crate) caches: Vec<Cache>,
     pub(crate) cache_domains: Vec<CacheDomain>,
+    /// Distances between NUMA nodes, row-major over `numa_nodes`, when the
+    /// source gave them.
+    pub(crate) numa_distances: Option<Vec<u32>>,
+    /// Where `numa_distances` came from ([`DistanceSource::Tree`] when `None`).
+    pub(crate) distance_source: DistanceSource,
 }
 
 impl Topology {
@@ -187,7 +203,8 @@ impl Topology {
         &self.packages
     }
 
-    /// Every NUMA node that has PUs, in order of its first PU.
+    /// Every NUMA node: those with PUs in order of their first PU, then the
+    /// memory-only ones (no PU) in the source's order.
     pub fn numa_nodes(&self) -> &[NumaNode] {
         &self.numa_nodes
     }
@@ -207,7 +224,7 @@ impl Topology {
         self.packages.len()
     }
 
-    /// Number of NUMA nodes that have PUs.
+    /// Number of NUMA nodes, memory-only ones included (as hwloc counts them).
     pub fn num_numa_nodes(&self) -> usize {
         self.numa_nodes.len()
     }
@@ -227,7 +244,8 @@ impl Topology {
 
     /// Keeps only the PUs with these logical indices (in any order; duplicates
     /// are ignored), renumbered densely in tree order. Domains, cores, caches
-    /// and nodes left without PUs are dropped; the name is kept.
+    /// and NUMA nodes left without PUs are dropped (memory-only nodes, which
+    /// had none, stay); NUMA distances follow the nodes kept; the name is kept.
     ///
     /// # Errors
     ///
@@ -284,8 +302,14 @@ impl Topology {
                 .map(|n| RawNuma {
                     os_index: n.os_index,
                     memory: n.memory,
+                    keep_without_pus: n.pus.is_empty(),
                 })
                 .collect(),
+            distances: self.numa_distances.as_ref().map(|values| RawDistances {
+                nodes: self.numa_nodes.len(),
+                values: values.clone(),
+                source: self.distance_source,
+            }),
             packages: self.packages.iter().map(|p| p.os_index).collect(),
             num_cores: self.cores.len(),
             caches: self
@@ -326,10 +350,13 @@ pub(crate) struct CacheAttrs {
 }
 
 /// A NUMA node of a [`RawMachine`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct RawNuma {
     pub(crate) os_index: Option<usize>,
     pub(crate) memory: Option<u64>,
+    /// Keep the node when no PU names it (a memory-only node of the source);
+    /// otherwise a node without PUs is dropped (all its CPUs were left out).
+    pub(crate) keep_without_pus: bool,
 }
 
 /// One PU of a [`RawMachine`]; every field is a key into the machine's tables.
@@ -354,6 +381,8 @@ pub(crate) struct RawMachine {
     pub(crate) num_cores: usize,
     pub(crate) caches: Vec<CacheAttrs>,
     pub(crate) pus: Vec<RawPu>,
+    /// Distances between the first `nodes` entries of `numa`.
+    pub(crate) distances: Option<RawDistances>,
 }
 
 /// Which domain a PU belongs to, before numbering.
@@ -449,6 +478,8 @@ pub(crate) fn normalize(raw: RawMachine) -> Result<Topology, TopoError> {
         numa_nodes: Vec::new(),
         caches: Vec::new(),
         cache_domains: Vec::new(),
+        numa_distances: None,
+        distance_source: DistanceSource::Tree,
     };
     for (new_index, &(_, _, _, old)) in order.iter().enumerate() {
         let (Some(pu), Some(dom)) = (raw.pus.get(old), domains.get(old)) else {
@@ -456,10 +487,7 @@ pub(crate) fn normalize(raw: RawMachine) -> Result<Topology, TopoError> {
         };
         let (numa, new_numa) = numa_n.number(pu.numa);
         if new_numa {
-            let attrs = raw.numa.get(pu.numa).copied().unwrap_or(RawNuma {
-                os_index: None,
-                memory: None,
-            });
+            let attrs = raw.numa.get(pu.numa).copied().unwrap_or_default();
             topo.numa_nodes.push(NumaNode {
                 index: numa,
                 os_index: attrs.os_index,
@@ -537,6 +565,32 @@ pub(crate) fn normalize(raw: RawMachine) -> Result<Topology, TopoError> {
     }
     for (d, llc) in topo.cache_domains.iter_mut().zip(dom_llc) {
         d.llc = llc.and_then(|ci| topo.caches.get(ci)).cloned();
+    }
+    // Memory-only nodes after the others, in the source's order.
+    for (key, attrs) in raw.numa.iter().enumerate() {
+        if attrs.keep_without_pus {
+            let (index, new) = numa_n.number(key);
+            if new {
+                topo.numa_nodes.push(NumaNode {
+                    index,
+                    os_index: attrs.os_index,
+                    memory: attrs.memory,
+                    pus: Vec::new(),
+                });
+            }
+        }
+    }
+    if let Some(d) = &raw.distances {
+        let mut key_of = vec![usize::MAX; topo.numa_nodes.len()];
+        for (&key, &index) in &numa_n.map {
+            if let Some(k) = key_of.get_mut(index) {
+                *k = key;
+            }
+        }
+        topo.numa_distances = d.select(&key_of);
+        if topo.numa_distances.is_some() {
+            topo.distance_source = d.source;
+        }
     }
     Ok(topo)
 }

@@ -13,9 +13,35 @@
 //! Sizes are in powers of 1024 (`6MiB` = 6,291,456 bytes). Every line is 64
 //! bytes (the real Itanium 2 L2 and L3 use 128-byte lines). PUs have no OS
 //! index: a preset is never this machine.
+//!
+//! Each preset also has NUMA distances in the ACPI SLIT's units (10 for a node
+//! to itself), which [`Topology::squad_distance`](crate::Topology::squad_distance)
+//! uses (its [`distance_source`](crate::Topology::distance_source) is
+//! [`DistanceSource::Preset`]):
+//!
+//! | name | local, remote | where the values come from |
+//! | --- | --- | --- |
+//! | `opteron-8380` | 10, 20 | estimate: Linux's `REMOTE_DISTANCE`, what the firmware of most four-socket Opteron boards of the time reported for every remote node (the HyperTransport hop count is not in it) |
+//! | `xeon-x7550` | 10, 20 | estimate: Linux's `REMOTE_DISTANCE`; four sockets fully connected by QPI, so one value for every remote node |
+//! | `xeon-e5-2660v2` | 10, 20 | estimate: Linux's `REMOTE_DISTANCE` (two-socket Ivy Bridge firmware reports 20 or 21) |
+//! | `xeon-e7-4820v3` | 10, 20 | estimate: as `xeon-x7550`, four sockets fully connected by QPI |
+//! | `epyc-7763-2s` | 10, 32 | the SLIT that two-socket EPYC 7003 firmware reports in NPS1 mode (`numactl -H` prints 10 and 32); taken from published `numactl -H` listings, not measured here. The tree alone would put the other socket at 20, twice a local node, where the firmware says 3.2 times |
+//! | `altix-2x2` | 10, 20 | estimate: two nodes one NUMAlink hop apart |
 
+use crate::distance::DistanceSource;
 use crate::model::Topology;
 use crate::synthetic;
+
+/// `(name, distance to the own node, distance to every other node)` of every
+/// preset, as the table of the module's documentation says.
+const DISTANCES: &[(&str, u32, u32)] = &[
+    ("opteron-8380", 10, 20),
+    ("xeon-x7550", 10, 20),
+    ("xeon-e5-2660v2", 10, 20),
+    ("xeon-e7-4820v3", 10, 20),
+    ("epyc-7763-2s", 10, 32),
+    ("altix-2x2", 10, 20),
+];
 
 /// `(name, synthetic string)` of every preset.
 const PRESETS: &[(&str, &str)] = &[
@@ -80,7 +106,17 @@ pub(crate) fn preset(name: &str) -> Option<Topology> {
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))?;
     // The preset strings are constants checked by this module's tests.
-    synthetic::build(spec, canonical).ok()
+    let mut topo = synthetic::build(spec, canonical).ok()?;
+    if let Some(&(_, local, remote)) = DISTANCES.iter().find(|(n, ..)| n == canonical) {
+        let n = topo.numa_nodes.len();
+        topo.numa_distances = Some(
+            (0..n * n)
+                .map(|k| if k / n == k % n { local } else { remote })
+                .collect(),
+        );
+        topo.distance_source = DistanceSource::Preset;
+    }
+    Some(topo)
 }
 
 #[cfg(test)]
@@ -94,6 +130,21 @@ mod tests {
             assert_eq!(name, table_name);
             if let Err(e) = synthetic::build(spec, name) {
                 panic!("preset {name} does not build: {e}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_preset_has_checked_distances() {
+        assert_eq!(DISTANCES.len(), NAMES.len());
+        for (name, (table_name, ..)) in NAMES.iter().zip(DISTANCES) {
+            assert_eq!(name, table_name);
+            let t = preset(name).unwrap();
+            assert_eq!(t.distance_source(), DistanceSource::Preset, "{name}");
+            let values = t.numa_distances.as_ref().unwrap();
+            let n = t.num_numa_nodes();
+            if let Err(e) = crate::distance::check_matrix(values, n) {
+                panic!("preset {name}: {e}");
             }
         }
     }

@@ -4,11 +4,14 @@
 //! from the largest to the smallest (ties: NUMA node, package, caches from the
 //! highest level down, L1d before L1i, core), and the tree is printed with two
 //! spaces of indentation per level; an object is printed once, before its
-//! first PU. After the tree comes one `squad` line per cache domain.
+//! first PU; NUMA nodes without PUs follow, marked `memory only`. After the
+//! tree comes one `squad` line per cache domain, then, when the source gave
+//! them, the NUMA distances, one row per node.
 
 use std::cmp::Reverse;
 use std::fmt::Write as _;
 
+use crate::distance::DistanceSource;
 use crate::model::{CacheKind, Topology};
 
 /// An object enclosing a PU.
@@ -183,6 +186,9 @@ pub(crate) fn render(t: &Topology) -> String {
         }
         prev = chain;
     }
+    for n in t.numa_nodes().iter().filter(|n| n.pus.is_empty()) {
+        let _ = writeln!(out, "  {} (memory only)", label(Elem::Numa(n.index)));
+    }
 
     for d in t.cache_domains() {
         let llc = match &d.llc {
@@ -206,6 +212,22 @@ pub(crate) fn render(t: &Topology) -> String {
             let _ = write!(out, " (P#{})", ranges(&os));
         }
         out.push('\n');
+    }
+    if t.distance_source() != DistanceSource::Tree {
+        let source = match t.distance_source() {
+            DistanceSource::Sysfs => "sysfs",
+            DistanceSource::HwlocXml => "hwloc XML",
+            DistanceSource::Preset => "preset",
+            DistanceSource::Tree => "tree",
+        };
+        let _ = writeln!(out, "NUMA distances ({source}):");
+        let n = t.num_numa_nodes();
+        for a in 0..n {
+            let row: Vec<String> = (0..n)
+                .map(|b| t.numa_distance(a, b).map_or("-".into(), |d| d.to_string()))
+                .collect();
+            let _ = writeln!(out, "  NUMANode L#{a}: {}", row.join(" "));
+        }
     }
     out
 }

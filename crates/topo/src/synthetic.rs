@@ -518,7 +518,9 @@ fn expand(levels: &[Level], b: &mut Builder) {
                 let _ = b.pu();
                 continue;
             }
-            LevelType::Numa => b.open_numa(level.memory),
+            LevelType::Numa => {
+                b.open_numa(level.memory, false);
+            }
             LevelType::Package => b.open_package(),
             LevelType::Group => b.open_group(),
             LevelType::Cache(..) => match level.cache {

@@ -59,6 +59,8 @@ pub(crate) struct BenchPlan {
     pub(crate) explain: bool,
     /// The counter source for policies that measure tasks, if forced.
     pub(crate) counters: Option<locus::counters::CounterKind>,
+    /// Where the workers run, if forced.
+    pub(crate) pin: Option<locus::Pinning>,
 }
 
 impl BenchPlan {
@@ -120,6 +122,8 @@ impl BenchPlan {
             crate::cli::counter_kind,
         )?
         .map(|given| given.value);
+        let pin = flag_or_env(args.pin, "--pin", "LOCUS_PIN", crate::cli::pinning)?
+            .map(|given| given.value);
         if let Some(path) = &args.json {
             files.output("--json", path)?;
         }
@@ -134,6 +138,7 @@ impl BenchPlan {
             json: args.json.clone(),
             explain: args.explain,
             counters,
+            pin,
         })
     }
 
@@ -161,7 +166,7 @@ fn jobs(kernel: &str, size: Option<&str>, matrix: Option<&Path>) -> Result<Vec<P
         }
         if let Some(path) = matrix {
             bail!(
-                "--matrix {path:?} needs a single sparse KERNEL (spmv-crs, spmv-ccs or spmm), \
+                "--matrix {path:?} needs a single sparse KERNEL (spmv-crs, spmv-iter, spmv-ccs or spmm), \
                  not `all`"
             );
         }
@@ -379,6 +384,9 @@ pub(crate) fn run_kernel(
         if let Some(counters) = plan.counters {
             builder = builder.counters(counters);
         }
+        if let Some(pin) = plan.pin.filter(|_| *kind != locus::PolicyKind::WsUnpinned) {
+            builder = builder.pinning(pin);
+        }
         let pool = builder
             .build()
             .with_context(|| format!("could not build the locus pool for policy {kind}"))?;
@@ -490,6 +498,7 @@ mod tests {
             no_rayon: false,
             explain: false,
             counters: None,
+            pin: None,
         }
     }
 

@@ -178,7 +178,7 @@ pub(crate) struct BenchArgs {
     pub(crate) size: Option<String>,
 
     /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for a
-    /// single sparse KERNEL (spmv-crs, spmv-ccs, spmm); the size's other options stay.
+    /// single sparse KERNEL (spmv-crs, spmv-iter, spmv-ccs, spmm); the size's other options stay.
     /// Refused with a --size that names matrix=PATH itself.
     #[arg(long, value_name = "FILE")]
     pub(crate) matrix: Option<PathBuf>,
@@ -224,6 +224,13 @@ pub(crate) struct BenchArgs {
     /// works, else declared, and the output says which; LOCUS_COUNTERS if set]
     #[arg(long, value_name = "SOURCE", value_parser = counter_kind)]
     pub(crate) counters: Option<locus::counters::CounterKind>,
+
+    /// Where the locus pools' workers run: pu (each on its own CPU), squad (each on
+    /// the CPUs of its squad: a library that sizes a pool of its own inside a task sees
+    /// the squad's CPUs, not one), or none (the kernel places them). ws-unpinned is
+    /// never pinned. [default: pu; LOCUS_PIN if set]
+    #[arg(long, value_name = "WHERE", value_parser = pinning)]
+    pub(crate) pin: Option<locus::Pinning>,
 }
 
 /// The `--help` text listing the kernels, their size syntax and default sizes, and the
@@ -247,6 +254,11 @@ pub(crate) fn kernels_help(engine: Option<Engine>) -> String {
     out.push_str("\nEvery run is verified against a serial reference.\n");
     out.push_str(EXIT_CODES);
     out
+}
+
+/// `--pin` (and `LOCUS_PIN`): pu, squad or none.
+pub(crate) fn pinning(s: &str) -> Result<locus::Pinning, String> {
+    s.parse()
 }
 
 /// `--counters` (and `LOCUS_COUNTERS`): perf, declared or off.
@@ -309,7 +321,7 @@ mod tests {
         }
         let sim = help(&["sim"]);
         assert!(sim.contains("schedule(static)"), "{sim}");
-        assert!(sim.contains("radix, irreg), replacing"), "--iters: {sim}");
+        assert!(sim.contains("mapreduce), replacing"), "--iters: {sim}");
         let sweep = help(&["sim", "sweep"]);
         assert!(
             !sweep.contains("--schedule <FILE>"),

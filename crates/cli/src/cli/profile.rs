@@ -19,7 +19,7 @@ pub(crate) struct ProfileArgs {
     pub(crate) size: Option<String>,
 
     /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for the
-    /// sparse kernels (spmv-crs, spmv-ccs, spmm); the schedule is then for this file's
+    /// sparse kernels (spmv-crs, spmv-iter, spmv-ccs, spmm); the schedule is then for this file's
     /// content. Refused for other kernels and with a --size that names matrix=PATH.
     #[arg(long, value_name = "FILE")]
     pub(crate) matrix: Option<PathBuf>,

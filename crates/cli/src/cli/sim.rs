@@ -59,7 +59,7 @@ pub(crate) struct SimCommonArgs {
     pub(crate) size: Option<String>,
 
     /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for the
-    /// sparse kernels (spmv-crs, spmv-ccs, spmm); the size's other options (iters,
+    /// sparse kernels (spmv-crs, spmv-iter, spmv-ccs, spmm); the size's other options (iters,
     /// grain, seed) stay. Refused for other kernels and with a --size that names
     /// matrix=PATH itself.
     #[arg(long, value_name = "FILE")]
@@ -109,8 +109,9 @@ pub(crate) struct SimRunArgs {
     #[arg(long, value_name = "FILE")]
     pub(crate) schedule: Option<PathBuf>,
 
-    /// Iterations of an iterative kernel (heat, heat-ub, heat-loop, heat-moving, sor,
-    /// sor-ub, spmv-crs, spmv-ccs, spmm, radix, irreg), replacing the size's.
+    /// Iterations of an iterative kernel (heat, heat-ub, heat-loop, heat-iter,
+    /// heat-moving, sor, sor-ub, spmv-crs, spmv-iter, spmv-ccs, spmm, radix, irreg,
+    /// mapreduce), replacing the size's.
     /// [default: the size's]
     #[arg(long, value_name = "K")]
     pub(crate) iters: Option<usize>,

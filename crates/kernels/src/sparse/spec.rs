@@ -11,7 +11,7 @@ use super::generate::{value, Generator};
 use super::Csr;
 use crate::mtx::{self, MtxError};
 use crate::rng::SplitMix64;
-use crate::size::{self, Opts};
+use crate::size;
 
 /// A matrix read from a Matrix Market file: its path (as given) and its entries.
 ///
@@ -112,14 +112,14 @@ const SEED: u64 = 0x5350_4152; // "SPAR"
 /// Mixed into the seed for the dense vector `x`, so it differs from the matrix's draws.
 const X_SALT: u64 = 0x5645_4354_4F52; // "VECTOR"
 
-/// Parameters of the sparse kernels (spmv-crs, spmv-ccs, spmm).
+/// Parameters of the sparse kernels (spmv-crs, spmv-iter, spmv-ccs, spmm).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SparseParams {
     /// The matrix `A`.
     pub matrix: MatrixSpec,
     /// Times the kernel's loop runs (at least 0).
     pub iters: usize,
-    /// Rows (spmv-crs, spmm) or columns (spmv-ccs) per loop chunk (at least 1).
+    /// Rows (spmv-crs, spmv-iter, spmm) or columns (spmv-ccs) per loop chunk (at least 1).
     pub grain: usize,
     /// Seed of the generated matrix and of the vector `x`.
     pub seed: u64,
@@ -227,19 +227,7 @@ pub(crate) fn parse(s: &str, defaults: SparseParams) -> Result<SparseParams, Siz
     if file.is_none() {
         p.matrix = MatrixSpec::Generated(Generator::parse(main)?);
     }
-    let mut opts = Opts::new(opts, &["iters", "grain", "seed"])?;
-    if let Some(v) = opts.take("iters") {
-        p.iters = size::iters(v)?;
-    }
-    if let Some(v) = opts.take("grain") {
-        p.grain = size::number("grain", v)?;
-        if p.grain == 0 {
-            return Err("grain must be at least 1".to_owned().into());
-        }
-    }
-    if let Some(v) = opts.take("seed") {
-        p.seed = size::number("seed", v)?;
-    }
+    size::loop_options(opts, "", &mut p.iters, &mut p.grain, &mut p.seed)?;
     if let Some(path) = file {
         p.matrix = MatrixSpec::File(LoadedMatrix::load(path).map_err(SizeError::Matrix)?);
     }

@@ -54,6 +54,7 @@
 //! and the squad runs over its size until one of them finishes.
 
 use crate::policies::iteration::{contiguous_squad, IterationAffinity};
+use crate::Source;
 use crate::{Layout, Place, Probe, SquadId, TaskId, TaskInfo, Victims, WorkerId, WorkerMap};
 use crossbeam_utils::CachePadded;
 use std::collections::HashMap;
@@ -281,12 +282,15 @@ impl BiTier {
         self.chunks && task.is_loop_chunk()
     }
 
-    /// A loop chunk placed by [`BiTier::place_chunk`] starts on `worker`: its home
-    /// becomes `worker`'s squad.
-    pub(crate) fn chunk_started(&self, worker: WorkerId, task: &TaskInfo) {
-        let _ = self
-            .pending_chunks
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    /// A loop chunk starts on `worker`, taken from `source`: its home becomes
+    /// `worker`'s squad. One run inline was never placed (a chunk a block of a long
+    /// loop or a lane of a plan runs after its first), so no queue holds one less.
+    pub(crate) fn chunk_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
+        if source != Source::Inline {
+            let _ = self
+                .pending_chunks
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        }
         self.affinity.chunk_started(task.id, self.squad_of[worker]);
     }
 
@@ -577,7 +581,7 @@ mod tests {
         );
         // Chunk 5 runs on squad 0 (stolen): next time it goes there.
         assert!(bt.is_placed_chunk(&chunk(5)));
-        bt.chunk_started(1, &chunk(5));
+        bt.chunk_started(1, &chunk(5), Source::OwnSquad);
         assert_eq!(bt.place_chunk(4, &parent, &chunk(5)), Some(Place::Squad(0)));
         assert!(bt.stats().contains(&("chunks_moved_home".to_string(), 1)));
         // While chunks wait, every worker, head or not, looks in its squad's queue and
@@ -609,9 +613,16 @@ mod tests {
         );
         // A task that is not a loop chunk is not the chunks' business.
         assert_eq!(bt.place_chunk(4, &parent, &parent), None);
-        for i in 0..6 {
-            bt.chunk_started(0, &chunk(i));
+        for i in 0..5 {
+            bt.chunk_started(0, &chunk(i), Source::OwnSquad);
         }
+        // A chunk run inline (by a block of a long loop) was never placed: one placed
+        // chunk still waits.
+        bt.chunk_started(0, &chunk(5), Source::Inline);
+        plan.clear();
+        bt.plan(3, &mut plan);
+        assert!(plan.contains(&Probe::SquadQueue(1)), "{plan:?}");
+        bt.chunk_started(0, &chunk(5), Source::OwnSquad);
         plan.clear();
         bt.plan(3, &mut plan);
         assert_eq!(

@@ -289,9 +289,9 @@ impl Policy for Cab {
         self.leaf_level.load(Ordering::Relaxed) == LEVEL_UNKNOWN
     }
 
-    fn task_started(&self, worker: WorkerId, task: &TaskInfo, _source: Source) {
+    fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
         if self.core.is_placed_chunk(task) {
-            self.core.chunk_started(worker, task);
+            self.core.chunk_started(worker, task, source);
         } else if let Some(tier) = self.tier(task.level) {
             self.core.started(worker, task, tier);
         }

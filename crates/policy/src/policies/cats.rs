@@ -185,9 +185,9 @@ impl Policy for Cats {
         self.state.load(Ordering::Relaxed) == PROFILING
     }
 
-    fn task_started(&self, worker: WorkerId, task: &TaskInfo, _source: Source) {
+    fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
         if self.places_chunks() && self.core.is_placed_chunk(task) {
-            self.core.chunk_started(worker, task);
+            self.core.chunk_started(worker, task, source);
         } else if let Some(tier) = self.tier(task) {
             self.core.started(worker, task, tier);
         }

@@ -6,8 +6,11 @@
 //! * `NUMANode`: in v2 a *memory child* (a leaf `NUMANode`, possibly under a
 //!   `MemCache`) of the object whose PUs use it; in v1 a normal parent. Either
 //!   way the PUs under its parent (v2) or under it (v1) belong to it. An object
-//!   with several memory children (fast and slow memory) uses the first.
+//!   with several memory children (DDR and HBM, or DRAM and NVDIMM) gives its
+//!   PUs the first; the others are NUMA nodes without PUs, as are nodes under
+//!   an object with no PU (CXL memory, a node whose CPUs are all disallowed).
 //!   `local_memory` is kept as [`NumaNode::memory`](crate::NumaNode::memory).
+//!   A PU under no allowed NUMA node joins the machine's first node.
 //! * caches: v2 `L1Cache` .. `L5Cache`, `L1iCache` .. `L3iCache`; v1 `Cache` with a
 //!   `depth` attribute (the level). `cache_type` (0 unified, 1 data,
 //!   2 instruction) is read when present; otherwise a v2 `L<N>Cache` is data
@@ -19,10 +22,31 @@
 //!   `PCIDev`, `OSDev`, `MemCache`, types of later hwloc versions) only groups
 //!   its children; I/O objects hold no PUs and so add nothing.
 //!
-//! `os_index` attributes are read for nothing: a machine from XML is described,
-//! not this one, so its PUs have no OS index. Other elements (`info`,
-//! `distances`, `page_type`, `support`, ...) are ignored. Errors give the
-//! source name and the `line:column` of the offending element or attribute.
+//! A file describes what the process that wrote it was allowed to use, with
+//! hwloc's meaning: the first object's `allowed_cpuset` and `allowed_nodeset`
+//! (and, in v1, `online_cpuset`) are the PUs (by `os_index`) and NUMA nodes
+//! kept; the others are left out as if absent. v2 files written with
+//! `--disallowed` hold the whole machine and say so by these sets.
+//!
+//! `os_index` attributes serve only to apply those sets and to match distance
+//! matrices: a machine from XML is described, not this one, so its PUs and
+//! nodes have no OS index in the [`Topology`].
+//!
+//! Distances: a v2 `<distances2 type="NUMANode">` element whose `kind` means
+//! latency (bit 4; the first such, `NUMALatency` as hwloc names the one from
+//! the OS) gives [`Topology::numa_distance`](crate::Topology::numa_distance):
+//! `<indexes>` lists the nodes (by `os_index`, or `gp_index` when
+//! `indexing="gp"`), `<u64values>` the `nbobjs * nbobjs` values row by row. A
+//! v1 `<distances nbobjs relative_depth latency_base>` inside an object, whose
+//! objects at that depth are NUMA nodes, gives it too: its `<latency value>`s
+//! times `latency_base`, scaled so that the smallest is 10. A matrix that
+//! leaves out a node the machine keeps is not used (the tree gives the
+//! distances); one with a wrong count, a value that is not a positive number,
+//! or asymmetric values is an error.
+//!
+//! Other elements (`info`, `page_type`, `support`, ...) are ignored. Errors
+//! give the source name and the `line:column` of the offending element or
+//! attribute.
 //!
 //! # Bounds
 //!
@@ -35,6 +59,9 @@
 //! nest elements the scan does not see; hwloc writes none. A cache of size 0
 //! describes no machine and is refused.
 
+mod distances;
+
+use std::collections::HashMap;
 use std::path::Path;
 
 use roxmltree::{Document, Node, ParsingOptions};
@@ -91,23 +118,31 @@ pub(crate) fn from_str(xml: &str, source: &str) -> Result<Topology, TopoError> {
     let v2 = root
         .attribute("version")
         .is_some_and(|v| !v.starts_with("1."));
+    let Some(first) = root.children().find(is_object) else {
+        return Err(err(
+            root.range().start,
+            &"expected an <object type=\"Machine\"> inside <topology>, found none",
+        ));
+    };
     let mut walk = Walk {
         doc: &doc,
         source,
         b: Builder::new(source, true),
         v2,
+        allowed_cpus: None,
+        online_cpus: None,
+        allowed_nodes: None,
+        numa_keys: HashMap::new(),
     };
-    let mut found_object = false;
+    walk.allowed_cpus = walk.bitmap(first, "allowed_cpuset")?;
+    walk.allowed_nodes = walk.bitmap(first, "allowed_nodeset")?;
+    if !v2 {
+        walk.online_cpus = walk.bitmap(first, "online_cpuset")?;
+    }
     for child in root.children().filter(is_object) {
-        found_object = true;
         walk.object(child)?;
     }
-    if !found_object {
-        return Err(err(
-            root.range().start,
-            &"expected an <object type=\"Machine\"> inside <topology>, found none",
-        ));
-    }
+    distances::read(&mut walk, root)?;
     if walk.b.num_pus() == 0 {
         return Err(err(
             root.range().start,
@@ -234,11 +269,72 @@ fn is_object(n: &Node<'_, '_>) -> bool {
     n.is_element() && n.tag_name().name() == "object"
 }
 
+/// An hwloc bitmap attribute (`0x0000f06f`, `0xffffffff,0x00000001`, `0x0`,
+/// `0xf...f` for all the rest): comma-separated words of 32 bits, most
+/// significant first, each `0x`-prefixed, an empty word for zero; a leading
+/// `0xf...f` sets every bit above the others.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Bitmap {
+    /// Least significant word first.
+    words: Vec<u32>,
+    /// Every bit above `words` is set.
+    infinite: bool,
+}
+
+impl Bitmap {
+    pub(crate) fn parse(text: &str) -> Result<Bitmap, String> {
+        let mut words = Vec::new();
+        let mut infinite = false;
+        let parts: Vec<&str> = text.trim().split(',').collect();
+        for (k, part) in parts.iter().enumerate() {
+            let digits = part
+                .strip_prefix("0x")
+                .or_else(|| part.strip_prefix("0X"))
+                .unwrap_or(part);
+            if k == 0 && digits.eq_ignore_ascii_case("f...f") {
+                infinite = true;
+                continue;
+            }
+            if part.is_empty() {
+                // hwloc writes a word of zeros as nothing: `0x3,,0x1`.
+                words.push(0);
+                continue;
+            }
+            if digits.is_empty()
+                || digits.len() > 8
+                || !digits.bytes().all(|b| b.is_ascii_hexdigit())
+            {
+                return Err(format!(
+                    "expected words such as 0x0000f06f separated by commas, found {part:?}"
+                ));
+            }
+            words.push(u32::from_str_radix(digits, 16).map_err(|e| e.to_string())?);
+        }
+        words.reverse();
+        Ok(Bitmap { words, infinite })
+    }
+
+    pub(crate) fn contains(&self, i: u64) -> bool {
+        match usize::try_from(i / 32).ok().and_then(|w| self.words.get(w)) {
+            Some(word) => word & (1 << (i % 32)) != 0,
+            None => self.infinite,
+        }
+    }
+}
+
 struct Walk<'d, 'i> {
     doc: &'d Document<'i>,
     source: &'d str,
     b: Builder,
     v2: bool,
+    /// The PUs the writer was allowed to use, by `os_index`; `None`: all.
+    allowed_cpus: Option<Bitmap>,
+    /// v1 only: the PUs that were online; `None`: all.
+    online_cpus: Option<Bitmap>,
+    /// The NUMA nodes the writer was allowed to use, by `os_index`.
+    allowed_nodes: Option<Bitmap>,
+    /// The builder's key of each NUMA node kept, by the start of its element.
+    numa_keys: HashMap<usize, usize>,
 }
 
 impl<'d, 'i> Walk<'d, 'i> {
@@ -264,25 +360,66 @@ impl<'d, 'i> Walk<'d, 'i> {
         })
     }
 
-    /// The first NUMA node among the memory children of `node` (v2).
-    fn memory_numa<'a>(&self, node: Node<'a, 'i>) -> Option<Node<'a, 'i>> {
+    /// A bitmap attribute, with errors at the attribute; `None` when absent.
+    fn bitmap(&self, node: Node<'_, '_>, name: &str) -> Result<Option<Bitmap>, TopoError> {
+        let Some(attr) = node.attribute_node(name) else {
+            return Ok(None);
+        };
+        Bitmap::parse(attr.value()).map(Some).map_err(|msg| {
+            self.err(
+                attr.range_value().start,
+                format_args!("attribute {name}=\"{}\": {msg}", attr.value()),
+            )
+        })
+    }
+
+    /// Whether an object's `os_index` is in `set` (true without either).
+    fn allowed(
+        &self,
+        node: Node<'_, '_>,
+        set: Option<&Bitmap>,
+        what: &str,
+    ) -> Result<bool, TopoError> {
+        let Some(set) = set else {
+            return Ok(true);
+        };
+        Ok(match self.number::<u64>(node, "os_index", what)? {
+            Some(i) => set.contains(i),
+            None => true,
+        })
+    }
+
+    /// The allowed NUMA nodes among the memory children of `node` (v2), in
+    /// order, looking inside `MemCache` objects.
+    fn memory_children<'a>(
+        &self,
+        node: Node<'a, 'i>,
+        out: &mut Vec<Node<'a, 'i>>,
+    ) -> Result<(), TopoError> {
         for child in node.children().filter(is_object) {
-            match child.attribute("type") {
-                Some(t)
-                    if t.eq_ignore_ascii_case("NUMANode")
-                        && !child.children().any(|c| is_object(&c)) =>
-                {
-                    return Some(child)
-                }
-                Some(t) if t.eq_ignore_ascii_case("MemCache") => {
-                    if let Some(n) = self.memory_numa(child) {
-                        return Some(n);
-                    }
-                }
-                _ => {}
+            let ty = child.attribute("type").unwrap_or("");
+            if ty.eq_ignore_ascii_case("MemCache") {
+                self.memory_children(child, out)?;
+            } else if ty.eq_ignore_ascii_case("NUMANode")
+                && !child.children().any(|c| is_object(&c))
+                && self.allowed(child, self.allowed_nodes.as_ref(), "a node number")?
+            {
+                out.push(child);
             }
         }
-        None
+        Ok(())
+    }
+
+    /// Adds a NUMA node for `node`; `open`: PUs below it belong to it.
+    fn numa(&mut self, node: Node<'_, '_>, open: bool) -> Result<(), TopoError> {
+        let memory = self.numa_memory(node)?;
+        let key = if open {
+            self.b.open_numa(memory, true)
+        } else {
+            self.b.memory_node(memory, true)
+        };
+        self.numa_keys.insert(node.range().start, key);
+        Ok(())
     }
 
     fn numa_memory(&self, node: Node<'_, '_>) -> Result<Option<u64>, TopoError> {
@@ -307,7 +444,9 @@ impl<'d, 'i> Walk<'d, 'i> {
                 true
             }
             "pu" => {
-                if self.b.pu().is_err() {
+                let allowed = self.allowed(node, self.allowed_cpus.as_ref(), "a CPU number")?
+                    && self.allowed(node, self.online_cpus.as_ref(), "a CPU number")?;
+                if allowed && self.b.pu().is_err() {
                     return Err(self.err(pos, format_args!("more than {MAX_PUS} PUs")));
                 }
                 false
@@ -318,8 +457,11 @@ impl<'d, 'i> Walk<'d, 'i> {
                 if self.v2 && !node.children().any(|c| is_object(&c)) {
                     return Ok(());
                 }
-                let memory = self.numa_memory(node)?;
-                self.b.open_numa(memory);
+                if self.allowed(node, self.allowed_nodes.as_ref(), "a node number")? {
+                    self.numa(node, true)?;
+                } else {
+                    self.b.open_group();
+                }
                 true
             }
             "cache" | "l1cache" | "l2cache" | "l3cache" | "l4cache" | "l5cache" | "l1icache"
@@ -334,20 +476,19 @@ impl<'d, 'i> Walk<'d, 'i> {
                 true
             }
         };
-        // v2: NUMA nodes attached as memory children cover this object's PUs.
-        let numa = if self.v2 {
-            self.memory_numa(node)
-        } else {
-            None
-        };
-        if let Some(n) = numa {
-            let memory = self.numa_memory(n)?;
-            self.b.open_numa(memory);
+        // v2: NUMA nodes attached as memory children; the first covers this
+        // object's PUs, the others are nodes without PUs.
+        let mut memory = Vec::new();
+        if self.v2 {
+            self.memory_children(node, &mut memory)?;
+        }
+        for (k, &n) in memory.iter().enumerate() {
+            self.numa(n, k == 0)?;
         }
         for child in node.children().filter(is_object) {
             self.object(child)?;
         }
-        if numa.is_some() {
+        if !memory.is_empty() {
             self.b.close();
         }
         if opened {

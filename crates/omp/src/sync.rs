@@ -1,0 +1,8 @@
+//! The atomics of locus-omp's own waiting protocol (`wait.rs`), from std normally and
+//! from loom under `cfg(loom)`, so the loom models in `src/tests/` check the shipped
+//! code.
+
+#[cfg(loom)]
+pub(crate) use loom::sync::atomic::{fence, AtomicU64, AtomicUsize};
+#[cfg(not(loom))]
+pub(crate) use std::sync::atomic::{fence, AtomicU64, AtomicUsize};

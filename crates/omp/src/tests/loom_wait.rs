@@ -1,0 +1,176 @@
+//! The waiter handshake of `wait.rs`: a task waiting in `taskwait` or at a barrier
+//! sleeps until its count reaches its end, and the task that brings it there wakes it.
+//! Loom reports a deadlock if a wake-up can be lost, and a data race if the waiter can
+//! miss what the tasks it waited for wrote.
+
+use crate::sync::AtomicUsize;
+use crate::wait::{TaskState, WaiterSlot};
+use loom::cell::UnsafeCell;
+use loom::sync::{Arc, Condvar, Mutex};
+use loom::thread;
+use std::sync::atomic::Ordering::SeqCst;
+
+/// Worker `0`'s sleep: a wake-up token, as `locus::raw::wake` leaves one for a worker
+/// about to sleep. It never checks the waiter's condition itself, so a wake-up the
+/// handshake loses is a sleep loom sees never end.
+struct Sleeper {
+    woken: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Sleeper {
+    fn new() -> Sleeper {
+        Sleeper {
+            woken: Mutex::new(false),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// `locus::raw::wait_until` for the waiter: check, then sleep until woken.
+    fn sleep_until(&self, done: &dyn Fn() -> bool) {
+        while !done() {
+            let mut woken = self.woken.lock().unwrap();
+            while !*woken {
+                woken = self.cv.wait(woken).unwrap();
+            }
+            *woken = false;
+        }
+    }
+
+    fn wake(&self, worker: usize) {
+        assert_eq!(worker, 0, "only worker 0 waits");
+        *self.woken.lock().unwrap() = true;
+        self.cv.notify_one();
+    }
+}
+
+/// What a task wrote, read by the waiter once the count says it is done.
+struct Output(UnsafeCell<usize>);
+
+// SAFETY: loom checks every access to the cell for races; that is the point.
+unsafe impl Sync for Output {}
+
+impl Output {
+    fn write(&self, v: usize) {
+        // SAFETY: loom tracks the access; the models write each cell from one task.
+        self.0.with_mut(|p| unsafe { *p = v });
+    }
+
+    fn read(&self) -> usize {
+        // SAFETY: as above; loom reports a read not ordered after the write.
+        self.0.with(|p| unsafe { *p })
+    }
+}
+
+/// `taskwait` with two children completing on workers 1 and 2: the parent (worker 0)
+/// wakes once both have completed and sees what they wrote.
+#[test]
+fn loom_taskwait_wakes_for_the_last_child() {
+    loom::model(|| {
+        let parent = Arc::new(TaskState::new());
+        let sleeper = Arc::new(Sleeper::new());
+        let out = Arc::new([Output(UnsafeCell::new(0)), Output(UnsafeCell::new(0))]);
+        parent.add_child();
+        parent.add_child();
+        let children: Vec<_> = (0..2)
+            .map(|i| {
+                let (parent, sleeper, out) = (parent.clone(), sleeper.clone(), out.clone());
+                thread::spawn(move || {
+                    out[i].write(i + 1);
+                    if parent.child_completed() {
+                        parent.waiter.notify(Some(i + 1), |w| sleeper.wake(w));
+                    }
+                    parent.release();
+                })
+            })
+            .collect();
+        parent
+            .waiter
+            .wait(0, || parent.children() == 0, |d| sleeper.sleep_until(d));
+        assert_eq!(out[0].read() + out[1].read(), 3);
+        for c in children {
+            c.join().unwrap();
+        }
+    });
+}
+
+/// A barrier's wait on descendants: the implicit task (worker 0) made a child, which
+/// made a grandchild; the child completes on worker 1, the grandchild on worker 2, and
+/// whichever lets the child's last reference go releases the implicit task's. The
+/// member wakes when its references are down to its own and sees the grandchild's
+/// write.
+#[test]
+fn loom_barrier_waits_for_grandchildren() {
+    loom::model(|| {
+        let implicit = Arc::new(TaskState::new());
+        let child = Arc::new(TaskState::new());
+        let sleeper = Arc::new(Sleeper::new());
+        let out = Arc::new(Output(UnsafeCell::new(0)));
+        implicit.add_child();
+        // The child, running on worker 1, made the grandchild before completing.
+        child.add_child();
+        // `task.rs`'s `release`: the last reference of an explicit task releases its
+        // parent's; the implicit task's waiter wakes when only its own is left.
+        let release_child = {
+            let (implicit, child, sleeper) = (implicit.clone(), child.clone(), sleeper.clone());
+            move |me: usize| {
+                if child.release() == 1 && implicit.release() == 2 {
+                    implicit.waiter.notify(Some(me), |w| sleeper.wake(w));
+                }
+            }
+        };
+        let grandchild = {
+            let (child, out, release_child) = (child.clone(), out.clone(), release_child.clone());
+            thread::spawn(move || {
+                out.write(7);
+                if child.child_completed() {
+                    child
+                        .waiter
+                        .notify(Some(2), |_| unreachable!("nobody waits on it"));
+                }
+                release_child(2);
+            })
+        };
+        let child_thread = {
+            let implicit = implicit.clone();
+            thread::spawn(move || {
+                if implicit.child_completed() {
+                    implicit.waiter.notify(Some(1), |_| {});
+                }
+                release_child(1);
+            })
+        };
+        implicit
+            .waiter
+            .wait(0, || implicit.refs() == 1, |d| sleeper.sleep_until(d));
+        assert_eq!(out.read(), 7);
+        grandchild.join().unwrap();
+        child_thread.join().unwrap();
+    });
+}
+
+/// A taskgroup's count, as `task.rs` keeps it: the group's owner (worker 0) waits for
+/// one task completing on worker 1; a completer on the waiter's own worker skips the
+/// wake-up.
+#[test]
+fn loom_taskgroup_wakes_its_owner() {
+    loom::model(|| {
+        let count = Arc::new(AtomicUsize::new(1));
+        let waiter = Arc::new(WaiterSlot::new());
+        let sleeper = Arc::new(Sleeper::new());
+        let out = Arc::new(Output(UnsafeCell::new(0)));
+        let task = {
+            let (count, waiter, sleeper, out) =
+                (count.clone(), waiter.clone(), sleeper.clone(), out.clone());
+            thread::spawn(move || {
+                out.write(5);
+                if count.fetch_sub(1, SeqCst) == 1 {
+                    waiter.notify(Some(1), |w| sleeper.wake(w));
+                }
+            })
+        };
+        waiter.wait(0, || count.load(SeqCst) == 0, |d| sleeper.sleep_until(d));
+        assert_eq!(out.read(), 5);
+        task.join().unwrap();
+    });
+}
