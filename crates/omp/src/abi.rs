@@ -14,8 +14,8 @@
 
 use crate::loops::{self, Kind, Schedule};
 use crate::team::{self, OutlinedFn};
-use crate::{env, footprint, lock, task};
-use std::ffi::{c_int, c_long, c_uint, c_void};
+use crate::{env, footprint, lock, task, taskloop};
+use std::ffi::{c_int, c_long, c_uint, c_ulong, c_ulonglong, c_void};
 use std::sync::atomic::Ordering;
 
 /// Runs `f`; a panic is printed, naming `what`, and the process aborts.
@@ -78,9 +78,100 @@ pub unsafe extern "C" fn GOMP_task(
                 if_clause,
                 flags,
                 depend,
+                range: None,
             })
         }
     })
+}
+
+/// `GOMP_taskloop@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskloop(
+    f: OutlinedFn,
+    data: *mut c_void,
+    cpyfn: Option<task::CopyFn>,
+    arg_size: c_long,
+    arg_align: c_long,
+    flags: c_uint,
+    num_tasks: c_ulong,
+    _priority: c_int,
+    start: c_long,
+    end: c_long,
+    step: c_long,
+) {
+    guard("GOMP_taskloop", || {
+        let lp = taskloop::Loop {
+            start: start as u64,
+            end: end as u64,
+            step: step as u64,
+            n: loops::trip_count(start, end, step),
+        };
+        // SAFETY: GCC's arguments for a taskloop construct.
+        unsafe {
+            taskloop::taskloop(
+                spawn(f, data, cpyfn, arg_size, arg_align),
+                flags,
+                num_tasks,
+                lp,
+            )
+        }
+    })
+}
+
+/// `GOMP_taskloop_ull@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskloop_ull(
+    f: OutlinedFn,
+    data: *mut c_void,
+    cpyfn: Option<task::CopyFn>,
+    arg_size: c_long,
+    arg_align: c_long,
+    flags: c_uint,
+    num_tasks: c_ulong,
+    _priority: c_int,
+    start: c_ulonglong,
+    end: c_ulonglong,
+    step: c_ulonglong,
+) {
+    guard("GOMP_taskloop_ull", || {
+        let up = flags & task::FLAG_UP != 0;
+        let lp = taskloop::Loop {
+            start,
+            end,
+            step,
+            n: loops::trip_count_ull(up, start, end, step),
+        };
+        // SAFETY: GCC's arguments for a taskloop construct.
+        unsafe {
+            taskloop::taskloop(
+                spawn(f, data, cpyfn, arg_size, arg_align),
+                flags,
+                num_tasks,
+                lp,
+            )
+        }
+    })
+}
+
+/// A taskloop's tasks as `GOMP_task` would describe them (the rest is set per task).
+fn spawn(
+    f: OutlinedFn,
+    data: *mut c_void,
+    cpyfn: Option<task::CopyFn>,
+    arg_size: c_long,
+    arg_align: c_long,
+) -> task::Spawn {
+    task::Spawn {
+        f,
+        data,
+        cpyfn,
+        arg_size: arg_size.max(0) as usize,
+        arg_align: arg_align.max(1) as usize,
+        if_clause: true,
+        flags: 0,
+        depend: std::ptr::null_mut(),
+        range: None,
+    }
 }
 
 /// `GOMP_taskwait@@GOMP_2.0`.
@@ -772,6 +863,8 @@ std::arch::global_asm!(
     ".symver GOMP_parallel, GOMP_parallel@@GOMP_4.0",
     ".symver GOMP_task, GOMP_task@@GOMP_2.0",
     ".symver GOMP_taskwait, GOMP_taskwait@@GOMP_2.0",
+    ".symver GOMP_taskloop, GOMP_taskloop@@GOMP_4.5",
+    ".symver GOMP_taskloop_ull, GOMP_taskloop_ull@@GOMP_4.5",
     ".symver GOMP_taskgroup_start, GOMP_taskgroup_start@@GOMP_4.0",
     ".symver GOMP_taskgroup_end, GOMP_taskgroup_end@@GOMP_4.0",
     ".symver GOMP_single_start, GOMP_single_start@@GOMP_1.0",
@@ -836,6 +929,8 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_parallel", "GOMP_4.0"),
     ("GOMP_task", "GOMP_2.0"),
     ("GOMP_taskwait", "GOMP_2.0"),
+    ("GOMP_taskloop", "GOMP_4.5"),
+    ("GOMP_taskloop_ull", "GOMP_4.5"),
     ("GOMP_taskgroup_start", "GOMP_4.0"),
     ("GOMP_taskgroup_end", "GOMP_4.0"),
     ("GOMP_single_start", "GOMP_1.0"),

@@ -18,6 +18,8 @@
 //!   incomplete children and its live references; `taskwait`, `taskgroup` and barriers
 //!   wait on those counts with [`locus::raw::wait_until`], running the team's other
 //!   tasks meanwhile.
+//! - **Taskloops** (`taskloop.rs`) split the loop as GCC's libgomp does and make each
+//!   part an explicit task, its bounds written into its copy of the data.
 //! - **Worksharing loops** (`loops.rs`) are dealt from a record shared by the team's
 //!   members, keyed by how many worksharing constructs each member has met.
 //! - **Locks** (`lock.rs`): `critical`, `atomic` and the `omp_*_lock` family are futex
@@ -39,6 +41,7 @@ mod loops;
 mod stats;
 mod sync;
 mod task;
+mod taskloop;
 mod team;
 mod wait;
 

@@ -89,12 +89,27 @@ pub(crate) struct WorkShare {
 }
 
 /// The number of iterations of `for (i = start; i < end (or > end); i += incr)`.
-fn trip_count(start: i64, end: i64, incr: i64) -> u64 {
+pub(crate) fn trip_count(start: i64, end: i64, incr: i64) -> u64 {
     let (start, end, incr) = (i128::from(start), i128::from(end), i128::from(incr));
     let n = if incr > 0 && end > start {
         (end - start + incr - 1) / incr
     } else if incr < 0 && end < start {
         (start - end - incr - 1) / -incr
+    } else {
+        0
+    };
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// The number of iterations of an `unsigned long long` loop, upwards (`i < end`) if
+/// `up`, else downwards (`i > end`) by the two's complement negative `incr`.
+pub(crate) fn trip_count_ull(up: bool, start: u64, end: u64, incr: u64) -> u64 {
+    let (start, end) = (u128::from(start), u128::from(end));
+    let n = if up && end > start && incr != 0 {
+        (end - start).div_ceil(u128::from(incr))
+    } else if !up && end < start && incr != 0 {
+        let down = u128::from(incr.wrapping_neg());
+        (start - end).div_ceil(down)
     } else {
         0
     };
@@ -222,6 +237,11 @@ mod tests {
         assert_eq!(trip_count(5, 5, 1), 0);
         assert_eq!(trip_count(5, 0, 1), 0);
         assert_eq!(trip_count(i64::MIN, i64::MAX, 1), u64::MAX);
+        assert_eq!(trip_count_ull(true, 0, 10, 3), 4);
+        assert_eq!(trip_count_ull(false, 10, 0, 3u64.wrapping_neg()), 4);
+        assert_eq!(trip_count_ull(true, 10, 0, 1), 0);
+        assert_eq!(trip_count_ull(false, 0, 10, 1u64.wrapping_neg()), 0);
+        assert_eq!(trip_count_ull(true, 0, u64::MAX, 1), u64::MAX);
     }
 
     #[test]

@@ -48,6 +48,18 @@ use std::sync::{Arc, Mutex};
 pub(crate) const FLAG_FINAL: u32 = 1 << 1;
 pub(crate) const FLAG_DEPEND: u32 = 1 << 3;
 pub(crate) const FLAG_DETACH: u32 = 1 << 13;
+/// `GOMP_taskloop`'s flags (gomp-constants.h): the loop counts up (`_ull` only).
+pub(crate) const FLAG_UP: u32 = 1 << 8;
+/// `num_tasks` is a grainsize.
+pub(crate) const FLAG_GRAINSIZE: u32 = 1 << 9;
+/// The `if` clause is true (or absent).
+pub(crate) const FLAG_IF: u32 = 1 << 10;
+/// No implicit taskgroup around the loop.
+pub(crate) const FLAG_NOGROUP: u32 = 1 << 11;
+/// A task reduction (`reduction` or `in_reduction` on the taskloop).
+pub(crate) const FLAG_REDUCTION: u32 = 1 << 12;
+/// `grainsize(strict: g)`: every task but the last has exactly `g` iterations.
+pub(crate) const FLAG_STRICT: u32 = 1 << 14;
 
 /// A cpyfn: copies the firstprivate data from the spawner's block to the task's.
 pub(crate) type CopyFn = unsafe extern "C" fn(*mut c_void, *mut c_void);
@@ -322,6 +334,7 @@ unsafe fn publish(node: *const Node) {
 }
 
 /// The arguments of `GOMP_task` that describe the task.
+#[derive(Clone, Copy)]
 pub(crate) struct Spawn {
     pub(crate) f: OutlinedFn,
     pub(crate) data: *mut c_void,
@@ -331,6 +344,22 @@ pub(crate) struct Spawn {
     pub(crate) if_clause: bool,
     pub(crate) flags: u32,
     pub(crate) depend: *mut *mut c_void,
+    /// A taskloop task's iterations `[first, end)`, written into the first two words
+    /// of its data once copied (`taskloop.rs`); `None` for a task construct.
+    pub(crate) range: Option<[u64; 2]>,
+}
+
+/// Writes a taskloop task's range (if any) over the first two words of its data, where
+/// GCC's outlined function reads its bounds.
+///
+/// # Safety
+/// With a range, `data` is the task's own data block of at least two aligned words.
+#[inline]
+unsafe fn write_range(data: *mut c_void, range: Option<[u64; 2]>) {
+    if let Some(r) = range {
+        // SAFETY: the caller's contract; GCC's block starts with the two bounds.
+        unsafe { data.cast::<[u64; 2]>().write(r) };
+    }
 }
 
 /// `GOMP_task`.
@@ -378,6 +407,9 @@ pub(crate) unsafe fn task(s: Spawn) {
         // SAFETY: GCC's arguments (the caller's contract).
         let mut buffer = unsafe { undeferred_data(&s) };
         node.data = buffer.as_mut().map_or(s.data, |b| b.ptr);
+        // SAFETY: the task's data (the spawner's own block without a cpyfn, as GCC's
+        // libgomp also writes the bounds there).
+        unsafe { write_range(node.data, s.range) };
         // SAFETY: live on this frame; all its descendants are undeferred too, so its last
         // reference goes before `run` returns.
         unsafe { run(&node) };
@@ -532,6 +564,8 @@ unsafe fn new_heap(
         },
         None => {}
     }
+    // SAFETY: the task's own copy, arg_size bytes.
+    unsafe { write_range(data, s.range) };
     let mut node = new_node(s, parent, id, level, is_final, group, dep);
     node.data = data;
     node.layout = layout;

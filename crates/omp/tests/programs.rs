@@ -23,6 +23,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("depend", &[]),
     ("loops", &[]),
     ("jacobi", &[]),
+    ("taskloop", &[]),
 ];
 
 /// Virtual machines and team sizes: two squads of two, three squads of one.
@@ -180,8 +181,16 @@ fn a_missing_entry_point_fails_at_load_naming_it() {
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("undefined symbol: GOMP_taskloop"),
+        stderr.contains("undefined symbol: GOMP_taskgroup_reduction_unregister"),
         "{stderr}"
+    );
+    // Bound lazily, it gets as far as GOMP_taskloop, which refuses the task reduction.
+    let lazy = run("missing", &[], true, &[("LD_BIND_NOW", "")]);
+    assert_eq!(lazy.status.code(), Some(2));
+    assert!(
+        text(&lazy.stderr).contains("task reductions"),
+        "{}",
+        text(&lazy.stderr)
     );
     // The same program runs under GCC's libgomp.
     let gomp = run("missing", &[], false, &[]);

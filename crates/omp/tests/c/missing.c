@@ -1,4 +1,5 @@
-/* Needs an entry point locus does not provide (taskloop): must fail to load. */
+/* Needs an entry point locus does not provide (the task reductions of a taskloop's
+   reduction clause): must fail to load, or, loaded lazily, be refused by GOMP_taskloop. */
 #include <stdio.h>
 int main(void) {
   long s = 0;
