@@ -688,6 +688,117 @@ pub unsafe extern "C" fn GOMP_parallel_loop_maybe_nonmonotonic_runtime(
     })
 }
 
+/// A `GOMP_loop_ull_*_start` with a chunk argument and its `_next`: the `_start` makes
+/// (or finds) the member's next loop and deals it its first chunk.
+macro_rules! ull_loop {
+    ($start:ident, $next:ident, $kind:expr, $version:literal) => {
+        #[doc = concat!("`", stringify!($start), "@@", $version, "`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $start(
+            up: bool,
+            start: c_ulonglong,
+            end: c_ulonglong,
+            incr: c_ulonglong,
+            chunk: c_ulonglong,
+            istart: *mut c_ulonglong,
+            iend: *mut c_ulonglong,
+        ) -> bool {
+            guard(stringify!($start), || {
+                let m = team::member();
+                let schedule = Schedule { kind: $kind, chunk };
+                loops::start_ull(m, schedule, up, start, end, incr);
+                // SAFETY: GCC passes two writable unsigned long longs.
+                unsafe { loops::next_ull(m, &mut *istart, &mut *iend) }
+            })
+        }
+        ull_next!($next, $version);
+    };
+}
+
+/// A `GOMP_loop_ull_*runtime_start` (the schedule from `OMP_SCHEDULE`) and its `_next`.
+macro_rules! ull_runtime_loop {
+    ($start:ident, $next:ident, $version:literal) => {
+        #[doc = concat!("`", stringify!($start), "@@", $version, "`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $start(
+            up: bool,
+            start: c_ulonglong,
+            end: c_ulonglong,
+            incr: c_ulonglong,
+            istart: *mut c_ulonglong,
+            iend: *mut c_ulonglong,
+        ) -> bool {
+            guard(stringify!($start), || {
+                let m = team::member();
+                loops::start_ull(m, env::settings().schedule, up, start, end, incr);
+                // SAFETY: GCC passes two writable unsigned long longs.
+                unsafe { loops::next_ull(m, &mut *istart, &mut *iend) }
+            })
+        }
+        ull_next!($next, $version);
+    };
+}
+
+/// A `GOMP_loop_ull_*_next`: the member's next chunk of its current loop.
+macro_rules! ull_next {
+    ($next:ident, $version:literal) => {
+        #[doc = concat!("`", stringify!($next), "@@", $version, "`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $next(istart: *mut c_ulonglong, iend: *mut c_ulonglong) -> bool {
+            guard(stringify!($next), || {
+                // SAFETY: GCC passes two writable unsigned long longs.
+                unsafe { loops::next_ull(team::member(), &mut *istart, &mut *iend) }
+            })
+        }
+    };
+}
+
+ull_loop!(
+    GOMP_loop_ull_static_start,
+    GOMP_loop_ull_static_next,
+    Kind::Static,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_dynamic_start,
+    GOMP_loop_ull_dynamic_next,
+    Kind::Dynamic,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_guided_start,
+    GOMP_loop_ull_guided_next,
+    Kind::Guided,
+    "GOMP_2.0"
+);
+ull_runtime_loop!(
+    GOMP_loop_ull_runtime_start,
+    GOMP_loop_ull_runtime_next,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_nonmonotonic_dynamic_start,
+    GOMP_loop_ull_nonmonotonic_dynamic_next,
+    Kind::Dynamic,
+    "GOMP_4.5"
+);
+ull_loop!(
+    GOMP_loop_ull_nonmonotonic_guided_start,
+    GOMP_loop_ull_nonmonotonic_guided_next,
+    Kind::Guided,
+    "GOMP_4.5"
+);
+ull_runtime_loop!(
+    GOMP_loop_ull_nonmonotonic_runtime_start,
+    GOMP_loop_ull_nonmonotonic_runtime_next,
+    "GOMP_5.0"
+);
+ull_runtime_loop!(
+    GOMP_loop_ull_maybe_nonmonotonic_runtime_start,
+    GOMP_loop_ull_maybe_nonmonotonic_runtime_next,
+    "GOMP_5.0"
+);
+
 /// `GOMP_loop_end@@GOMP_1.0`.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_loop_end() {
@@ -899,6 +1010,22 @@ std::arch::global_asm!(
     ".symver GOMP_loop_maybe_nonmonotonic_runtime_start, GOMP_loop_maybe_nonmonotonic_runtime_start@@GOMP_5.0",
     ".symver GOMP_loop_maybe_nonmonotonic_runtime_next, GOMP_loop_maybe_nonmonotonic_runtime_next@@GOMP_5.0",
     ".symver GOMP_parallel_loop_maybe_nonmonotonic_runtime, GOMP_parallel_loop_maybe_nonmonotonic_runtime@@GOMP_5.0",
+    ".symver GOMP_loop_ull_static_start, GOMP_loop_ull_static_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_static_next, GOMP_loop_ull_static_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_dynamic_start, GOMP_loop_ull_dynamic_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_dynamic_next, GOMP_loop_ull_dynamic_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_guided_start, GOMP_loop_ull_guided_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_guided_next, GOMP_loop_ull_guided_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_runtime_start, GOMP_loop_ull_runtime_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_runtime_next, GOMP_loop_ull_runtime_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_nonmonotonic_dynamic_start, GOMP_loop_ull_nonmonotonic_dynamic_start@@GOMP_4.5",
+    ".symver GOMP_loop_ull_nonmonotonic_dynamic_next, GOMP_loop_ull_nonmonotonic_dynamic_next@@GOMP_4.5",
+    ".symver GOMP_loop_ull_nonmonotonic_guided_start, GOMP_loop_ull_nonmonotonic_guided_start@@GOMP_4.5",
+    ".symver GOMP_loop_ull_nonmonotonic_guided_next, GOMP_loop_ull_nonmonotonic_guided_next@@GOMP_4.5",
+    ".symver GOMP_loop_ull_nonmonotonic_runtime_start, GOMP_loop_ull_nonmonotonic_runtime_start@@GOMP_5.0",
+    ".symver GOMP_loop_ull_nonmonotonic_runtime_next, GOMP_loop_ull_nonmonotonic_runtime_next@@GOMP_5.0",
+    ".symver GOMP_loop_ull_maybe_nonmonotonic_runtime_start, GOMP_loop_ull_maybe_nonmonotonic_runtime_start@@GOMP_5.0",
+    ".symver GOMP_loop_ull_maybe_nonmonotonic_runtime_next, GOMP_loop_ull_maybe_nonmonotonic_runtime_next@@GOMP_5.0",
     ".symver GOMP_loop_end, GOMP_loop_end@@GOMP_1.0",
     ".symver GOMP_loop_end_nowait, GOMP_loop_end_nowait@@GOMP_1.0",
     ".symver omp_get_thread_num, omp_get_thread_num@@OMP_1.0",
@@ -965,6 +1092,22 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_loop_maybe_nonmonotonic_runtime_start", "GOMP_5.0"),
     ("GOMP_loop_maybe_nonmonotonic_runtime_next", "GOMP_5.0"),
     ("GOMP_parallel_loop_maybe_nonmonotonic_runtime", "GOMP_5.0"),
+    ("GOMP_loop_ull_static_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_static_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_dynamic_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_dynamic_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_guided_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_guided_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_runtime_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_runtime_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_nonmonotonic_dynamic_start", "GOMP_4.5"),
+    ("GOMP_loop_ull_nonmonotonic_dynamic_next", "GOMP_4.5"),
+    ("GOMP_loop_ull_nonmonotonic_guided_start", "GOMP_4.5"),
+    ("GOMP_loop_ull_nonmonotonic_guided_next", "GOMP_4.5"),
+    ("GOMP_loop_ull_nonmonotonic_runtime_start", "GOMP_5.0"),
+    ("GOMP_loop_ull_nonmonotonic_runtime_next", "GOMP_5.0"),
+    ("GOMP_loop_ull_maybe_nonmonotonic_runtime_start", "GOMP_5.0"),
+    ("GOMP_loop_ull_maybe_nonmonotonic_runtime_next", "GOMP_5.0"),
     ("GOMP_loop_end", "GOMP_1.0"),
     ("GOMP_loop_end_nowait", "GOMP_1.0"),
     ("omp_get_thread_num", "OMP_1.0"),

@@ -76,8 +76,10 @@ impl Schedule {
 /// One loop being dealt to a team.
 pub(crate) struct WorkShare {
     key: u64,
-    start: i64,
-    incr: i64,
+    /// The first value and the step, as 64-bit words: a `long` loop's in two's
+    /// complement, so iteration `i`'s value is `start + i * incr` wrapping for both.
+    start: u64,
+    incr: u64,
     /// Iterations.
     n: u64,
     kind: Kind,
@@ -116,9 +118,31 @@ pub(crate) fn trip_count_ull(up: bool, start: u64, end: u64, incr: u64) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
 
-/// Starts this member's next loop (making it if this member is the first) and makes it
-/// the member's current loop.
+/// Starts this member's next loop, `for (i = start; i < end (or > end); i += incr)`
+/// over `long`s (making it if this member is the first), and makes it the member's
+/// current loop.
 pub(crate) fn start(m: &Member, schedule: Schedule, start: i64, end: i64, incr: i64) {
+    let n = if incr == 0 {
+        0
+    } else {
+        trip_count(start, end, incr)
+    };
+    start_n(m, schedule, start as u64, incr as u64, n);
+}
+
+/// As [`start`] for an `unsigned long long` loop, upwards if `up`.
+pub(crate) fn start_ull(m: &Member, schedule: Schedule, up: bool, start: u64, end: u64, incr: u64) {
+    start_n(
+        m,
+        schedule,
+        start,
+        incr,
+        trip_count_ull(up, start, end, incr),
+    );
+}
+
+/// Starts this member's next loop of `n` iterations from `start` by `incr`.
+fn start_n(m: &Member, schedule: Schedule, start: u64, incr: u64, n: u64) {
     let key = m.loops.get() + 1;
     m.loops.set(key);
     let team = m.team();
@@ -128,12 +152,8 @@ pub(crate) fn start(m: &Member, schedule: Schedule, start: i64, end: i64, incr: 
             Arc::new(WorkShare {
                 key,
                 start,
-                incr: if incr == 0 { 1 } else { incr },
-                n: if incr == 0 {
-                    0
-                } else {
-                    trip_count(start, end, incr)
-                },
+                incr,
+                n,
                 kind: schedule.kind,
                 chunk: match (schedule.kind, schedule.chunk) {
                     (Kind::Static, c) => c,
@@ -152,15 +172,38 @@ pub(crate) fn start(m: &Member, schedule: Schedule, start: i64, end: i64, incr: 
 /// Deals this member its next chunk of the current loop: the values `[*istart,
 /// *iend)` in the loop's direction; false when the loop is exhausted.
 pub(crate) fn next(m: &Member, istart: &mut i64, iend: &mut i64) -> bool {
-    let work = m.work.borrow();
-    let Some(w) = work.as_ref() else {
+    let Some((lo, hi)) = next_values(m) else {
         return false;
     };
+    (*istart, *iend) = (lo as i64, hi as i64);
+    true
+}
+
+/// As [`next`] for an `unsigned long long` loop.
+pub(crate) fn next_ull(m: &Member, istart: &mut u64, iend: &mut u64) -> bool {
+    let Some((lo, hi)) = next_values(m) else {
+        return false;
+    };
+    (*istart, *iend) = (lo, hi);
+    true
+}
+
+/// This member's next chunk of its current loop, as values (64-bit words).
+fn next_values(m: &Member) -> Option<(u64, u64)> {
+    let work = m.work.borrow();
+    let w = work.as_ref()?;
+    let (lo, hi) = next_chunk(m, w)?;
+    let value = |i: u64| w.start.wrapping_add(i.wrapping_mul(w.incr));
+    Some((value(lo), value(hi)))
+}
+
+/// This member's next chunk of its current loop `w`, as iteration numbers `[lo, hi)`.
+fn next_chunk(m: &Member, w: &WorkShare) -> Option<(u64, u64)> {
     let size = m.team().size as u64;
     let (lo, hi) = match w.kind {
         Kind::Static if w.chunk == 0 => {
             if m.static_taken.replace(1) > 0 {
-                return false;
+                return None;
             }
             let block = w.n.div_ceil(size);
             let lo = (m.num as u64).saturating_mul(block);
@@ -175,7 +218,7 @@ pub(crate) fn next(m: &Member, istart: &mut i64, iend: &mut i64) -> bool {
         }
         Kind::Dynamic => {
             if w.next.load(Ordering::Relaxed) >= w.n {
-                return false;
+                return None;
             }
             let lo = w.next.fetch_add(w.chunk, Ordering::Relaxed);
             (lo, lo.saturating_add(w.chunk).min(w.n))
@@ -184,7 +227,7 @@ pub(crate) fn next(m: &Member, istart: &mut i64, iend: &mut i64) -> bool {
             let mut lo = w.next.load(Ordering::Relaxed);
             loop {
                 if lo >= w.n {
-                    return false;
+                    return None;
                 }
                 let left = w.n - lo;
                 let take = left.div_ceil(size).max(w.chunk).min(left);
@@ -200,13 +243,7 @@ pub(crate) fn next(m: &Member, istart: &mut i64, iend: &mut i64) -> bool {
             }
         }
     };
-    if lo >= hi {
-        return false;
-    }
-    let value = |i: u64| (i128::from(w.start) + i128::from(i) * i128::from(w.incr)) as i64;
-    *istart = value(lo);
-    *iend = value(hi);
-    true
+    (lo < hi).then_some((lo, hi))
 }
 
 /// `GOMP_loop_end_nowait`: this member is done with its current loop.

@@ -24,6 +24,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("loops", &[]),
     ("jacobi", &[]),
     ("taskloop", &[]),
+    ("loops_ull", &[]),
 ];
 
 /// Virtual machines and team sizes: two squads of two, three squads of one.
