@@ -811,6 +811,69 @@ pub unsafe extern "C" fn GOMP_loop_end_nowait() {
     guard("GOMP_loop_end_nowait", || loops::end_nowait(team::member()))
 }
 
+/// `GOMP_sections_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections_start(count: c_uint) -> c_uint {
+    guard("GOMP_sections_start", || {
+        loops::sections_start(team::member(), count)
+    })
+}
+
+/// `GOMP_sections_next@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections_next() -> c_uint {
+    guard(
+        "GOMP_sections_next",
+        || loops::sections_next(team::member()),
+    )
+}
+
+/// `GOMP_sections_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections_end() {
+    guard("GOMP_sections_end", || loops::end(team::member()))
+}
+
+/// `GOMP_sections_end_nowait@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections_end_nowait() {
+    guard("GOMP_sections_end_nowait", || {
+        loops::end_nowait(team::member())
+    })
+}
+
+/// `GOMP_parallel_sections@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_sections(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    count: c_uint,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_sections", || {
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::sections_init(m, count)
+        })
+    })
+}
+
+/// `GOMP_single_copy_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_single_copy_start() -> *mut c_void {
+    guard("GOMP_single_copy_start", || {
+        loops::single_copy_start(team::member())
+    })
+}
+
+/// `GOMP_single_copy_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_single_copy_end(data: *mut c_void) {
+    guard("GOMP_single_copy_end", || {
+        loops::single_copy_end(team::member(), data)
+    })
+}
+
 /// `omp_get_thread_num@@OMP_1.0`.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_thread_num() -> c_int {
@@ -1028,6 +1091,13 @@ std::arch::global_asm!(
     ".symver GOMP_loop_ull_maybe_nonmonotonic_runtime_next, GOMP_loop_ull_maybe_nonmonotonic_runtime_next@@GOMP_5.0",
     ".symver GOMP_loop_end, GOMP_loop_end@@GOMP_1.0",
     ".symver GOMP_loop_end_nowait, GOMP_loop_end_nowait@@GOMP_1.0",
+    ".symver GOMP_sections_start, GOMP_sections_start@@GOMP_1.0",
+    ".symver GOMP_sections_next, GOMP_sections_next@@GOMP_1.0",
+    ".symver GOMP_sections_end, GOMP_sections_end@@GOMP_1.0",
+    ".symver GOMP_sections_end_nowait, GOMP_sections_end_nowait@@GOMP_1.0",
+    ".symver GOMP_parallel_sections, GOMP_parallel_sections@@GOMP_4.0",
+    ".symver GOMP_single_copy_start, GOMP_single_copy_start@@GOMP_1.0",
+    ".symver GOMP_single_copy_end, GOMP_single_copy_end@@GOMP_1.0",
     ".symver omp_get_thread_num, omp_get_thread_num@@OMP_1.0",
     ".symver omp_get_num_threads, omp_get_num_threads@@OMP_1.0",
     ".symver omp_get_max_threads, omp_get_max_threads@@OMP_1.0",
@@ -1110,6 +1180,13 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_loop_ull_maybe_nonmonotonic_runtime_next", "GOMP_5.0"),
     ("GOMP_loop_end", "GOMP_1.0"),
     ("GOMP_loop_end_nowait", "GOMP_1.0"),
+    ("GOMP_sections_start", "GOMP_1.0"),
+    ("GOMP_sections_next", "GOMP_1.0"),
+    ("GOMP_sections_end", "GOMP_1.0"),
+    ("GOMP_sections_end_nowait", "GOMP_1.0"),
+    ("GOMP_parallel_sections", "GOMP_4.0"),
+    ("GOMP_single_copy_start", "GOMP_1.0"),
+    ("GOMP_single_copy_end", "GOMP_1.0"),
     ("omp_get_thread_num", "OMP_1.0"),
     ("omp_get_num_threads", "OMP_1.0"),
     ("omp_get_max_threads", "OMP_1.0"),

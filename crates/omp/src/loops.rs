@@ -1,5 +1,5 @@
-//! Worksharing loops: `GOMP_loop_*_start/_next/_end` and the combined
-//! `GOMP_parallel_loop_*`.
+//! Worksharing constructs: the loops (`GOMP_loop_*_start/_next/_end`, the `_ull` forms
+//! and the combined `GOMP_parallel_loop_*`), `sections` and `single copyprivate`.
 //!
 //! Every member of a team meets the team's loops in the same order, so the `k`-th loop a
 //! member starts is the team's `k`-th: the first member to start it makes its
@@ -11,10 +11,18 @@
 //! - guided: each `next` takes max(remaining / size, chunk) (compare-exchange);
 //!
 //! the nonmonotonic forms deal as the plain ones, which OpenMP allows. `runtime`
-//! follows `OMP_SCHEDULE` (dynamic,1 if unset).
+//! follows `OMP_SCHEDULE` (dynamic,1 if unset). An `unsigned long long` loop is dealt
+//! the same way: values are 64-bit words, iteration `i`'s `start + i * incr` wrapping.
+//!
+//! `sections` is a dynamic loop of chunk 1 over the section numbers `1..=count`.
+//! `single copyprivate` is a loop of one iteration: the member dealt it runs the
+//! `single` and publishes its data's address in the record; the others wait at the
+//! team's barrier, read the address, and the executor waits at a second barrier (which
+//! GCC emits after the copy) before its data goes.
 
 use crate::team::{self, Member};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// How a loop is dealt.
@@ -88,6 +96,8 @@ pub(crate) struct WorkShare {
     next: AtomicU64,
     /// Members that have not ended the loop.
     left: AtomicUsize,
+    /// `single copyprivate`: the executor's data, published before the team's barrier.
+    copy: AtomicPtr<c_void>,
 }
 
 /// The number of iterations of `for (i = start; i < end (or > end); i += incr)`.
@@ -162,6 +172,7 @@ fn start_n(m: &Member, schedule: Schedule, start: u64, incr: u64, n: u64) {
                 },
                 next: AtomicU64::new(0),
                 left: AtomicUsize::new(team.size),
+                copy: AtomicPtr::new(std::ptr::null_mut()),
             })
         }))
     };
@@ -260,6 +271,58 @@ pub(crate) fn end_nowait(m: &Member) {
 pub(crate) fn end(m: &Member) {
     end_nowait(m);
     team::barrier();
+}
+
+/// A section at a time: dynamic, chunk 1.
+const SECTIONS: Schedule = Schedule {
+    kind: Kind::Dynamic,
+    chunk: 1,
+};
+
+/// Starts this member's next `sections` construct of `count` sections (without dealing).
+pub(crate) fn sections_init(m: &Member, count: u32) {
+    start_n(m, SECTIONS, 1, 1, u64::from(count));
+}
+
+/// `GOMP_sections_start`: starts the construct and deals this member its first section.
+pub(crate) fn sections_start(m: &Member, count: u32) -> u32 {
+    sections_init(m, count);
+    sections_next(m)
+}
+
+/// `GOMP_sections_next`: the number of this member's next section, 0 when none is left.
+pub(crate) fn sections_next(m: &Member) -> u32 {
+    // Section numbers are 1..=count, a u32's.
+    next_values(m).map_or(0, |(number, _)| number as u32)
+}
+
+/// `GOMP_single_copy_start`: null for the member that runs the `single`; for the others,
+/// once it has, the address it gave to [`single_copy_end`].
+pub(crate) fn single_copy_start(m: &Member) -> *mut c_void {
+    start_n(m, SECTIONS, 0, 1, 1);
+    if next_values(m).is_some() {
+        return std::ptr::null_mut();
+    }
+    team::barrier();
+    // Relaxed: the barrier orders the executor's store (before its arrival) before this.
+    let data = m
+        .work
+        .borrow()
+        .as_ref()
+        .map_or(std::ptr::null_mut(), |w| w.copy.load(Ordering::Relaxed));
+    end_nowait(m);
+    data
+}
+
+/// `GOMP_single_copy_end`: the executor publishes `data`, then meets the others at the
+/// barrier they wait at in [`single_copy_start`].
+pub(crate) fn single_copy_end(m: &Member, data: *mut c_void) {
+    if let Some(w) = m.work.borrow().as_ref() {
+        // Relaxed: published by the barrier's SeqCst arrival.
+        w.copy.store(data, Ordering::Relaxed);
+    }
+    team::barrier();
+    end_nowait(m);
 }
 
 #[cfg(test)]

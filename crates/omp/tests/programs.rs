@@ -25,6 +25,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("jacobi", &[]),
     ("taskloop", &[]),
     ("loops_ull", &[]),
+    ("sections", &[]),
 ];
 
 /// Virtual machines and team sizes: two squads of two, three squads of one.
