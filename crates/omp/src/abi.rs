@@ -692,6 +692,9 @@ pub unsafe extern "C" fn GOMP_parallel_loop_maybe_nonmonotonic_runtime(
 /// (or finds) the member's next loop and deals it its first chunk.
 macro_rules! ull_loop {
     ($start:ident, $next:ident, $kind:expr, $version:literal) => {
+        ull_loop!($start, $next, $kind, false, $version);
+    };
+    ($start:ident, $next:ident, $kind:expr, $ordered:expr, $version:literal) => {
         #[doc = concat!("`", stringify!($start), "@@", $version, "`.")]
         #[no_mangle]
         pub unsafe extern "C" fn $start(
@@ -706,7 +709,7 @@ macro_rules! ull_loop {
             guard(stringify!($start), || {
                 let m = team::member();
                 let schedule = Schedule { kind: $kind, chunk };
-                loops::start_ull(m, schedule, up, start, end, incr);
+                loops::start_ull(m, schedule, $ordered, up, start, end, incr);
                 // SAFETY: GCC passes two writable unsigned long longs.
                 unsafe { loops::next_ull(m, &mut *istart, &mut *iend) }
             })
@@ -718,6 +721,9 @@ macro_rules! ull_loop {
 /// A `GOMP_loop_ull_*runtime_start` (the schedule from `OMP_SCHEDULE`) and its `_next`.
 macro_rules! ull_runtime_loop {
     ($start:ident, $next:ident, $version:literal) => {
+        ull_runtime_loop!($start, $next, false, $version);
+    };
+    ($start:ident, $next:ident, $ordered:expr, $version:literal) => {
         #[doc = concat!("`", stringify!($start), "@@", $version, "`.")]
         #[no_mangle]
         pub unsafe extern "C" fn $start(
@@ -730,7 +736,8 @@ macro_rules! ull_runtime_loop {
         ) -> bool {
             guard(stringify!($start), || {
                 let m = team::member();
-                loops::start_ull(m, env::settings().schedule, up, start, end, incr);
+                let schedule = env::settings().schedule;
+                loops::start_ull(m, schedule, $ordered, up, start, end, incr);
                 // SAFETY: GCC passes two writable unsigned long longs.
                 unsafe { loops::next_ull(m, &mut *istart, &mut *iend) }
             })
@@ -798,6 +805,123 @@ ull_runtime_loop!(
     GOMP_loop_ull_maybe_nonmonotonic_runtime_next,
     "GOMP_5.0"
 );
+
+ull_loop!(
+    GOMP_loop_ull_ordered_static_start,
+    GOMP_loop_ull_ordered_static_next,
+    Kind::Static,
+    true,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_ordered_dynamic_start,
+    GOMP_loop_ull_ordered_dynamic_next,
+    Kind::Dynamic,
+    true,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_ordered_guided_start,
+    GOMP_loop_ull_ordered_guided_next,
+    Kind::Guided,
+    true,
+    "GOMP_2.0"
+);
+ull_runtime_loop!(
+    GOMP_loop_ull_ordered_runtime_start,
+    GOMP_loop_ull_ordered_runtime_next,
+    true,
+    "GOMP_2.0"
+);
+
+/// A `GOMP_loop_ordered_*_start` with a chunk argument and its `_next`.
+macro_rules! ordered_loop {
+    ($start:ident, $next:ident, $kind:expr) => {
+        #[doc = concat!("`", stringify!($start), "@@GOMP_1.0`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $start(
+            start: c_long,
+            end: c_long,
+            incr: c_long,
+            chunk: c_long,
+            istart: *mut c_long,
+            iend: *mut c_long,
+        ) -> bool {
+            guard(stringify!($start), || {
+                let m = team::member();
+                let schedule = Schedule {
+                    kind: $kind,
+                    chunk: chunk.max(0) as u64,
+                };
+                loops::start_ordered(m, schedule, start, end, incr);
+                // SAFETY: GCC passes two writable longs.
+                unsafe { loops::next(m, &mut *istart, &mut *iend) }
+            })
+        }
+        ordered_next!($next);
+    };
+}
+
+/// A `GOMP_loop_ordered_*_next`.
+macro_rules! ordered_next {
+    ($next:ident) => {
+        #[doc = concat!("`", stringify!($next), "@@GOMP_1.0`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $next(istart: *mut c_long, iend: *mut c_long) -> bool {
+            guard(stringify!($next), || {
+                // SAFETY: GCC passes two writable longs.
+                unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+            })
+        }
+    };
+}
+
+ordered_loop!(
+    GOMP_loop_ordered_static_start,
+    GOMP_loop_ordered_static_next,
+    Kind::Static
+);
+ordered_loop!(
+    GOMP_loop_ordered_dynamic_start,
+    GOMP_loop_ordered_dynamic_next,
+    Kind::Dynamic
+);
+ordered_loop!(
+    GOMP_loop_ordered_guided_start,
+    GOMP_loop_ordered_guided_next,
+    Kind::Guided
+);
+
+/// `GOMP_loop_ordered_runtime_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_ordered_runtime_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_ordered_runtime_start", || {
+        let m = team::member();
+        loops::start_ordered(m, env::settings().schedule, start, end, incr);
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+ordered_next!(GOMP_loop_ordered_runtime_next);
+
+/// `GOMP_ordered_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_ordered_start() {
+    guard(
+        "GOMP_ordered_start",
+        || loops::ordered_start(team::member()),
+    )
+}
+
+/// `GOMP_ordered_end@@GOMP_1.0`: nothing; the turn passes when the chunk is done.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_ordered_end() {}
 
 /// `GOMP_loop_end@@GOMP_1.0`.
 #[no_mangle]
@@ -1089,6 +1213,24 @@ std::arch::global_asm!(
     ".symver GOMP_loop_ull_nonmonotonic_runtime_next, GOMP_loop_ull_nonmonotonic_runtime_next@@GOMP_5.0",
     ".symver GOMP_loop_ull_maybe_nonmonotonic_runtime_start, GOMP_loop_ull_maybe_nonmonotonic_runtime_start@@GOMP_5.0",
     ".symver GOMP_loop_ull_maybe_nonmonotonic_runtime_next, GOMP_loop_ull_maybe_nonmonotonic_runtime_next@@GOMP_5.0",
+    ".symver GOMP_loop_ull_ordered_static_start, GOMP_loop_ull_ordered_static_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_static_next, GOMP_loop_ull_ordered_static_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_dynamic_start, GOMP_loop_ull_ordered_dynamic_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_dynamic_next, GOMP_loop_ull_ordered_dynamic_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_guided_start, GOMP_loop_ull_ordered_guided_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_guided_next, GOMP_loop_ull_ordered_guided_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_runtime_start, GOMP_loop_ull_ordered_runtime_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_runtime_next, GOMP_loop_ull_ordered_runtime_next@@GOMP_2.0",
+    ".symver GOMP_loop_ordered_static_start, GOMP_loop_ordered_static_start@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_static_next, GOMP_loop_ordered_static_next@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_dynamic_start, GOMP_loop_ordered_dynamic_start@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_dynamic_next, GOMP_loop_ordered_dynamic_next@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_guided_start, GOMP_loop_ordered_guided_start@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_guided_next, GOMP_loop_ordered_guided_next@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_runtime_start, GOMP_loop_ordered_runtime_start@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_runtime_next, GOMP_loop_ordered_runtime_next@@GOMP_1.0",
+    ".symver GOMP_ordered_start, GOMP_ordered_start@@GOMP_1.0",
+    ".symver GOMP_ordered_end, GOMP_ordered_end@@GOMP_1.0",
     ".symver GOMP_loop_end, GOMP_loop_end@@GOMP_1.0",
     ".symver GOMP_loop_end_nowait, GOMP_loop_end_nowait@@GOMP_1.0",
     ".symver GOMP_sections_start, GOMP_sections_start@@GOMP_1.0",
@@ -1178,6 +1320,24 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_loop_ull_nonmonotonic_runtime_next", "GOMP_5.0"),
     ("GOMP_loop_ull_maybe_nonmonotonic_runtime_start", "GOMP_5.0"),
     ("GOMP_loop_ull_maybe_nonmonotonic_runtime_next", "GOMP_5.0"),
+    ("GOMP_loop_ull_ordered_static_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_static_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_dynamic_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_dynamic_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_guided_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_guided_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_runtime_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_runtime_next", "GOMP_2.0"),
+    ("GOMP_loop_ordered_static_start", "GOMP_1.0"),
+    ("GOMP_loop_ordered_static_next", "GOMP_1.0"),
+    ("GOMP_loop_ordered_dynamic_start", "GOMP_1.0"),
+    ("GOMP_loop_ordered_dynamic_next", "GOMP_1.0"),
+    ("GOMP_loop_ordered_guided_start", "GOMP_1.0"),
+    ("GOMP_loop_ordered_guided_next", "GOMP_1.0"),
+    ("GOMP_loop_ordered_runtime_start", "GOMP_1.0"),
+    ("GOMP_loop_ordered_runtime_next", "GOMP_1.0"),
+    ("GOMP_ordered_start", "GOMP_1.0"),
+    ("GOMP_ordered_end", "GOMP_1.0"),
     ("GOMP_loop_end", "GOMP_1.0"),
     ("GOMP_loop_end_nowait", "GOMP_1.0"),
     ("GOMP_sections_start", "GOMP_1.0"),

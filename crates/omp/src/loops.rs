@@ -14,6 +14,13 @@
 //! follows `OMP_SCHEDULE` (dynamic,1 if unset). An `unsigned long long` loop is dealt
 //! the same way: values are 64-bit words, iteration `i`'s `start + i * incr` wrapping.
 //!
+//! A loop with an `ordered` clause passes a turn along its iterations: the record holds
+//! the first iteration whose `ordered` block may run (`turn`); `GOMP_ordered_start`
+//! waits until the turn reaches the first iteration of the member's chunk, and a member
+//! done with a chunk (taking the next, or ending the loop) waits for the turn to reach
+//! it, then moves it past the chunk. Chunks are dealt in iteration order, so the
+//! earliest unfinished one is always held by a running member.
+//!
 //! `sections` is a dynamic loop of chunk 1 over the section numbers `1..=count`.
 //! `single copyprivate` is a loop of one iteration: the member dealt it runs the
 //! `single` and publishes its data's address in the record; the others wait at the
@@ -98,6 +105,8 @@ pub(crate) struct WorkShare {
     left: AtomicUsize,
     /// `single copyprivate`: the executor's data, published before the team's barrier.
     copy: AtomicPtr<c_void>,
+    /// Ordered loops: iterations before this one have run their `ordered` blocks.
+    turn: AtomicU64,
 }
 
 /// The number of iterations of `for (i = start; i < end (or > end); i += incr)`.
@@ -140,8 +149,23 @@ pub(crate) fn start(m: &Member, schedule: Schedule, start: i64, end: i64, incr: 
     start_n(m, schedule, start as u64, incr as u64, n);
 }
 
-/// As [`start`] for an `unsigned long long` loop, upwards if `up`.
-pub(crate) fn start_ull(m: &Member, schedule: Schedule, up: bool, start: u64, end: u64, incr: u64) {
+/// As [`start`] for a loop with an `ordered` clause.
+pub(crate) fn start_ordered(m: &Member, schedule: Schedule, start: i64, end: i64, incr: i64) {
+    self::start(m, schedule, start, end, incr);
+    m.ordered.set(true);
+}
+
+/// As [`start`] for an `unsigned long long` loop, upwards if `up`; `ordered` if it has
+/// an `ordered` clause.
+pub(crate) fn start_ull(
+    m: &Member,
+    schedule: Schedule,
+    ordered: bool,
+    up: bool,
+    start: u64,
+    end: u64,
+    incr: u64,
+) {
     start_n(
         m,
         schedule,
@@ -149,10 +173,14 @@ pub(crate) fn start_ull(m: &Member, schedule: Schedule, up: bool, start: u64, en
         incr,
         trip_count_ull(up, start, end, incr),
     );
+    m.ordered.set(ordered);
 }
 
-/// Starts this member's next loop of `n` iterations from `start` by `incr`.
+/// Starts this member's next loop of `n` iterations from `start` by `incr` (not
+/// ordered).
 fn start_n(m: &Member, schedule: Schedule, start: u64, incr: u64, n: u64) {
+    m.ordered.set(false);
+    m.ordered_chunk.set(None);
     let key = m.loops.get() + 1;
     m.loops.set(key);
     let team = m.team();
@@ -173,6 +201,7 @@ fn start_n(m: &Member, schedule: Schedule, start: u64, incr: u64, n: u64) {
                 next: AtomicU64::new(0),
                 left: AtomicUsize::new(team.size),
                 copy: AtomicPtr::new(std::ptr::null_mut()),
+                turn: AtomicU64::new(0),
             })
         }))
     };
@@ -203,7 +232,13 @@ pub(crate) fn next_ull(m: &Member, istart: &mut u64, iend: &mut u64) -> bool {
 fn next_values(m: &Member) -> Option<(u64, u64)> {
     let work = m.work.borrow();
     let w = work.as_ref()?;
+    if m.ordered.get() {
+        pass_turn(m, w);
+    }
     let (lo, hi) = next_chunk(m, w)?;
+    if m.ordered.get() {
+        m.ordered_chunk.set(Some((lo, hi)));
+    }
     let value = |i: u64| w.start.wrapping_add(i.wrapping_mul(w.incr));
     Some((value(lo), value(hi)))
 }
@@ -257,8 +292,35 @@ fn next_chunk(m: &Member, w: &WorkShare) -> Option<(u64, u64)> {
     (lo < hi).then_some((lo, hi))
 }
 
+/// `GOMP_ordered_start`: waits until every iteration before this member's chunk has
+/// run its `ordered` block (its own earlier iterations ran before, on this thread).
+pub(crate) fn ordered_start(m: &Member) {
+    let Some((lo, _)) = m.ordered_chunk.get() else {
+        return;
+    };
+    if let Some(w) = m.work.borrow().as_ref() {
+        // Acquire: pairs with the Release store in `pass_turn`.
+        locus::raw::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
+    }
+}
+
+/// This member is done with its chunk of ordered loop `w` (if it has one): once the turn
+/// reaches the chunk, it moves past it.
+fn pass_turn(m: &Member, w: &WorkShare) {
+    if let Some((lo, hi)) = m.ordered_chunk.take() {
+        // Acquire/Release: the ordered blocks before the turn happen before those after.
+        locus::raw::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
+        w.turn.store(hi, Ordering::Release);
+        // Whoever makes a waiter's condition true wakes it (`locus::raw::wait_until`).
+        locus::raw::wake_all();
+    }
+}
+
 /// `GOMP_loop_end_nowait`: this member is done with its current loop.
 pub(crate) fn end_nowait(m: &Member) {
+    if let Some(w) = m.work.borrow().as_ref() {
+        pass_turn(m, w);
+    }
     if let Some(w) = m.work.borrow_mut().take() {
         if w.left.fetch_sub(1, Ordering::AcqRel) == 1 {
             let mut works = m.team().works.lock().unwrap_or_else(|e| e.into_inner());

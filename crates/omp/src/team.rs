@@ -72,6 +72,10 @@ pub(crate) struct Member {
     pub(crate) work: RefCell<Option<Arc<WorkShare>>>,
     /// Chunks of a static loop this member has taken.
     pub(crate) static_taken: Cell<u64>,
+    /// Whether the current loop has an `ordered` clause.
+    pub(crate) ordered: Cell<bool>,
+    /// The chunk of an ordered loop this member runs, whose turn it passes on when done.
+    pub(crate) ordered_chunk: Cell<Option<(u64, u64)>>,
 }
 
 impl Member {
@@ -85,6 +89,8 @@ impl Member {
             loops: Cell::new(0),
             work: RefCell::new(None),
             static_taken: Cell::new(0),
+            ordered: Cell::new(false),
+            ordered_chunk: Cell::new(None),
         }
     }
 

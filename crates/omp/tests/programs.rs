@@ -26,6 +26,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("taskloop", &[]),
     ("loops_ull", &[]),
     ("sections", &[]),
+    ("ordered", &[]),
 ];
 
 /// Virtual machines and team sizes: two squads of two, three squads of one.
