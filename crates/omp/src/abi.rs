@@ -558,7 +558,7 @@ pub unsafe extern "C" fn GOMP_loop_runtime_start(
 ) -> bool {
     guard("GOMP_loop_runtime_start", || {
         let m = team::member();
-        loops::start(m, env::settings().schedule, start, end, incr);
+        loops::start(m, env::run_schedule(), start, end, incr);
         // SAFETY: GCC passes two writable longs.
         unsafe { loops::next(m, &mut *istart, &mut *iend) }
     })
@@ -585,7 +585,7 @@ pub unsafe extern "C" fn GOMP_parallel_loop_runtime(
     _flags: c_uint,
 ) {
     guard("GOMP_parallel_loop_runtime", || {
-        let schedule = env::settings().schedule;
+        let schedule = env::run_schedule();
         team::parallel(f, data, num_threads as usize, &|m| {
             loops::start(m, schedule, start, end, incr)
         })
@@ -603,7 +603,7 @@ pub unsafe extern "C" fn GOMP_loop_nonmonotonic_runtime_start(
 ) -> bool {
     guard("GOMP_loop_nonmonotonic_runtime_start", || {
         let m = team::member();
-        loops::start(m, env::settings().schedule, start, end, incr);
+        loops::start(m, env::run_schedule(), start, end, incr);
         // SAFETY: GCC passes two writable longs.
         unsafe { loops::next(m, &mut *istart, &mut *iend) }
     })
@@ -633,7 +633,7 @@ pub unsafe extern "C" fn GOMP_parallel_loop_nonmonotonic_runtime(
     _flags: c_uint,
 ) {
     guard("GOMP_parallel_loop_nonmonotonic_runtime", || {
-        let schedule = env::settings().schedule;
+        let schedule = env::run_schedule();
         team::parallel(f, data, num_threads as usize, &|m| {
             loops::start(m, schedule, start, end, incr)
         })
@@ -651,7 +651,7 @@ pub unsafe extern "C" fn GOMP_loop_maybe_nonmonotonic_runtime_start(
 ) -> bool {
     guard("GOMP_loop_maybe_nonmonotonic_runtime_start", || {
         let m = team::member();
-        loops::start(m, env::settings().schedule, start, end, incr);
+        loops::start(m, env::run_schedule(), start, end, incr);
         // SAFETY: GCC passes two writable longs.
         unsafe { loops::next(m, &mut *istart, &mut *iend) }
     })
@@ -681,7 +681,7 @@ pub unsafe extern "C" fn GOMP_parallel_loop_maybe_nonmonotonic_runtime(
     _flags: c_uint,
 ) {
     guard("GOMP_parallel_loop_maybe_nonmonotonic_runtime", || {
-        let schedule = env::settings().schedule;
+        let schedule = env::run_schedule();
         team::parallel(f, data, num_threads as usize, &|m| {
             loops::start(m, schedule, start, end, incr)
         })
@@ -736,7 +736,7 @@ macro_rules! ull_runtime_loop {
         ) -> bool {
             guard(stringify!($start), || {
                 let m = team::member();
-                let schedule = env::settings().schedule;
+                let schedule = env::run_schedule();
                 loops::start_ull(m, schedule, $ordered, up, start, end, incr);
                 // SAFETY: GCC passes two writable unsigned long longs.
                 unsafe { loops::next_ull(m, &mut *istart, &mut *iend) }
@@ -903,7 +903,7 @@ pub unsafe extern "C" fn GOMP_loop_ordered_runtime_start(
 ) -> bool {
     guard("GOMP_loop_ordered_runtime_start", || {
         let m = team::member();
-        loops::start_ordered(m, env::settings().schedule, start, end, incr);
+        loops::start_ordered(m, env::run_schedule(), start, end, incr);
         // SAFETY: GCC passes two writable longs.
         unsafe { loops::next(m, &mut *istart, &mut *iend) }
     })
@@ -1048,6 +1048,221 @@ pub unsafe extern "C" fn omp_get_wtime() -> f64 {
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_wtick() -> f64 {
     guard("omp_get_wtick", || 1e-9)
+}
+
+/// `omp_get_num_procs@@OMP_1.0`: the processors this process may run on (its affinity
+/// mask, as libgomp counts them).
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_num_procs() -> c_int {
+    guard("omp_get_num_procs", || {
+        // SAFETY: a zeroed cpu_set_t is an empty set; sched_getaffinity fills it.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) != 0 {
+                return 1;
+            }
+            libc::CPU_COUNT(&set).max(1)
+        }
+    })
+}
+
+/// `omp_get_dynamic@@OMP_1.0`: false; locus never adjusts a team's size.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_dynamic() -> c_int {
+    0
+}
+
+/// `omp_set_dynamic@@OMP_1.0`: ignored (teams have the size asked for).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_dynamic(_dynamic: c_int) {}
+
+/// `omp_get_nested@@OMP_1.0`: false; a nested region runs with a team of one.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_nested() -> c_int {
+    0
+}
+
+/// `omp_set_nested@@OMP_1.0`: ignored (nested regions stay inactive).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_nested(_nested: c_int) {}
+
+/// `omp_get_level@@OMP_3.0`: the enclosing parallel regions, active or not.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_level() -> c_int {
+    guard("omp_get_level", || team::member().level as c_int)
+}
+
+/// `omp_get_active_level@@OMP_3.0`: the enclosing regions of more than one thread (at
+/// most the outermost: inner ones have a team of one).
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_active_level() -> c_int {
+    guard("omp_get_active_level", || {
+        c_int::from(team::member().active)
+    })
+}
+
+/// `omp_get_ancestor_thread_num@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_ancestor_thread_num(level: c_int) -> c_int {
+    guard("omp_get_ancestor_thread_num", || {
+        let m = team::member();
+        usize::try_from(level)
+            .ok()
+            .and_then(|l| m.ancestor(l))
+            .map_or(-1, |a| a.num as c_int)
+    })
+}
+
+/// `omp_get_team_size@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_team_size(level: c_int) -> c_int {
+    guard("omp_get_team_size", || {
+        let m = team::member();
+        usize::try_from(level)
+            .ok()
+            .and_then(|l| m.ancestor(l))
+            .map_or(-1, |a| a.team().size as c_int)
+    })
+}
+
+/// `omp_get_thread_limit@@OMP_3.0`: the largest team locus makes.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_thread_limit() -> c_int {
+    locus::MAX_THREADS as c_int
+}
+
+/// `omp_get_max_active_levels@@OMP_3.0`: 1; nested regions are inactive.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_max_active_levels() -> c_int {
+    1
+}
+
+/// `omp_set_max_active_levels@@OMP_3.0`: ignored (only the outermost region is active).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_max_active_levels(_levels: c_int) {}
+
+/// `omp_get_supported_active_levels@@OMP_5.0.1`: 1.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_supported_active_levels() -> c_int {
+    1
+}
+
+/// omp_sched_t's monotonic modifier.
+const SCHED_MONOTONIC: c_uint = 0x8000_0000;
+
+/// `omp_get_schedule@@OMP_3.0`: run-sched-var, as omp_sched_t (static 1, dynamic 2,
+/// guided 3) and its chunk.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_schedule(kind: *mut c_uint, chunk: *mut c_int) {
+    guard("omp_get_schedule", || {
+        let s = env::run_schedule();
+        let k = match s.kind {
+            Kind::Static => 1,
+            Kind::Dynamic => 2,
+            Kind::Guided => 3,
+        };
+        // SAFETY: the program passes two writable ints.
+        unsafe {
+            *kind = k;
+            *chunk = c_int::try_from(s.chunk).unwrap_or(c_int::MAX);
+        }
+    })
+}
+
+/// `omp_set_schedule@@OMP_3.0`: sets run-sched-var (auto is taken as static, as
+/// `OMP_SCHEDULE` is; an unknown kind is ignored).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_schedule(kind: c_uint, chunk: c_int) {
+    guard("omp_set_schedule", || {
+        let chunk = u64::try_from(chunk).unwrap_or(0);
+        let schedule = match kind & !SCHED_MONOTONIC {
+            1 | 4 => Schedule {
+                kind: Kind::Static,
+                chunk,
+            },
+            2 => Schedule {
+                kind: Kind::Dynamic,
+                chunk: chunk.max(1),
+            },
+            3 => Schedule {
+                kind: Kind::Guided,
+                chunk: chunk.max(1),
+            },
+            _ => return,
+        };
+        env::set_schedule(schedule);
+    })
+}
+
+/// `omp_get_cancellation@@OMP_4.0`: false; locus does not provide `cancel`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_cancellation() -> c_int {
+    0
+}
+
+/// `omp_get_proc_bind@@OMP_4.0`: omp_proc_bind_false; the policy places tasks, not
+/// OpenMP's binding.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_proc_bind() -> c_int {
+    0
+}
+
+/// `omp_get_num_places@@OMP_4.5`: 0; locus has no place list.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_num_places() -> c_int {
+    0
+}
+
+/// `omp_get_place_num@@OMP_4.5`: -1, bound to no place.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_place_num() -> c_int {
+    -1
+}
+
+/// `omp_get_partition_num_places@@OMP_4.5`: 0.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_partition_num_places() -> c_int {
+    0
+}
+
+/// `omp_get_max_task_priority@@OMP_4.5`: 0; priorities are ignored.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_max_task_priority() -> c_int {
+    0
+}
+
+/// `omp_get_num_devices@@OMP_4.0`: 0; no offloading.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_num_devices() -> c_int {
+    0
+}
+
+/// `omp_get_default_device@@OMP_4.0`: 0.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_default_device() -> c_int {
+    0
+}
+
+/// `omp_set_default_device@@OMP_4.0`: ignored (no device but the host).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_default_device(_device: c_int) {}
+
+/// `omp_is_initial_device@@OMP_4.0`: true; everything runs on the host.
+#[no_mangle]
+pub unsafe extern "C" fn omp_is_initial_device() -> c_int {
+    1
+}
+
+/// `omp_get_num_teams@@OMP_4.0`: 1 (no `teams` construct).
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_num_teams() -> c_int {
+    1
+}
+
+/// `omp_get_team_num@@OMP_4.0`: 0.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_team_num() -> c_int {
+    0
 }
 
 /// `omp_init_lock@@OMP_3.0`.
@@ -1248,6 +1463,33 @@ std::arch::global_asm!(
     ".symver omp_in_final, omp_in_final@@OMP_3.1",
     ".symver omp_get_wtime, omp_get_wtime@@OMP_2.0",
     ".symver omp_get_wtick, omp_get_wtick@@OMP_2.0",
+    ".symver omp_get_num_procs, omp_get_num_procs@@OMP_1.0",
+    ".symver omp_get_dynamic, omp_get_dynamic@@OMP_1.0",
+    ".symver omp_set_dynamic, omp_set_dynamic@@OMP_1.0",
+    ".symver omp_get_nested, omp_get_nested@@OMP_1.0",
+    ".symver omp_set_nested, omp_set_nested@@OMP_1.0",
+    ".symver omp_get_level, omp_get_level@@OMP_3.0",
+    ".symver omp_get_active_level, omp_get_active_level@@OMP_3.0",
+    ".symver omp_get_ancestor_thread_num, omp_get_ancestor_thread_num@@OMP_3.0",
+    ".symver omp_get_team_size, omp_get_team_size@@OMP_3.0",
+    ".symver omp_get_thread_limit, omp_get_thread_limit@@OMP_3.0",
+    ".symver omp_get_max_active_levels, omp_get_max_active_levels@@OMP_3.0",
+    ".symver omp_set_max_active_levels, omp_set_max_active_levels@@OMP_3.0",
+    ".symver omp_get_supported_active_levels, omp_get_supported_active_levels@@OMP_5.0.1",
+    ".symver omp_get_schedule, omp_get_schedule@@OMP_3.0",
+    ".symver omp_set_schedule, omp_set_schedule@@OMP_3.0",
+    ".symver omp_get_cancellation, omp_get_cancellation@@OMP_4.0",
+    ".symver omp_get_proc_bind, omp_get_proc_bind@@OMP_4.0",
+    ".symver omp_get_num_places, omp_get_num_places@@OMP_4.5",
+    ".symver omp_get_place_num, omp_get_place_num@@OMP_4.5",
+    ".symver omp_get_partition_num_places, omp_get_partition_num_places@@OMP_4.5",
+    ".symver omp_get_max_task_priority, omp_get_max_task_priority@@OMP_4.5",
+    ".symver omp_get_num_devices, omp_get_num_devices@@OMP_4.0",
+    ".symver omp_get_default_device, omp_get_default_device@@OMP_4.0",
+    ".symver omp_set_default_device, omp_set_default_device@@OMP_4.0",
+    ".symver omp_is_initial_device, omp_is_initial_device@@OMP_4.0",
+    ".symver omp_get_num_teams, omp_get_num_teams@@OMP_4.0",
+    ".symver omp_get_team_num, omp_get_team_num@@OMP_4.0",
     ".symver omp_init_lock, omp_init_lock@@OMP_3.0",
     ".symver omp_destroy_lock, omp_destroy_lock@@OMP_3.0",
     ".symver omp_set_lock, omp_set_lock@@OMP_3.0",
@@ -1355,6 +1597,33 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("omp_in_final", "OMP_3.1"),
     ("omp_get_wtime", "OMP_2.0"),
     ("omp_get_wtick", "OMP_2.0"),
+    ("omp_get_num_procs", "OMP_1.0"),
+    ("omp_get_dynamic", "OMP_1.0"),
+    ("omp_set_dynamic", "OMP_1.0"),
+    ("omp_get_nested", "OMP_1.0"),
+    ("omp_set_nested", "OMP_1.0"),
+    ("omp_get_level", "OMP_3.0"),
+    ("omp_get_active_level", "OMP_3.0"),
+    ("omp_get_ancestor_thread_num", "OMP_3.0"),
+    ("omp_get_team_size", "OMP_3.0"),
+    ("omp_get_thread_limit", "OMP_3.0"),
+    ("omp_get_max_active_levels", "OMP_3.0"),
+    ("omp_set_max_active_levels", "OMP_3.0"),
+    ("omp_get_supported_active_levels", "OMP_5.0.1"),
+    ("omp_get_schedule", "OMP_3.0"),
+    ("omp_set_schedule", "OMP_3.0"),
+    ("omp_get_cancellation", "OMP_4.0"),
+    ("omp_get_proc_bind", "OMP_4.0"),
+    ("omp_get_num_places", "OMP_4.5"),
+    ("omp_get_place_num", "OMP_4.5"),
+    ("omp_get_partition_num_places", "OMP_4.5"),
+    ("omp_get_max_task_priority", "OMP_4.5"),
+    ("omp_get_num_devices", "OMP_4.0"),
+    ("omp_get_default_device", "OMP_4.0"),
+    ("omp_set_default_device", "OMP_4.0"),
+    ("omp_is_initial_device", "OMP_4.0"),
+    ("omp_get_num_teams", "OMP_4.0"),
+    ("omp_get_team_num", "OMP_4.0"),
     ("omp_init_lock", "OMP_3.0"),
     ("omp_destroy_lock", "OMP_3.0"),
     ("omp_set_lock", "OMP_3.0"),

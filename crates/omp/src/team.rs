@@ -64,6 +64,12 @@ pub(crate) struct Member {
     pub(crate) implicit: *const Node,
     /// Whether an enclosing region (this one or an outer one) has more than one thread.
     pub(crate) active: bool,
+    /// Enclosing parallel regions (`omp_get_level`): 0 outside every region.
+    pub(crate) level: usize,
+    /// The member that started this member's region (null at level 0): the thread's
+    /// ancestors (`omp_get_ancestor_thread_num`, `omp_get_team_size`). It outlives this
+    /// member: a region's starter waits for it.
+    parent: *const Member,
     /// `single` constructs met.
     singles: Cell<u64>,
     /// Worksharing loops met.
@@ -79,12 +85,20 @@ pub(crate) struct Member {
 }
 
 impl Member {
-    pub(crate) fn new(team: &Team, num: usize, implicit: &Node, active: bool) -> Member {
+    pub(crate) fn new(
+        team: &Team,
+        num: usize,
+        implicit: &Node,
+        active: bool,
+        parent: Option<&Member>,
+    ) -> Member {
         Member {
             team,
             num,
             implicit,
             active,
+            level: parent.map_or(0, |p| p.level + 1),
+            parent: parent.map_or(std::ptr::null(), |p| p as *const Member),
             singles: Cell::new(0),
             loops: Cell::new(0),
             work: RefCell::new(None),
@@ -97,6 +111,17 @@ impl Member {
     pub(crate) fn team(&self) -> &Team {
         // SAFETY: a member lives inside its team's region, and the team outlives it.
         unsafe { &*self.team }
+    }
+
+    /// This thread's member at enclosing level `level` (0: the initial thread's team
+    /// of one), if `level <= self.level`.
+    pub(crate) fn ancestor(&self, level: usize) -> Option<&Member> {
+        let mut m = self;
+        for _ in level..self.level {
+            // SAFETY: a member's parent outlives it (see `parent`).
+            m = unsafe { m.parent.as_ref()? };
+        }
+        (level <= self.level).then_some(m)
     }
 
     pub(crate) fn implicit(&self) -> &Node {
@@ -152,7 +177,7 @@ thread_local! {
 fn initial_member() -> &'static Member {
     let team: &'static Team = Box::leak(Box::new(Team::new(1)));
     let node: &'static Node = Box::leak(Box::new(Node::implicit(0, 0, true)));
-    Box::leak(Box::new(Member::new(team, 0, node, false)))
+    Box::leak(Box::new(Member::new(team, 0, node, false, None)))
 }
 
 /// This thread's [`Local`].
@@ -237,7 +262,7 @@ pub(crate) fn parallel(
     if size == 1 {
         let team = Team::new(1);
         let node = Node::implicit(fn_id, 0, true);
-        let m = Member::new(&team, 0, &node, outer.active);
+        let m = Member::new(&team, 0, &node, outer.active, Some(outer));
         with_member(&m, || {
             setup(&m);
             // SAFETY: the program's outlined function, called as GCC's libgomp calls it.
@@ -250,10 +275,11 @@ pub(crate) fn parallel(
     let _one_team = team_pool.region.lock().unwrap_or_else(|e| e.into_inner());
     let team = Team::new(size);
     let region = Region { f, data };
+    let starter = Starter(outer);
     team_pool.pool.broadcast(|i| {
         crate::abi::guard("a parallel region", || {
             let node = Node::implicit(fn_id, i as u32, false);
-            let m = Member::new(&team, i, &node, true);
+            let m = Member::new(&team, i, &node, true, Some(starter.get()));
             with_member(&m, || {
                 setup(&m);
                 region.run();
@@ -261,6 +287,20 @@ pub(crate) fn parallel(
             });
         })
     });
+}
+
+/// The member that starts a region, as its members' parent.
+struct Starter(*const Member);
+// SAFETY: the members read only the starter's fixed fields (`num`, `level`, `parent`,
+// its team's `size`), never its cells; it waits for them.
+unsafe impl Sync for Starter {}
+
+impl Starter {
+    /// A method, so closures capture the whole `Starter`.
+    fn get(&self) -> &Member {
+        // SAFETY: the starter outlives the region it waits for.
+        unsafe { &*self.0 }
+    }
 }
 
 /// `GOMP_barrier` (and the barrier closing every region and loop).

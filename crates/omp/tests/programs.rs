@@ -27,6 +27,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("loops_ull", &[]),
     ("sections", &[]),
     ("ordered", &[]),
+    ("omp_api", &[]),
 ];
 
 /// Virtual machines and team sizes: two squads of two, three squads of one.
