@@ -52,6 +52,82 @@ pub unsafe extern "C" fn GOMP_parallel(
     })
 }
 
+/// `GOMP_parallel_start@@GOMP_1.0`: GCC before 4.9; the region runs as a team of one
+/// on the caller (see `team::parallel_start`).
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_start(
+    f: OutlinedFn,
+    _data: *mut c_void,
+    _num_threads: c_uint,
+) {
+    guard("GOMP_parallel_start", || team::parallel_start(f, &|_| {}))
+}
+
+/// `GOMP_parallel_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_end() {
+    guard("GOMP_parallel_end", || team::parallel_end())
+}
+
+/// A `GOMP_parallel_loop_*_start` (GCC before 4.9): `GOMP_parallel_start` with the
+/// loop started for the caller.
+macro_rules! parallel_loop_start {
+    ($name:ident, $kind:expr) => {
+        #[doc = concat!("`", stringify!($name), "@@GOMP_1.0`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            f: OutlinedFn,
+            _data: *mut c_void,
+            _num_threads: c_uint,
+            start: c_long,
+            end: c_long,
+            incr: c_long,
+            chunk: c_long,
+        ) {
+            guard(stringify!($name), || {
+                let schedule = Schedule {
+                    kind: $kind,
+                    chunk: chunk.max(0) as u64,
+                };
+                team::parallel_start(f, &|m| loops::start(m, schedule, start, end, incr))
+            })
+        }
+    };
+}
+
+parallel_loop_start!(GOMP_parallel_loop_static_start, Kind::Static);
+parallel_loop_start!(GOMP_parallel_loop_dynamic_start, Kind::Dynamic);
+parallel_loop_start!(GOMP_parallel_loop_guided_start, Kind::Guided);
+
+/// `GOMP_parallel_loop_runtime_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_runtime_start(
+    f: OutlinedFn,
+    _data: *mut c_void,
+    _num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+) {
+    guard("GOMP_parallel_loop_runtime_start", || {
+        let schedule = env::run_schedule();
+        team::parallel_start(f, &|m| loops::start(m, schedule, start, end, incr))
+    })
+}
+
+/// `GOMP_parallel_sections_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_sections_start(
+    f: OutlinedFn,
+    _data: *mut c_void,
+    _num_threads: c_uint,
+    count: c_uint,
+) {
+    guard("GOMP_parallel_sections_start", || {
+        team::parallel_start(f, &|m| loops::sections_init(m, count))
+    })
+}
+
 /// `GOMP_task@@GOMP_2.0`.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_task(
@@ -1374,6 +1450,13 @@ pub unsafe extern "C" fn locus_footprint_write(ptr: *const c_void, len: usize) {
 #[cfg(not(test))]
 std::arch::global_asm!(
     ".symver GOMP_parallel, GOMP_parallel@@GOMP_4.0",
+    ".symver GOMP_parallel_start, GOMP_parallel_start@@GOMP_1.0",
+    ".symver GOMP_parallel_end, GOMP_parallel_end@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_static_start, GOMP_parallel_loop_static_start@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_dynamic_start, GOMP_parallel_loop_dynamic_start@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_guided_start, GOMP_parallel_loop_guided_start@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_runtime_start, GOMP_parallel_loop_runtime_start@@GOMP_1.0",
+    ".symver GOMP_parallel_sections_start, GOMP_parallel_sections_start@@GOMP_1.0",
     ".symver GOMP_task, GOMP_task@@GOMP_2.0",
     ".symver GOMP_taskwait, GOMP_taskwait@@GOMP_2.0",
     ".symver GOMP_taskloop, GOMP_taskloop@@GOMP_4.5",
@@ -1508,6 +1591,13 @@ std::arch::global_asm!(
 #[cfg(test)]
 pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_parallel", "GOMP_4.0"),
+    ("GOMP_parallel_start", "GOMP_1.0"),
+    ("GOMP_parallel_end", "GOMP_1.0"),
+    ("GOMP_parallel_loop_static_start", "GOMP_1.0"),
+    ("GOMP_parallel_loop_dynamic_start", "GOMP_1.0"),
+    ("GOMP_parallel_loop_guided_start", "GOMP_1.0"),
+    ("GOMP_parallel_loop_runtime_start", "GOMP_1.0"),
+    ("GOMP_parallel_sections_start", "GOMP_1.0"),
     ("GOMP_task", "GOMP_2.0"),
     ("GOMP_taskwait", "GOMP_2.0"),
     ("GOMP_taskloop", "GOMP_4.5"),

@@ -10,7 +10,8 @@
 //!   the region's function at the same time as thread `i`, so barriers and `single`
 //!   work, and the team's tasks run only on its members, so `threadprivate` variables
 //!   (thread-local storage) add up. The thread that starts the region waits for it; it
-//!   is not a member. A region started inside a region runs with a team of one.
+//!   is not a member. A region started inside a region runs with a team of one, and so does one
+//!   opened by `GOMP_parallel_start` (GCC before 4.9), whose caller runs the region itself.
 //! - **Tasks = raw locus tasks** (`task.rs`). `GOMP_task` copies the task's data into a
 //!   record it allocates (`arg_size` bytes at `arg_align`, or through `cpyfn`), names it
 //!   (the outlined function's address and the spawn path) and publishes it with

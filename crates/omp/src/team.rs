@@ -289,6 +289,69 @@ pub(crate) fn parallel(
     });
 }
 
+/// A region started by `GOMP_parallel_start` (GCC before 4.9), whose function the
+/// caller runs itself before `GOMP_parallel_end`. locus's teams are pools the starting
+/// thread is no member of, so such a region runs as a team of one on the caller.
+struct Started {
+    member: Box<Member>,
+    _team: Box<Team>,
+    _node: Box<Node>,
+    saved_member: *const Member,
+    saved_current: *const Node,
+}
+
+thread_local! {
+    /// The regions `GOMP_parallel_start` opened on this thread, innermost last.
+    static STARTED: RefCell<Vec<Started>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `GOMP_parallel_start` (and the older combined starts): makes the caller the one
+/// member of a new team, for the region's function it calls next; `setup` runs first
+/// (a combined loop's or sections' dealing).
+pub(crate) fn parallel_start(f: OutlinedFn, setup: &dyn Fn(&Member)) {
+    static NOTICE: std::sync::Once = std::sync::Once::new();
+    NOTICE.call_once(|| {
+        eprintln!(
+            "locus: GOMP_parallel_start (code from GCC before 4.9) runs its regions with a \
+             team of one thread"
+        )
+    });
+    let outer = member();
+    let team = Box::new(Team::new(1));
+    let node = Box::new(Node::implicit(f as usize as u64, 0, true));
+    let member = Box::new(Member::new(&team, 0, &node, outer.active, Some(outer)));
+    let l = local();
+    let saved_member = l.member.replace(&*member);
+    let saved_current = l.current.replace(member.implicit);
+    setup(&member);
+    STARTED.with(|s| {
+        s.borrow_mut().push(Started {
+            member,
+            _team: team,
+            _node: node,
+            saved_member,
+            saved_current,
+        })
+    });
+}
+
+/// `GOMP_parallel_end`: the closing barrier of the region `GOMP_parallel_start`
+/// opened, then the caller is what it was before.
+pub(crate) fn parallel_end() {
+    let open = STARTED.with(|s| !s.borrow().is_empty());
+    if !open {
+        crate::env::fail("GOMP_parallel_end without GOMP_parallel_start");
+    }
+    barrier();
+    let started = STARTED.with(|s| s.borrow_mut().pop());
+    if let Some(started) = started {
+        debug_assert!(std::ptr::eq(local().member.get(), &*started.member));
+        let l = local();
+        l.member.set(started.saved_member);
+        l.current.set(started.saved_current);
+    }
+}
+
 /// The member that starts a region, as its members' parent.
 struct Starter(*const Member);
 // SAFETY: the members read only the starter's fixed fields (`num`, `level`, `parent`,

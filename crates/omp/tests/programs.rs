@@ -28,6 +28,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("sections", &[]),
     ("ordered", &[]),
     ("omp_api", &[]),
+    ("parallel_start", &[]),
 ];
 
 /// Virtual machines and team sizes: two squads of two, three squads of one.
