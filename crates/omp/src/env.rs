@@ -2,13 +2,13 @@
 //!
 //! Read once, on the first OpenMP call that needs them. What locus honours:
 //! `OMP_NUM_THREADS` (the first number of its list: the team size), `OMP_STACKSIZE`
-//! (the workers' stacks), `OMP_SCHEDULE` (`schedule(runtime)` loops) and
-//! `OMP_PROC_BIND=false` (workers unpinned). What it does not, it says once on stderr
-//! and what it does instead: other `OMP_PROC_BIND` values and `OMP_PLACES` (workers are
-//! placed by the locus policy on the `LOCUS_TOPOLOGY` machine), nested parallelism
-//! (`OMP_NESTED`, `OMP_MAX_ACTIVE_LEVELS`: inner regions run with a team of one). A
-//! value that cannot be read is an error naming the variable; the program exits with
-//! status 2.
+//! (the workers' stacks), `OMP_SCHEDULE` (`schedule(runtime)` loops, until
+//! `omp_set_schedule`) and `OMP_PROC_BIND=false` (workers unpinned). What it does not,
+//! it says once on stderr and what it does instead: other `OMP_PROC_BIND` values and
+//! `OMP_PLACES` (workers are placed by the locus policy on the `LOCUS_TOPOLOGY`
+//! machine), nested parallelism (`OMP_NESTED`, `OMP_MAX_ACTIVE_LEVELS`: inner regions
+//! run with a team of one). A value that cannot be read is an error naming the
+//! variable; the program exits with status 2.
 
 use crate::loops::{Kind, Schedule};
 use locus::{ThreadPool, ThreadPoolBuilder};

@@ -11,7 +11,7 @@
 //! - guided: each `next` takes max(remaining / size, chunk) (compare-exchange);
 //!
 //! the nonmonotonic forms deal as the plain ones, which OpenMP allows. `runtime`
-//! follows `OMP_SCHEDULE` (dynamic,1 if unset). An `unsigned long long` loop is dealt
+//! follows `omp_set_schedule`, else `OMP_SCHEDULE` (dynamic,1 if unset). An `unsigned long long` loop is dealt
 //! the same way: values are 64-bit words, iteration `i`'s `start + i * incr` wrapping.
 //!
 //! A loop with an `ordered` clause passes a turn along its iterations: the record holds
@@ -23,9 +23,9 @@
 //!
 //! `sections` is a dynamic loop of chunk 1 over the section numbers `1..=count`.
 //! `single copyprivate` is a loop of one iteration: the member dealt it runs the
-//! `single` and publishes its data's address in the record; the others wait at the
-//! team's barrier, read the address, and the executor waits at a second barrier (which
-//! GCC emits after the copy) before its data goes.
+//! `single`, publishes its data's address in the record and joins the others at the
+//! team's barrier, where they wait; they read the address and copy, and all meet at
+//! the barrier GCC emits after the copy, so the executor's data outlives the copies.
 
 use crate::team::{self, Member};
 use std::ffi::c_void;
