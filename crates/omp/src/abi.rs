@@ -14,7 +14,7 @@
 
 use crate::loops::{self, Kind, Schedule};
 use crate::team::{self, OutlinedFn};
-use crate::{env, footprint, lock, task, taskloop};
+use crate::{env, footprint, lock, reduction, task, taskloop};
 use std::ffi::{c_int, c_long, c_uint, c_ulong, c_ulonglong, c_void};
 use std::sync::atomic::Ordering;
 
@@ -248,6 +248,37 @@ fn spawn(
         depend: std::ptr::null_mut(),
         range: None,
     }
+}
+
+/// `GOMP_taskgroup_reduction_register@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskgroup_reduction_register(data: *mut usize) {
+    guard("GOMP_taskgroup_reduction_register", || {
+        // SAFETY: GCC's reduction block for the taskgroup just started.
+        unsafe { reduction::register(data) }
+    })
+}
+
+/// `GOMP_taskgroup_reduction_unregister@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskgroup_reduction_unregister(data: *mut usize) {
+    guard("GOMP_taskgroup_reduction_unregister", || {
+        // SAFETY: a block registered before, unregistered once.
+        unsafe { reduction::unregister(data) }
+    })
+}
+
+/// `GOMP_task_reduction_remap@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_task_reduction_remap(
+    cnt: usize,
+    cntorig: usize,
+    ptrs: *mut *mut c_void,
+) {
+    guard("GOMP_task_reduction_remap", || {
+        // SAFETY: GCC's pointers, in a task taking part in those reductions.
+        unsafe { reduction::remap(cnt, cntorig, ptrs) }
+    })
 }
 
 /// `GOMP_taskwait@@GOMP_2.0`.
@@ -1458,6 +1489,9 @@ std::arch::global_asm!(
     ".symver GOMP_parallel_loop_runtime_start, GOMP_parallel_loop_runtime_start@@GOMP_1.0",
     ".symver GOMP_parallel_sections_start, GOMP_parallel_sections_start@@GOMP_1.0",
     ".symver GOMP_task, GOMP_task@@GOMP_2.0",
+    ".symver GOMP_taskgroup_reduction_register, GOMP_taskgroup_reduction_register@@GOMP_5.0",
+    ".symver GOMP_taskgroup_reduction_unregister, GOMP_taskgroup_reduction_unregister@@GOMP_5.0",
+    ".symver GOMP_task_reduction_remap, GOMP_task_reduction_remap@@GOMP_5.0",
     ".symver GOMP_taskwait, GOMP_taskwait@@GOMP_2.0",
     ".symver GOMP_taskloop, GOMP_taskloop@@GOMP_4.5",
     ".symver GOMP_taskloop_ull, GOMP_taskloop_ull@@GOMP_4.5",
@@ -1599,6 +1633,9 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_parallel_loop_runtime_start", "GOMP_1.0"),
     ("GOMP_parallel_sections_start", "GOMP_1.0"),
     ("GOMP_task", "GOMP_2.0"),
+    ("GOMP_taskgroup_reduction_register", "GOMP_5.0"),
+    ("GOMP_taskgroup_reduction_unregister", "GOMP_5.0"),
+    ("GOMP_task_reduction_remap", "GOMP_5.0"),
     ("GOMP_taskwait", "GOMP_2.0"),
     ("GOMP_taskloop", "GOMP_4.5"),
     ("GOMP_taskloop_ull", "GOMP_4.5"),

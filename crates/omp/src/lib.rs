@@ -21,6 +21,8 @@
 //!   tasks meanwhile.
 //! - **Taskloops** (`taskloop.rs`) split the loop as GCC's libgomp does and make each
 //!   part an explicit task, its bounds written into its copy of the data.
+//! - **Task reductions** (`reduction.rs`): GCC's reduction blocks get one private copy
+//!   per team member, found through the running task's innermost taskgroup.
 //! - **Worksharing loops** (`loops.rs`) are dealt from a record shared by the team's
 //!   members, keyed by how many worksharing constructs each member has met.
 //! - **Locks** (`lock.rs`): `critical`, `atomic` and the `omp_*_lock` family are futex
@@ -39,6 +41,7 @@ mod env;
 mod footprint;
 mod lock;
 mod loops;
+mod reduction;
 mod stats;
 mod sync;
 mod task;

@@ -110,6 +110,10 @@ pub(crate) struct Group {
     count: sync::AtomicUsize,
     waiter: WaiterSlot,
     prev: Option<Arc<Group>>,
+    /// The task reductions registered in this group, else the enclosing group's: the
+    /// address of GCC's newest reduction block, 0 if none (`reduction.rs`). Set by the
+    /// task that opened the group before it makes the tasks that read it.
+    pub(crate) reductions: AtomicUsize,
 }
 
 /// The predecessors' side of `depend`: whether the task completed, and who waits.
@@ -657,10 +661,12 @@ pub(crate) fn taskgroup_start() {
     let t = team::current();
     let mut open = t.open_group.borrow_mut();
     let prev = open.take().or_else(|| t.group.clone());
+    let reductions = prev.as_ref().map_or(0, |p| p.reductions.load(Relaxed));
     *open = Some(Arc::new(Group {
         count: sync::AtomicUsize::new(0),
         waiter: WaiterSlot::new(),
         prev,
+        reductions: AtomicUsize::new(reductions),
     }));
 }
 
@@ -678,6 +684,14 @@ pub(crate) fn taskgroup_end() {
             .is_none_or(|made_in| !Arc::ptr_eq(p, made_in))
     });
     *t.open_group.borrow_mut() = outer;
+}
+
+/// The innermost taskgroup of the running task: one it opened, else the one it was
+/// made in.
+pub(crate) fn current_group() -> Option<Arc<Group>> {
+    let t = team::current();
+    let open = t.open_group.borrow().clone();
+    open.or_else(|| t.group.clone())
 }
 
 /// `omp_in_final`.

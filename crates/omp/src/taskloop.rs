@@ -14,11 +14,12 @@
 //! outlined function reads them (and decides `lastprivate` by comparing its end with the
 //! loop's). Unless `nogroup`, the tasks are made inside a taskgroup that the encountering
 //! task then waits for. `if(false)` and `final` make them undeferred, as for `task`.
-//! Priority is ignored, as for `task`; task reductions are refused.
+//! Priority is ignored, as for `task`. A `reduction` clause registers GCC's reduction
+//! block in the loop's taskgroup (`reduction.rs`).
 
 use crate::task::{self, Spawn, FLAG_FINAL, FLAG_GRAINSIZE, FLAG_IF, FLAG_NOGROUP};
 use crate::task::{FLAG_REDUCTION, FLAG_STRICT};
-use crate::team;
+use crate::{reduction, team};
 
 /// How a loop of `n` iterations is split: `tasks` tasks, the first `big_tasks` of
 /// `big` iterations, the others of `small`.
@@ -123,13 +124,15 @@ pub(crate) struct Loop {
 /// GCC's arguments for a taskloop construct: `spawn.data` holds `arg_size` bytes (or is
 /// what `cpyfn` reads) starting with two 8-byte words for the bounds.
 pub(crate) unsafe fn taskloop(mut spawn: Spawn, flags: u32, num_tasks: u64, lp: Loop) {
-    if flags & FLAG_REDUCTION != 0 {
-        crate::env::fail(
-            "task reductions (reduction or in_reduction on a taskloop) are not supported \
-             by locus; run this program with GCC's libgomp",
-        );
-    }
+    // GCC's block starts with the two bounds, then (with a reduction) its reductions'.
+    let reductions = spawn.data.cast::<*mut usize>().wrapping_add(2);
+    let reduce = flags & (FLAG_NOGROUP | FLAG_REDUCTION) == FLAG_REDUCTION;
     if lp.n == 0 {
+        if reduce {
+            // SAFETY: GCC's reduction block; word 2 at 0 tells the caller that nothing
+            // was registered (so it combines and unregisters nothing).
+            unsafe { *(*reductions).add(2) = 0 };
+        }
         return;
     }
     let team_size = team::member().team().size as u64;
@@ -137,6 +140,10 @@ pub(crate) unsafe fn taskloop(mut spawn: Spawn, flags: u32, num_tasks: u64, lp: 
     let group = flags & FLAG_NOGROUP == 0;
     if group {
         task::taskgroup_start();
+        if reduce {
+            // SAFETY: GCC's reduction block, which it unregisters after this returns.
+            unsafe { reduction::register(*reductions) };
+        }
     }
     spawn.if_clause = flags & FLAG_IF != 0;
     spawn.flags = flags & FLAG_FINAL;
