@@ -214,8 +214,12 @@ fn wake_waiter(slot: &WaiterSlot) {
 /// Runs a spawned task: the trampoline locus calls.
 unsafe fn run_spawned(raw: *mut RawTask) {
     let node = raw as *const Node;
+    let local = team::local();
+    // A published task is of the team of the region this worker's pool runs, and runs
+    // as this worker's member of it.
+    let _share = local.as_share();
     // SAFETY: `raw` is the first field of a live heap node (spawned by `spawn`).
-    unsafe { run(node) };
+    unsafe { run_here(node, local) };
 }
 
 /// Runs task `node` here and completes it.
@@ -223,7 +227,16 @@ unsafe fn run_spawned(raw: *mut RawTask) {
 /// # Safety
 /// `node` is live and ready, and runs once.
 unsafe fn run(node: *const Node) {
-    let local = team::local();
+    // SAFETY: the caller's contract.
+    unsafe { run_here(node, team::local()) }
+}
+
+/// [`run`] with this thread's [`team::Local`] at hand.
+///
+/// # Safety
+/// As for [`run`].
+#[inline]
+unsafe fn run_here(node: *const Node, local: &'static team::Local) {
     {
         let _current = local.enter_task(node);
         // SAFETY: live; the function and data are the program's.

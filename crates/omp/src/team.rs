@@ -8,6 +8,14 @@
 //! calling thread as a team of one: every task it makes runs at once, so nothing of it
 //! can run on another thread.
 //!
+//! # Entering a region
+//! A region's tasks are published to its pool, where any worker may take one; a worker
+//! must then already be the member that runs it. So each member first publishes itself
+//! (its `MEMBER`, and `share`: the member it is of its pool's region), then waits until
+//! every member has (`gather`), before it runs any of the region's code. A task taken
+//! from the pool runs as the worker's `share` member, even if the worker waits inside a
+//! nested team of one.
+//!
 //! # The barrier
 //! A member first waits until its implicit task's references fall to its own (every
 //! task descended from it has completed; see `task.rs`), then arrives; the last to
@@ -37,6 +45,8 @@ pub(crate) struct Team {
     arrived: AtomicUsize,
     /// Barriers passed.
     generation: AtomicUsize,
+    /// Members that have entered the region (see [`parallel`]).
+    entered: AtomicUsize,
     /// `single` constructs claimed (see [`single_start`]).
     singles: AtomicU64,
     /// Worksharing loops in progress, by their number in each member's sequence.
@@ -49,6 +59,7 @@ impl Team {
             size,
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
+            entered: AtomicUsize::new(0),
             singles: AtomicU64::new(0),
             works: Mutex::new(HashMap::new()),
         }
@@ -135,6 +146,10 @@ impl Member {
 /// per lookup).
 pub(crate) struct Local {
     member: Cell<*const Member>,
+    /// The member this worker is of the region its pool runs (the broadcast share it
+    /// runs), while it runs it; null otherwise. The member that runs a task of that
+    /// region's team, whatever nested team of one it is in when it takes the task.
+    share: Cell<*const Member>,
     /// The task running on this thread (an implicit or explicit task); null if none.
     current: Cell<*const Node>,
     /// Free task records (`blocks.rs`).
@@ -165,6 +180,7 @@ thread_local! {
     static LOCAL: Local = const {
         Local {
             member: Cell::new(std::ptr::null()),
+            share: Cell::new(std::ptr::null()),
             current: Cell::new(std::ptr::null()),
             blocks: crate::blocks::List::new(),
         }
@@ -212,6 +228,35 @@ impl Drop for TaskGuard {
     #[inline]
     fn drop(&mut self) {
         self.0.current.set(self.1);
+    }
+}
+
+impl Local {
+    /// Makes this worker's member of the region its pool runs (the share it runs) its
+    /// member until the returned guard drops, for a task taken from the pool: a worker
+    /// could take one of that team while it waits inside a nested team of one (or in a
+    /// task that opened one), where `member` names the inner team's member; the task
+    /// belongs to the outer team and answers as its member. Off a share (never so for
+    /// a published task: see [`gather`]) nothing changes.
+    #[inline]
+    pub(crate) fn as_share(&'static self) -> ShareGuard {
+        let share = self.share.get();
+        if share.is_null() || std::ptr::eq(share, self.member.get()) {
+            return ShareGuard(self, None);
+        }
+        ShareGuard(self, Some(self.member.replace(share)))
+    }
+}
+
+/// Restores the member that was this thread's before [`Local::as_share`].
+pub(crate) struct ShareGuard(&'static Local, Option<*const Member>);
+
+impl Drop for ShareGuard {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(m) = self.1 {
+            self.0.member.set(m);
+        }
     }
 }
 
@@ -280,11 +325,15 @@ pub(crate) fn parallel(
         crate::abi::guard("a parallel region", || {
             let node = Node::implicit(fn_id, i as u32, false);
             let m = Member::new(&team, i, &node, true, Some(starter.get()));
+            let l = local();
+            let saved_share = l.share.replace(&m);
             with_member(&m, || {
+                gather(&team);
                 setup(&m);
                 region.run();
                 barrier();
             });
+            l.share.set(saved_share);
         })
     });
 }
@@ -363,6 +412,21 @@ impl Starter {
     fn get(&self) -> &Member {
         // SAFETY: the starter outlives the region it waits for.
         unsafe { &*self.0 }
+    }
+}
+
+/// The region's opening: waits until every member has entered it (published its
+/// `MEMBER` and `share`). Until then no member runs the region's code, so no task of the
+/// team exists: a worker of the pool that takes one (its tasks are published to this
+/// pool, which runs no other team) is already the member that runs it, never a worker
+/// still on its way to its share, which would answer the `omp_*` queries as a thread
+/// outside every region and open a nested region as a real team. (After the closing
+/// barrier no task of the team is left either.)
+fn gather(team: &Team) {
+    if team.entered.fetch_add(1, Ordering::SeqCst) + 1 == team.size {
+        locus::raw::wake_all();
+    } else {
+        locus::raw::wait_until(|| team.entered.load(Ordering::SeqCst) == team.size);
     }
 }
 
