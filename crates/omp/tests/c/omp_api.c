@@ -5,6 +5,23 @@
 #include "check.h"
 #include <omp.h>
 #define N 64
+/* The queries in a deferred task made by member `me` of a team of `size`: it answers as
+   the member that runs it, whichever that is, and a region it opens is nested (a team of
+   one at level 2). Names and counts the wrong answers. */
+static int in_task(int me, int size) {
+  int runner = omp_get_thread_num(), wrong = 0;
+  wrong += omp_get_level() != 1 || omp_get_num_threads() != size;
+  wrong += !omp_in_parallel() || omp_get_team_size(1) != size;
+  wrong += omp_get_ancestor_thread_num(1) != runner || runner < 0 || runner >= size;
+  #pragma omp parallel num_threads(2) reduction(+: wrong)
+  wrong += omp_get_level() != 2 || omp_get_num_threads() != 1
+           || omp_get_ancestor_thread_num(1) != runner;
+  if (wrong)
+    fprintf(stderr, "task of member %d run by %d: level %d, threads %d, in parallel %d,"
+            " team size(1) %d: %d wrong\n", me, runner, omp_get_level(),
+            omp_get_num_threads(), omp_in_parallel(), omp_get_team_size(1), wrong);
+  return wrong;
+}
 int main(void) {
   int owner[N];
   CHECK(omp_get_level() == 0 && omp_get_active_level() == 0, "levels outside a region");
@@ -30,25 +47,67 @@ int main(void) {
   omp_set_nested(0);
   omp_set_max_active_levels(1);
   int threads = omp_get_max_threads(), bad = 0;
+  /* Each wrong answer is counted and named on stderr: the check, the member (its thread
+     number in the outer region), what was expected and what came back. */
+#define EXPECT(what, actual, expected) do { int a_ = (actual), e_ = (expected); \
+    if (a_ != e_) { bad++; fprintf(stderr, "member %d: %s is %d, expected %d\n", \
+                                   me, what, a_, e_); } } while (0)
   #pragma omp parallel reduction(+: bad)
   {
     int me = omp_get_thread_num(), size = omp_get_num_threads();
-    bad += size != threads;
-    bad += omp_get_level() != 1 || omp_get_active_level() != (size > 1);
-    bad += omp_get_ancestor_thread_num(1) != me || omp_get_team_size(1) != size;
-    bad += omp_get_ancestor_thread_num(0) != 0 || omp_get_team_size(0) != 1;
-    bad += omp_get_ancestor_thread_num(2) != -1;
+    EXPECT("omp_get_num_threads()", size, threads);
+    EXPECT("omp_get_level()", omp_get_level(), 1);
+    EXPECT("omp_get_active_level()", omp_get_active_level(), size > 1);
+    EXPECT("omp_get_ancestor_thread_num(1)", omp_get_ancestor_thread_num(1), me);
+    EXPECT("omp_get_team_size(1)", omp_get_team_size(1), size);
+    EXPECT("omp_get_ancestor_thread_num(0)", omp_get_ancestor_thread_num(0), 0);
+    EXPECT("omp_get_team_size(0)", omp_get_team_size(0), 1);
+    EXPECT("omp_get_ancestor_thread_num(2)", omp_get_ancestor_thread_num(2), -1);
     #pragma omp parallel num_threads(2) reduction(+: bad)
     {
-      bad += omp_get_level() != 2 || omp_get_active_level() != (size > 1);
-      bad += omp_get_num_threads() != 1 || omp_get_team_size(2) != 1;
-      bad += omp_get_ancestor_thread_num(1) != me || omp_get_team_size(1) != size;
-      bad += omp_get_ancestor_thread_num(2) != 0;
+      EXPECT("nested omp_get_level()", omp_get_level(), 2);
+      EXPECT("nested omp_get_active_level()", omp_get_active_level(), size > 1);
+      EXPECT("nested omp_get_num_threads()", omp_get_num_threads(), 1);
+      EXPECT("nested omp_get_team_size(2)", omp_get_team_size(2), 1);
+      EXPECT("nested omp_get_ancestor_thread_num(1)", omp_get_ancestor_thread_num(1), me);
+      EXPECT("nested omp_get_team_size(1)", omp_get_team_size(1), size);
+      EXPECT("nested omp_get_ancestor_thread_num(2)", omp_get_ancestor_thread_num(2), 0);
       #pragma omp task shared(bad)
       {
-        int wrong = omp_get_level() != 2 || omp_get_ancestor_thread_num(1) != me;
+        int level = omp_get_level(), ancestor = omp_get_ancestor_thread_num(1);
+        if (level != 2 || ancestor != me) {
+          fprintf(stderr, "member %d: in a nested task omp_get_level() is %d, expected 2;"
+                  " omp_get_ancestor_thread_num(1) is %d, expected %d\n",
+                  me, level, ancestor, me);
+          #pragma omp atomic
+          bad += 1;
+        }
+      }
+    }
+    /* Deferred tasks of the team answer as the member that runs them. */
+    for (int k = 0; k < 4; k++) {
+      #pragma omp task shared(bad)
+      {
+        int wrong = in_task(me, size);
         #pragma omp atomic
         bad += wrong;
+      }
+    }
+  }
+#undef EXPECT
+  /* Tasks made as soon as regions start, while other members may still be on their
+     way into the region. */
+  for (int rep = 0; rep < 50; rep++) {
+    #pragma omp parallel reduction(+: bad)
+    {
+      int me = omp_get_thread_num(), size = omp_get_num_threads();
+      for (int k = 0; k < 4; k++) {
+        #pragma omp task shared(bad)
+        {
+          int wrong = in_task(me, size);
+          #pragma omp atomic
+          bad += wrong;
+        }
       }
     }
   }
