@@ -128,5 +128,17 @@ mod tests {
         assert!(presets()
             .lines()
             .any(|l| l.starts_with("opteron-8380 ") && l.contains("pack:4")));
+        for (name, shape) in [
+            ("epyc-7763-2s-nps4", "numa:4 l3:2"),
+            ("epyc-9654-2s", "l3:12"),
+            ("xeon-6230-2s", "ways=11"),
+        ] {
+            assert!(
+                presets()
+                    .lines()
+                    .any(|l| l.starts_with(&format!("{name} ")) && l.contains(shape)),
+                "{name}"
+            );
+        }
     }
 }

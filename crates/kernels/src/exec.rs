@@ -232,7 +232,9 @@ impl Executor for Locus {
         self.pool.policy_name().to_owned()
     }
 
+    /// `locus::join`, which knows the kernel's call site (see `locus_task::Spawner`).
     #[inline]
+    #[track_caller]
     fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where
         A: FnOnce() -> RA + Send,

@@ -202,7 +202,9 @@ impl Executor for Recorder {
         let location = Location::caller();
         let forked = with_builder(|builder| {
             let (parent, made_up) = builder.current_or_root(location);
-            let (a, b) = builder.spawner().join_children();
+            let (a, b) = builder
+                .spawner_mut()
+                .join_children(locus_task::JoinSite::of(location));
             let ia = builder.child(parent, a);
             let ib = builder.child(parent, b);
             builder.push(parent, Step::Join(ia, ib));
@@ -374,6 +376,11 @@ impl Recording {
     /// The running task's spawner.
     fn spawner(&self) -> Spawner {
         self.stack.last().expect("a task is running").1
+    }
+
+    /// The running task's spawner, to count a spawn with.
+    fn spawner_mut(&mut self) -> &mut Spawner {
+        &mut self.stack.last_mut().expect("a task is running").1
     }
 
     /// A fork block ended; if it was a root's, the next tasks are the next iteration.

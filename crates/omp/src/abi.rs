@@ -14,8 +14,8 @@
 
 use crate::loops::{self, Kind, Schedule};
 use crate::team::{self, OutlinedFn};
-use crate::{env, footprint, lock, task};
-use std::ffi::{c_int, c_long, c_uint, c_void};
+use crate::{env, footprint, lock, reduction, task, taskloop};
+use std::ffi::{c_int, c_long, c_uint, c_ulong, c_ulonglong, c_void};
 use std::sync::atomic::Ordering;
 
 /// Runs `f`; a panic is printed, naming `what`, and the process aborts.
@@ -52,6 +52,82 @@ pub unsafe extern "C" fn GOMP_parallel(
     })
 }
 
+/// `GOMP_parallel_start@@GOMP_1.0`: GCC before 4.9; the region runs as a team of one
+/// on the caller (see `team::parallel_start`).
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_start(
+    f: OutlinedFn,
+    _data: *mut c_void,
+    _num_threads: c_uint,
+) {
+    guard("GOMP_parallel_start", || team::parallel_start(f, &|_| {}))
+}
+
+/// `GOMP_parallel_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_end() {
+    guard("GOMP_parallel_end", || team::parallel_end())
+}
+
+/// A `GOMP_parallel_loop_*_start` (GCC before 4.9): `GOMP_parallel_start` with the
+/// loop started for the caller.
+macro_rules! parallel_loop_start {
+    ($name:ident, $kind:expr) => {
+        #[doc = concat!("`", stringify!($name), "@@GOMP_1.0`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            f: OutlinedFn,
+            _data: *mut c_void,
+            _num_threads: c_uint,
+            start: c_long,
+            end: c_long,
+            incr: c_long,
+            chunk: c_long,
+        ) {
+            guard(stringify!($name), || {
+                let schedule = Schedule {
+                    kind: $kind,
+                    chunk: chunk.max(0) as u64,
+                };
+                team::parallel_start(f, &|m| loops::start(m, schedule, start, end, incr))
+            })
+        }
+    };
+}
+
+parallel_loop_start!(GOMP_parallel_loop_static_start, Kind::Static);
+parallel_loop_start!(GOMP_parallel_loop_dynamic_start, Kind::Dynamic);
+parallel_loop_start!(GOMP_parallel_loop_guided_start, Kind::Guided);
+
+/// `GOMP_parallel_loop_runtime_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_loop_runtime_start(
+    f: OutlinedFn,
+    _data: *mut c_void,
+    _num_threads: c_uint,
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+) {
+    guard("GOMP_parallel_loop_runtime_start", || {
+        let schedule = env::run_schedule();
+        team::parallel_start(f, &|m| loops::start(m, schedule, start, end, incr))
+    })
+}
+
+/// `GOMP_parallel_sections_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_sections_start(
+    f: OutlinedFn,
+    _data: *mut c_void,
+    _num_threads: c_uint,
+    count: c_uint,
+) {
+    guard("GOMP_parallel_sections_start", || {
+        team::parallel_start(f, &|m| loops::sections_init(m, count))
+    })
+}
+
 /// `GOMP_task@@GOMP_2.0`.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_task(
@@ -78,8 +154,130 @@ pub unsafe extern "C" fn GOMP_task(
                 if_clause,
                 flags,
                 depend,
+                range: None,
             })
         }
+    })
+}
+
+/// `GOMP_taskloop@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskloop(
+    f: OutlinedFn,
+    data: *mut c_void,
+    cpyfn: Option<task::CopyFn>,
+    arg_size: c_long,
+    arg_align: c_long,
+    flags: c_uint,
+    num_tasks: c_ulong,
+    _priority: c_int,
+    start: c_long,
+    end: c_long,
+    step: c_long,
+) {
+    guard("GOMP_taskloop", || {
+        let lp = taskloop::Loop {
+            start: start as u64,
+            end: end as u64,
+            step: step as u64,
+            n: loops::trip_count(start, end, step),
+        };
+        // SAFETY: GCC's arguments for a taskloop construct.
+        unsafe {
+            taskloop::taskloop(
+                spawn(f, data, cpyfn, arg_size, arg_align),
+                flags,
+                num_tasks,
+                lp,
+            )
+        }
+    })
+}
+
+/// `GOMP_taskloop_ull@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskloop_ull(
+    f: OutlinedFn,
+    data: *mut c_void,
+    cpyfn: Option<task::CopyFn>,
+    arg_size: c_long,
+    arg_align: c_long,
+    flags: c_uint,
+    num_tasks: c_ulong,
+    _priority: c_int,
+    start: c_ulonglong,
+    end: c_ulonglong,
+    step: c_ulonglong,
+) {
+    guard("GOMP_taskloop_ull", || {
+        let up = flags & task::FLAG_UP != 0;
+        let lp = taskloop::Loop {
+            start,
+            end,
+            step,
+            n: loops::trip_count_ull(up, start, end, step),
+        };
+        // SAFETY: GCC's arguments for a taskloop construct.
+        unsafe {
+            taskloop::taskloop(
+                spawn(f, data, cpyfn, arg_size, arg_align),
+                flags,
+                num_tasks,
+                lp,
+            )
+        }
+    })
+}
+
+/// A taskloop's tasks as `GOMP_task` would describe them (the rest is set per task).
+fn spawn(
+    f: OutlinedFn,
+    data: *mut c_void,
+    cpyfn: Option<task::CopyFn>,
+    arg_size: c_long,
+    arg_align: c_long,
+) -> task::Spawn {
+    task::Spawn {
+        f,
+        data,
+        cpyfn,
+        arg_size: arg_size.max(0) as usize,
+        arg_align: arg_align.max(1) as usize,
+        if_clause: true,
+        flags: 0,
+        depend: std::ptr::null_mut(),
+        range: None,
+    }
+}
+
+/// `GOMP_taskgroup_reduction_register@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskgroup_reduction_register(data: *mut usize) {
+    guard("GOMP_taskgroup_reduction_register", || {
+        // SAFETY: GCC's reduction block for the taskgroup just started.
+        unsafe { reduction::register(data) }
+    })
+}
+
+/// `GOMP_taskgroup_reduction_unregister@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskgroup_reduction_unregister(data: *mut usize) {
+    guard("GOMP_taskgroup_reduction_unregister", || {
+        // SAFETY: a block registered before, unregistered once.
+        unsafe { reduction::unregister(data) }
+    })
+}
+
+/// `GOMP_task_reduction_remap@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_task_reduction_remap(
+    cnt: usize,
+    cntorig: usize,
+    ptrs: *mut *mut c_void,
+) {
+    guard("GOMP_task_reduction_remap", || {
+        // SAFETY: GCC's pointers, in a task taking part in those reductions.
+        unsafe { reduction::remap(cnt, cntorig, ptrs) }
     })
 }
 
@@ -467,7 +665,7 @@ pub unsafe extern "C" fn GOMP_loop_runtime_start(
 ) -> bool {
     guard("GOMP_loop_runtime_start", || {
         let m = team::member();
-        loops::start(m, env::settings().schedule, start, end, incr);
+        loops::start(m, env::run_schedule(), start, end, incr);
         // SAFETY: GCC passes two writable longs.
         unsafe { loops::next(m, &mut *istart, &mut *iend) }
     })
@@ -494,7 +692,7 @@ pub unsafe extern "C" fn GOMP_parallel_loop_runtime(
     _flags: c_uint,
 ) {
     guard("GOMP_parallel_loop_runtime", || {
-        let schedule = env::settings().schedule;
+        let schedule = env::run_schedule();
         team::parallel(f, data, num_threads as usize, &|m| {
             loops::start(m, schedule, start, end, incr)
         })
@@ -512,7 +710,7 @@ pub unsafe extern "C" fn GOMP_loop_nonmonotonic_runtime_start(
 ) -> bool {
     guard("GOMP_loop_nonmonotonic_runtime_start", || {
         let m = team::member();
-        loops::start(m, env::settings().schedule, start, end, incr);
+        loops::start(m, env::run_schedule(), start, end, incr);
         // SAFETY: GCC passes two writable longs.
         unsafe { loops::next(m, &mut *istart, &mut *iend) }
     })
@@ -542,7 +740,7 @@ pub unsafe extern "C" fn GOMP_parallel_loop_nonmonotonic_runtime(
     _flags: c_uint,
 ) {
     guard("GOMP_parallel_loop_nonmonotonic_runtime", || {
-        let schedule = env::settings().schedule;
+        let schedule = env::run_schedule();
         team::parallel(f, data, num_threads as usize, &|m| {
             loops::start(m, schedule, start, end, incr)
         })
@@ -560,7 +758,7 @@ pub unsafe extern "C" fn GOMP_loop_maybe_nonmonotonic_runtime_start(
 ) -> bool {
     guard("GOMP_loop_maybe_nonmonotonic_runtime_start", || {
         let m = team::member();
-        loops::start(m, env::settings().schedule, start, end, incr);
+        loops::start(m, env::run_schedule(), start, end, incr);
         // SAFETY: GCC passes two writable longs.
         unsafe { loops::next(m, &mut *istart, &mut *iend) }
     })
@@ -590,12 +788,247 @@ pub unsafe extern "C" fn GOMP_parallel_loop_maybe_nonmonotonic_runtime(
     _flags: c_uint,
 ) {
     guard("GOMP_parallel_loop_maybe_nonmonotonic_runtime", || {
-        let schedule = env::settings().schedule;
+        let schedule = env::run_schedule();
         team::parallel(f, data, num_threads as usize, &|m| {
             loops::start(m, schedule, start, end, incr)
         })
     })
 }
+
+/// A `GOMP_loop_ull_*_start` with a chunk argument and its `_next`: the `_start` makes
+/// (or finds) the member's next loop and deals it its first chunk.
+macro_rules! ull_loop {
+    ($start:ident, $next:ident, $kind:expr, $version:literal) => {
+        ull_loop!($start, $next, $kind, false, $version);
+    };
+    ($start:ident, $next:ident, $kind:expr, $ordered:expr, $version:literal) => {
+        #[doc = concat!("`", stringify!($start), "@@", $version, "`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $start(
+            up: bool,
+            start: c_ulonglong,
+            end: c_ulonglong,
+            incr: c_ulonglong,
+            chunk: c_ulonglong,
+            istart: *mut c_ulonglong,
+            iend: *mut c_ulonglong,
+        ) -> bool {
+            guard(stringify!($start), || {
+                let m = team::member();
+                let schedule = Schedule { kind: $kind, chunk };
+                loops::start_ull(m, schedule, $ordered, up, start, end, incr);
+                // SAFETY: GCC passes two writable unsigned long longs.
+                unsafe { loops::next_ull(m, &mut *istart, &mut *iend) }
+            })
+        }
+        ull_next!($next, $version);
+    };
+}
+
+/// A `GOMP_loop_ull_*runtime_start` (the schedule from `OMP_SCHEDULE`) and its `_next`.
+macro_rules! ull_runtime_loop {
+    ($start:ident, $next:ident, $version:literal) => {
+        ull_runtime_loop!($start, $next, false, $version);
+    };
+    ($start:ident, $next:ident, $ordered:expr, $version:literal) => {
+        #[doc = concat!("`", stringify!($start), "@@", $version, "`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $start(
+            up: bool,
+            start: c_ulonglong,
+            end: c_ulonglong,
+            incr: c_ulonglong,
+            istart: *mut c_ulonglong,
+            iend: *mut c_ulonglong,
+        ) -> bool {
+            guard(stringify!($start), || {
+                let m = team::member();
+                let schedule = env::run_schedule();
+                loops::start_ull(m, schedule, $ordered, up, start, end, incr);
+                // SAFETY: GCC passes two writable unsigned long longs.
+                unsafe { loops::next_ull(m, &mut *istart, &mut *iend) }
+            })
+        }
+        ull_next!($next, $version);
+    };
+}
+
+/// A `GOMP_loop_ull_*_next`: the member's next chunk of its current loop.
+macro_rules! ull_next {
+    ($next:ident, $version:literal) => {
+        #[doc = concat!("`", stringify!($next), "@@", $version, "`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $next(istart: *mut c_ulonglong, iend: *mut c_ulonglong) -> bool {
+            guard(stringify!($next), || {
+                // SAFETY: GCC passes two writable unsigned long longs.
+                unsafe { loops::next_ull(team::member(), &mut *istart, &mut *iend) }
+            })
+        }
+    };
+}
+
+ull_loop!(
+    GOMP_loop_ull_static_start,
+    GOMP_loop_ull_static_next,
+    Kind::Static,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_dynamic_start,
+    GOMP_loop_ull_dynamic_next,
+    Kind::Dynamic,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_guided_start,
+    GOMP_loop_ull_guided_next,
+    Kind::Guided,
+    "GOMP_2.0"
+);
+ull_runtime_loop!(
+    GOMP_loop_ull_runtime_start,
+    GOMP_loop_ull_runtime_next,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_nonmonotonic_dynamic_start,
+    GOMP_loop_ull_nonmonotonic_dynamic_next,
+    Kind::Dynamic,
+    "GOMP_4.5"
+);
+ull_loop!(
+    GOMP_loop_ull_nonmonotonic_guided_start,
+    GOMP_loop_ull_nonmonotonic_guided_next,
+    Kind::Guided,
+    "GOMP_4.5"
+);
+ull_runtime_loop!(
+    GOMP_loop_ull_nonmonotonic_runtime_start,
+    GOMP_loop_ull_nonmonotonic_runtime_next,
+    "GOMP_5.0"
+);
+ull_runtime_loop!(
+    GOMP_loop_ull_maybe_nonmonotonic_runtime_start,
+    GOMP_loop_ull_maybe_nonmonotonic_runtime_next,
+    "GOMP_5.0"
+);
+
+ull_loop!(
+    GOMP_loop_ull_ordered_static_start,
+    GOMP_loop_ull_ordered_static_next,
+    Kind::Static,
+    true,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_ordered_dynamic_start,
+    GOMP_loop_ull_ordered_dynamic_next,
+    Kind::Dynamic,
+    true,
+    "GOMP_2.0"
+);
+ull_loop!(
+    GOMP_loop_ull_ordered_guided_start,
+    GOMP_loop_ull_ordered_guided_next,
+    Kind::Guided,
+    true,
+    "GOMP_2.0"
+);
+ull_runtime_loop!(
+    GOMP_loop_ull_ordered_runtime_start,
+    GOMP_loop_ull_ordered_runtime_next,
+    true,
+    "GOMP_2.0"
+);
+
+/// A `GOMP_loop_ordered_*_start` with a chunk argument and its `_next`.
+macro_rules! ordered_loop {
+    ($start:ident, $next:ident, $kind:expr) => {
+        #[doc = concat!("`", stringify!($start), "@@GOMP_1.0`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $start(
+            start: c_long,
+            end: c_long,
+            incr: c_long,
+            chunk: c_long,
+            istart: *mut c_long,
+            iend: *mut c_long,
+        ) -> bool {
+            guard(stringify!($start), || {
+                let m = team::member();
+                let schedule = Schedule {
+                    kind: $kind,
+                    chunk: chunk.max(0) as u64,
+                };
+                loops::start_ordered(m, schedule, start, end, incr);
+                // SAFETY: GCC passes two writable longs.
+                unsafe { loops::next(m, &mut *istart, &mut *iend) }
+            })
+        }
+        ordered_next!($next);
+    };
+}
+
+/// A `GOMP_loop_ordered_*_next`.
+macro_rules! ordered_next {
+    ($next:ident) => {
+        #[doc = concat!("`", stringify!($next), "@@GOMP_1.0`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $next(istart: *mut c_long, iend: *mut c_long) -> bool {
+            guard(stringify!($next), || {
+                // SAFETY: GCC passes two writable longs.
+                unsafe { loops::next(team::member(), &mut *istart, &mut *iend) }
+            })
+        }
+    };
+}
+
+ordered_loop!(
+    GOMP_loop_ordered_static_start,
+    GOMP_loop_ordered_static_next,
+    Kind::Static
+);
+ordered_loop!(
+    GOMP_loop_ordered_dynamic_start,
+    GOMP_loop_ordered_dynamic_next,
+    Kind::Dynamic
+);
+ordered_loop!(
+    GOMP_loop_ordered_guided_start,
+    GOMP_loop_ordered_guided_next,
+    Kind::Guided
+);
+
+/// `GOMP_loop_ordered_runtime_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_ordered_runtime_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_ordered_runtime_start", || {
+        let m = team::member();
+        loops::start_ordered(m, env::run_schedule(), start, end, incr);
+        // SAFETY: GCC passes two writable longs.
+        unsafe { loops::next(m, &mut *istart, &mut *iend) }
+    })
+}
+ordered_next!(GOMP_loop_ordered_runtime_next);
+
+/// `GOMP_ordered_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_ordered_start() {
+    guard(
+        "GOMP_ordered_start",
+        || loops::ordered_start(team::member()),
+    )
+}
+
+/// `GOMP_ordered_end@@GOMP_1.0`: nothing; the turn passes when the chunk is done.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_ordered_end() {}
 
 /// `GOMP_loop_end@@GOMP_1.0`.
 #[no_mangle]
@@ -607,6 +1040,69 @@ pub unsafe extern "C" fn GOMP_loop_end() {
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_loop_end_nowait() {
     guard("GOMP_loop_end_nowait", || loops::end_nowait(team::member()))
+}
+
+/// `GOMP_sections_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections_start(count: c_uint) -> c_uint {
+    guard("GOMP_sections_start", || {
+        loops::sections_start(team::member(), count)
+    })
+}
+
+/// `GOMP_sections_next@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections_next() -> c_uint {
+    guard(
+        "GOMP_sections_next",
+        || loops::sections_next(team::member()),
+    )
+}
+
+/// `GOMP_sections_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections_end() {
+    guard("GOMP_sections_end", || loops::end(team::member()))
+}
+
+/// `GOMP_sections_end_nowait@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections_end_nowait() {
+    guard("GOMP_sections_end_nowait", || {
+        loops::end_nowait(team::member())
+    })
+}
+
+/// `GOMP_parallel_sections@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_sections(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    count: c_uint,
+    _flags: c_uint,
+) {
+    guard("GOMP_parallel_sections", || {
+        team::parallel(f, data, num_threads as usize, &|m| {
+            loops::sections_init(m, count)
+        })
+    })
+}
+
+/// `GOMP_single_copy_start@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_single_copy_start() -> *mut c_void {
+    guard("GOMP_single_copy_start", || {
+        loops::single_copy_start(team::member())
+    })
+}
+
+/// `GOMP_single_copy_end@@GOMP_1.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_single_copy_end(data: *mut c_void) {
+    guard("GOMP_single_copy_end", || {
+        loops::single_copy_end(team::member(), data)
+    })
 }
 
 /// `omp_get_thread_num@@OMP_1.0`.
@@ -659,6 +1155,221 @@ pub unsafe extern "C" fn omp_get_wtime() -> f64 {
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_wtick() -> f64 {
     guard("omp_get_wtick", || 1e-9)
+}
+
+/// `omp_get_num_procs@@OMP_1.0`: the processors this process may run on (its affinity
+/// mask, as libgomp counts them).
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_num_procs() -> c_int {
+    guard("omp_get_num_procs", || {
+        // SAFETY: a zeroed cpu_set_t is an empty set; sched_getaffinity fills it.
+        unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) != 0 {
+                return 1;
+            }
+            libc::CPU_COUNT(&set).max(1)
+        }
+    })
+}
+
+/// `omp_get_dynamic@@OMP_1.0`: false; locus never adjusts a team's size.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_dynamic() -> c_int {
+    0
+}
+
+/// `omp_set_dynamic@@OMP_1.0`: ignored (teams have the size asked for).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_dynamic(_dynamic: c_int) {}
+
+/// `omp_get_nested@@OMP_1.0`: false; a nested region runs with a team of one.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_nested() -> c_int {
+    0
+}
+
+/// `omp_set_nested@@OMP_1.0`: ignored (nested regions stay inactive).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_nested(_nested: c_int) {}
+
+/// `omp_get_level@@OMP_3.0`: the enclosing parallel regions, active or not.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_level() -> c_int {
+    guard("omp_get_level", || team::member().level as c_int)
+}
+
+/// `omp_get_active_level@@OMP_3.0`: the enclosing regions of more than one thread (at
+/// most the outermost: inner ones have a team of one).
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_active_level() -> c_int {
+    guard("omp_get_active_level", || {
+        c_int::from(team::member().active)
+    })
+}
+
+/// `omp_get_ancestor_thread_num@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_ancestor_thread_num(level: c_int) -> c_int {
+    guard("omp_get_ancestor_thread_num", || {
+        let m = team::member();
+        usize::try_from(level)
+            .ok()
+            .and_then(|l| m.ancestor(l))
+            .map_or(-1, |a| a.num as c_int)
+    })
+}
+
+/// `omp_get_team_size@@OMP_3.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_team_size(level: c_int) -> c_int {
+    guard("omp_get_team_size", || {
+        let m = team::member();
+        usize::try_from(level)
+            .ok()
+            .and_then(|l| m.ancestor(l))
+            .map_or(-1, |a| a.team().size as c_int)
+    })
+}
+
+/// `omp_get_thread_limit@@OMP_3.0`: the largest team locus makes.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_thread_limit() -> c_int {
+    locus::MAX_THREADS as c_int
+}
+
+/// `omp_get_max_active_levels@@OMP_3.0`: 1; nested regions are inactive.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_max_active_levels() -> c_int {
+    1
+}
+
+/// `omp_set_max_active_levels@@OMP_3.0`: ignored (only the outermost region is active).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_max_active_levels(_levels: c_int) {}
+
+/// `omp_get_supported_active_levels@@OMP_5.0.1`: 1.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_supported_active_levels() -> c_int {
+    1
+}
+
+/// omp_sched_t's monotonic modifier.
+const SCHED_MONOTONIC: c_uint = 0x8000_0000;
+
+/// `omp_get_schedule@@OMP_3.0`: run-sched-var, as omp_sched_t (static 1, dynamic 2,
+/// guided 3) and its chunk.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_schedule(kind: *mut c_uint, chunk: *mut c_int) {
+    guard("omp_get_schedule", || {
+        let s = env::run_schedule();
+        let k = match s.kind {
+            Kind::Static => 1,
+            Kind::Dynamic => 2,
+            Kind::Guided => 3,
+        };
+        // SAFETY: the program passes two writable ints.
+        unsafe {
+            *kind = k;
+            *chunk = c_int::try_from(s.chunk).unwrap_or(c_int::MAX);
+        }
+    })
+}
+
+/// `omp_set_schedule@@OMP_3.0`: sets run-sched-var (auto is taken as static, as
+/// `OMP_SCHEDULE` is; an unknown kind is ignored).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_schedule(kind: c_uint, chunk: c_int) {
+    guard("omp_set_schedule", || {
+        let chunk = u64::try_from(chunk).unwrap_or(0);
+        let schedule = match kind & !SCHED_MONOTONIC {
+            1 | 4 => Schedule {
+                kind: Kind::Static,
+                chunk,
+            },
+            2 => Schedule {
+                kind: Kind::Dynamic,
+                chunk: chunk.max(1),
+            },
+            3 => Schedule {
+                kind: Kind::Guided,
+                chunk: chunk.max(1),
+            },
+            _ => return,
+        };
+        env::set_schedule(schedule);
+    })
+}
+
+/// `omp_get_cancellation@@OMP_4.0`: false; locus does not provide `cancel`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_cancellation() -> c_int {
+    0
+}
+
+/// `omp_get_proc_bind@@OMP_4.0`: omp_proc_bind_false; the policy places tasks, not
+/// OpenMP's binding.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_proc_bind() -> c_int {
+    0
+}
+
+/// `omp_get_num_places@@OMP_4.5`: 0; locus has no place list.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_num_places() -> c_int {
+    0
+}
+
+/// `omp_get_place_num@@OMP_4.5`: -1, bound to no place.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_place_num() -> c_int {
+    -1
+}
+
+/// `omp_get_partition_num_places@@OMP_4.5`: 0.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_partition_num_places() -> c_int {
+    0
+}
+
+/// `omp_get_max_task_priority@@OMP_4.5`: 0; priorities are ignored.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_max_task_priority() -> c_int {
+    0
+}
+
+/// `omp_get_num_devices@@OMP_4.0`: 0; no offloading.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_num_devices() -> c_int {
+    0
+}
+
+/// `omp_get_default_device@@OMP_4.0`: 0.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_default_device() -> c_int {
+    0
+}
+
+/// `omp_set_default_device@@OMP_4.0`: ignored (no device but the host).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_default_device(_device: c_int) {}
+
+/// `omp_is_initial_device@@OMP_4.0`: true; everything runs on the host.
+#[no_mangle]
+pub unsafe extern "C" fn omp_is_initial_device() -> c_int {
+    1
+}
+
+/// `omp_get_num_teams@@OMP_4.0`: 1 (no `teams` construct).
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_num_teams() -> c_int {
+    1
+}
+
+/// `omp_get_team_num@@OMP_4.0`: 0.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_team_num() -> c_int {
+    0
 }
 
 /// `omp_init_lock@@OMP_3.0`.
@@ -770,8 +1481,20 @@ pub unsafe extern "C" fn locus_footprint_write(ptr: *const c_void, len: usize) {
 #[cfg(not(test))]
 std::arch::global_asm!(
     ".symver GOMP_parallel, GOMP_parallel@@GOMP_4.0",
+    ".symver GOMP_parallel_start, GOMP_parallel_start@@GOMP_1.0",
+    ".symver GOMP_parallel_end, GOMP_parallel_end@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_static_start, GOMP_parallel_loop_static_start@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_dynamic_start, GOMP_parallel_loop_dynamic_start@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_guided_start, GOMP_parallel_loop_guided_start@@GOMP_1.0",
+    ".symver GOMP_parallel_loop_runtime_start, GOMP_parallel_loop_runtime_start@@GOMP_1.0",
+    ".symver GOMP_parallel_sections_start, GOMP_parallel_sections_start@@GOMP_1.0",
     ".symver GOMP_task, GOMP_task@@GOMP_2.0",
+    ".symver GOMP_taskgroup_reduction_register, GOMP_taskgroup_reduction_register@@GOMP_5.0",
+    ".symver GOMP_taskgroup_reduction_unregister, GOMP_taskgroup_reduction_unregister@@GOMP_5.0",
+    ".symver GOMP_task_reduction_remap, GOMP_task_reduction_remap@@GOMP_5.0",
     ".symver GOMP_taskwait, GOMP_taskwait@@GOMP_2.0",
+    ".symver GOMP_taskloop, GOMP_taskloop@@GOMP_4.5",
+    ".symver GOMP_taskloop_ull, GOMP_taskloop_ull@@GOMP_4.5",
     ".symver GOMP_taskgroup_start, GOMP_taskgroup_start@@GOMP_4.0",
     ".symver GOMP_taskgroup_end, GOMP_taskgroup_end@@GOMP_4.0",
     ".symver GOMP_single_start, GOMP_single_start@@GOMP_1.0",
@@ -806,8 +1529,49 @@ std::arch::global_asm!(
     ".symver GOMP_loop_maybe_nonmonotonic_runtime_start, GOMP_loop_maybe_nonmonotonic_runtime_start@@GOMP_5.0",
     ".symver GOMP_loop_maybe_nonmonotonic_runtime_next, GOMP_loop_maybe_nonmonotonic_runtime_next@@GOMP_5.0",
     ".symver GOMP_parallel_loop_maybe_nonmonotonic_runtime, GOMP_parallel_loop_maybe_nonmonotonic_runtime@@GOMP_5.0",
+    ".symver GOMP_loop_ull_static_start, GOMP_loop_ull_static_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_static_next, GOMP_loop_ull_static_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_dynamic_start, GOMP_loop_ull_dynamic_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_dynamic_next, GOMP_loop_ull_dynamic_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_guided_start, GOMP_loop_ull_guided_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_guided_next, GOMP_loop_ull_guided_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_runtime_start, GOMP_loop_ull_runtime_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_runtime_next, GOMP_loop_ull_runtime_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_nonmonotonic_dynamic_start, GOMP_loop_ull_nonmonotonic_dynamic_start@@GOMP_4.5",
+    ".symver GOMP_loop_ull_nonmonotonic_dynamic_next, GOMP_loop_ull_nonmonotonic_dynamic_next@@GOMP_4.5",
+    ".symver GOMP_loop_ull_nonmonotonic_guided_start, GOMP_loop_ull_nonmonotonic_guided_start@@GOMP_4.5",
+    ".symver GOMP_loop_ull_nonmonotonic_guided_next, GOMP_loop_ull_nonmonotonic_guided_next@@GOMP_4.5",
+    ".symver GOMP_loop_ull_nonmonotonic_runtime_start, GOMP_loop_ull_nonmonotonic_runtime_start@@GOMP_5.0",
+    ".symver GOMP_loop_ull_nonmonotonic_runtime_next, GOMP_loop_ull_nonmonotonic_runtime_next@@GOMP_5.0",
+    ".symver GOMP_loop_ull_maybe_nonmonotonic_runtime_start, GOMP_loop_ull_maybe_nonmonotonic_runtime_start@@GOMP_5.0",
+    ".symver GOMP_loop_ull_maybe_nonmonotonic_runtime_next, GOMP_loop_ull_maybe_nonmonotonic_runtime_next@@GOMP_5.0",
+    ".symver GOMP_loop_ull_ordered_static_start, GOMP_loop_ull_ordered_static_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_static_next, GOMP_loop_ull_ordered_static_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_dynamic_start, GOMP_loop_ull_ordered_dynamic_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_dynamic_next, GOMP_loop_ull_ordered_dynamic_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_guided_start, GOMP_loop_ull_ordered_guided_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_guided_next, GOMP_loop_ull_ordered_guided_next@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_runtime_start, GOMP_loop_ull_ordered_runtime_start@@GOMP_2.0",
+    ".symver GOMP_loop_ull_ordered_runtime_next, GOMP_loop_ull_ordered_runtime_next@@GOMP_2.0",
+    ".symver GOMP_loop_ordered_static_start, GOMP_loop_ordered_static_start@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_static_next, GOMP_loop_ordered_static_next@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_dynamic_start, GOMP_loop_ordered_dynamic_start@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_dynamic_next, GOMP_loop_ordered_dynamic_next@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_guided_start, GOMP_loop_ordered_guided_start@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_guided_next, GOMP_loop_ordered_guided_next@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_runtime_start, GOMP_loop_ordered_runtime_start@@GOMP_1.0",
+    ".symver GOMP_loop_ordered_runtime_next, GOMP_loop_ordered_runtime_next@@GOMP_1.0",
+    ".symver GOMP_ordered_start, GOMP_ordered_start@@GOMP_1.0",
+    ".symver GOMP_ordered_end, GOMP_ordered_end@@GOMP_1.0",
     ".symver GOMP_loop_end, GOMP_loop_end@@GOMP_1.0",
     ".symver GOMP_loop_end_nowait, GOMP_loop_end_nowait@@GOMP_1.0",
+    ".symver GOMP_sections_start, GOMP_sections_start@@GOMP_1.0",
+    ".symver GOMP_sections_next, GOMP_sections_next@@GOMP_1.0",
+    ".symver GOMP_sections_end, GOMP_sections_end@@GOMP_1.0",
+    ".symver GOMP_sections_end_nowait, GOMP_sections_end_nowait@@GOMP_1.0",
+    ".symver GOMP_parallel_sections, GOMP_parallel_sections@@GOMP_4.0",
+    ".symver GOMP_single_copy_start, GOMP_single_copy_start@@GOMP_1.0",
+    ".symver GOMP_single_copy_end, GOMP_single_copy_end@@GOMP_1.0",
     ".symver omp_get_thread_num, omp_get_thread_num@@OMP_1.0",
     ".symver omp_get_num_threads, omp_get_num_threads@@OMP_1.0",
     ".symver omp_get_max_threads, omp_get_max_threads@@OMP_1.0",
@@ -816,6 +1580,33 @@ std::arch::global_asm!(
     ".symver omp_in_final, omp_in_final@@OMP_3.1",
     ".symver omp_get_wtime, omp_get_wtime@@OMP_2.0",
     ".symver omp_get_wtick, omp_get_wtick@@OMP_2.0",
+    ".symver omp_get_num_procs, omp_get_num_procs@@OMP_1.0",
+    ".symver omp_get_dynamic, omp_get_dynamic@@OMP_1.0",
+    ".symver omp_set_dynamic, omp_set_dynamic@@OMP_1.0",
+    ".symver omp_get_nested, omp_get_nested@@OMP_1.0",
+    ".symver omp_set_nested, omp_set_nested@@OMP_1.0",
+    ".symver omp_get_level, omp_get_level@@OMP_3.0",
+    ".symver omp_get_active_level, omp_get_active_level@@OMP_3.0",
+    ".symver omp_get_ancestor_thread_num, omp_get_ancestor_thread_num@@OMP_3.0",
+    ".symver omp_get_team_size, omp_get_team_size@@OMP_3.0",
+    ".symver omp_get_thread_limit, omp_get_thread_limit@@OMP_3.0",
+    ".symver omp_get_max_active_levels, omp_get_max_active_levels@@OMP_3.0",
+    ".symver omp_set_max_active_levels, omp_set_max_active_levels@@OMP_3.0",
+    ".symver omp_get_supported_active_levels, omp_get_supported_active_levels@@OMP_5.0.1",
+    ".symver omp_get_schedule, omp_get_schedule@@OMP_3.0",
+    ".symver omp_set_schedule, omp_set_schedule@@OMP_3.0",
+    ".symver omp_get_cancellation, omp_get_cancellation@@OMP_4.0",
+    ".symver omp_get_proc_bind, omp_get_proc_bind@@OMP_4.0",
+    ".symver omp_get_num_places, omp_get_num_places@@OMP_4.5",
+    ".symver omp_get_place_num, omp_get_place_num@@OMP_4.5",
+    ".symver omp_get_partition_num_places, omp_get_partition_num_places@@OMP_4.5",
+    ".symver omp_get_max_task_priority, omp_get_max_task_priority@@OMP_4.5",
+    ".symver omp_get_num_devices, omp_get_num_devices@@OMP_4.0",
+    ".symver omp_get_default_device, omp_get_default_device@@OMP_4.0",
+    ".symver omp_set_default_device, omp_set_default_device@@OMP_4.0",
+    ".symver omp_is_initial_device, omp_is_initial_device@@OMP_4.0",
+    ".symver omp_get_num_teams, omp_get_num_teams@@OMP_4.0",
+    ".symver omp_get_team_num, omp_get_team_num@@OMP_4.0",
     ".symver omp_init_lock, omp_init_lock@@OMP_3.0",
     ".symver omp_destroy_lock, omp_destroy_lock@@OMP_3.0",
     ".symver omp_set_lock, omp_set_lock@@OMP_3.0",
@@ -834,8 +1625,20 @@ std::arch::global_asm!(
 #[cfg(test)]
 pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_parallel", "GOMP_4.0"),
+    ("GOMP_parallel_start", "GOMP_1.0"),
+    ("GOMP_parallel_end", "GOMP_1.0"),
+    ("GOMP_parallel_loop_static_start", "GOMP_1.0"),
+    ("GOMP_parallel_loop_dynamic_start", "GOMP_1.0"),
+    ("GOMP_parallel_loop_guided_start", "GOMP_1.0"),
+    ("GOMP_parallel_loop_runtime_start", "GOMP_1.0"),
+    ("GOMP_parallel_sections_start", "GOMP_1.0"),
     ("GOMP_task", "GOMP_2.0"),
+    ("GOMP_taskgroup_reduction_register", "GOMP_5.0"),
+    ("GOMP_taskgroup_reduction_unregister", "GOMP_5.0"),
+    ("GOMP_task_reduction_remap", "GOMP_5.0"),
     ("GOMP_taskwait", "GOMP_2.0"),
+    ("GOMP_taskloop", "GOMP_4.5"),
+    ("GOMP_taskloop_ull", "GOMP_4.5"),
     ("GOMP_taskgroup_start", "GOMP_4.0"),
     ("GOMP_taskgroup_end", "GOMP_4.0"),
     ("GOMP_single_start", "GOMP_1.0"),
@@ -870,8 +1673,49 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_loop_maybe_nonmonotonic_runtime_start", "GOMP_5.0"),
     ("GOMP_loop_maybe_nonmonotonic_runtime_next", "GOMP_5.0"),
     ("GOMP_parallel_loop_maybe_nonmonotonic_runtime", "GOMP_5.0"),
+    ("GOMP_loop_ull_static_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_static_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_dynamic_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_dynamic_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_guided_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_guided_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_runtime_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_runtime_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_nonmonotonic_dynamic_start", "GOMP_4.5"),
+    ("GOMP_loop_ull_nonmonotonic_dynamic_next", "GOMP_4.5"),
+    ("GOMP_loop_ull_nonmonotonic_guided_start", "GOMP_4.5"),
+    ("GOMP_loop_ull_nonmonotonic_guided_next", "GOMP_4.5"),
+    ("GOMP_loop_ull_nonmonotonic_runtime_start", "GOMP_5.0"),
+    ("GOMP_loop_ull_nonmonotonic_runtime_next", "GOMP_5.0"),
+    ("GOMP_loop_ull_maybe_nonmonotonic_runtime_start", "GOMP_5.0"),
+    ("GOMP_loop_ull_maybe_nonmonotonic_runtime_next", "GOMP_5.0"),
+    ("GOMP_loop_ull_ordered_static_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_static_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_dynamic_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_dynamic_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_guided_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_guided_next", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_runtime_start", "GOMP_2.0"),
+    ("GOMP_loop_ull_ordered_runtime_next", "GOMP_2.0"),
+    ("GOMP_loop_ordered_static_start", "GOMP_1.0"),
+    ("GOMP_loop_ordered_static_next", "GOMP_1.0"),
+    ("GOMP_loop_ordered_dynamic_start", "GOMP_1.0"),
+    ("GOMP_loop_ordered_dynamic_next", "GOMP_1.0"),
+    ("GOMP_loop_ordered_guided_start", "GOMP_1.0"),
+    ("GOMP_loop_ordered_guided_next", "GOMP_1.0"),
+    ("GOMP_loop_ordered_runtime_start", "GOMP_1.0"),
+    ("GOMP_loop_ordered_runtime_next", "GOMP_1.0"),
+    ("GOMP_ordered_start", "GOMP_1.0"),
+    ("GOMP_ordered_end", "GOMP_1.0"),
     ("GOMP_loop_end", "GOMP_1.0"),
     ("GOMP_loop_end_nowait", "GOMP_1.0"),
+    ("GOMP_sections_start", "GOMP_1.0"),
+    ("GOMP_sections_next", "GOMP_1.0"),
+    ("GOMP_sections_end", "GOMP_1.0"),
+    ("GOMP_sections_end_nowait", "GOMP_1.0"),
+    ("GOMP_parallel_sections", "GOMP_4.0"),
+    ("GOMP_single_copy_start", "GOMP_1.0"),
+    ("GOMP_single_copy_end", "GOMP_1.0"),
     ("omp_get_thread_num", "OMP_1.0"),
     ("omp_get_num_threads", "OMP_1.0"),
     ("omp_get_max_threads", "OMP_1.0"),
@@ -880,6 +1724,33 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("omp_in_final", "OMP_3.1"),
     ("omp_get_wtime", "OMP_2.0"),
     ("omp_get_wtick", "OMP_2.0"),
+    ("omp_get_num_procs", "OMP_1.0"),
+    ("omp_get_dynamic", "OMP_1.0"),
+    ("omp_set_dynamic", "OMP_1.0"),
+    ("omp_get_nested", "OMP_1.0"),
+    ("omp_set_nested", "OMP_1.0"),
+    ("omp_get_level", "OMP_3.0"),
+    ("omp_get_active_level", "OMP_3.0"),
+    ("omp_get_ancestor_thread_num", "OMP_3.0"),
+    ("omp_get_team_size", "OMP_3.0"),
+    ("omp_get_thread_limit", "OMP_3.0"),
+    ("omp_get_max_active_levels", "OMP_3.0"),
+    ("omp_set_max_active_levels", "OMP_3.0"),
+    ("omp_get_supported_active_levels", "OMP_5.0.1"),
+    ("omp_get_schedule", "OMP_3.0"),
+    ("omp_set_schedule", "OMP_3.0"),
+    ("omp_get_cancellation", "OMP_4.0"),
+    ("omp_get_proc_bind", "OMP_4.0"),
+    ("omp_get_num_places", "OMP_4.5"),
+    ("omp_get_place_num", "OMP_4.5"),
+    ("omp_get_partition_num_places", "OMP_4.5"),
+    ("omp_get_max_task_priority", "OMP_4.5"),
+    ("omp_get_num_devices", "OMP_4.0"),
+    ("omp_get_default_device", "OMP_4.0"),
+    ("omp_set_default_device", "OMP_4.0"),
+    ("omp_is_initial_device", "OMP_4.0"),
+    ("omp_get_num_teams", "OMP_4.0"),
+    ("omp_get_team_num", "OMP_4.0"),
     ("omp_init_lock", "OMP_3.0"),
     ("omp_destroy_lock", "OMP_3.0"),
     ("omp_set_lock", "OMP_3.0"),

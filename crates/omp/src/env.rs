@@ -2,17 +2,17 @@
 //!
 //! Read once, on the first OpenMP call that needs them. What locus honours:
 //! `OMP_NUM_THREADS` (the first number of its list: the team size), `OMP_STACKSIZE`
-//! (the workers' stacks), `OMP_SCHEDULE` (`schedule(runtime)` loops) and
-//! `OMP_PROC_BIND=false` (workers unpinned). What it does not, it says once on stderr
-//! and what it does instead: other `OMP_PROC_BIND` values and `OMP_PLACES` (workers are
-//! placed by the locus policy on the `LOCUS_TOPOLOGY` machine), nested parallelism
-//! (`OMP_NESTED`, `OMP_MAX_ACTIVE_LEVELS`: inner regions run with a team of one). A
-//! value that cannot be read is an error naming the variable; the program exits with
-//! status 2.
+//! (the workers' stacks), `OMP_SCHEDULE` (`schedule(runtime)` loops, until
+//! `omp_set_schedule`) and `OMP_PROC_BIND=false` (workers unpinned). What it does not,
+//! it says once on stderr and what it does instead: other `OMP_PROC_BIND` values and
+//! `OMP_PLACES` (workers are placed by the locus policy on the `LOCUS_TOPOLOGY`
+//! machine), nested parallelism (`OMP_NESTED`, `OMP_MAX_ACTIVE_LEVELS`: inner regions
+//! run with a team of one). A value that cannot be read is an error naming the
+//! variable; the program exits with status 2.
 
-use crate::loops::Schedule;
+use crate::loops::{Kind, Schedule};
 use locus::{ThreadPool, ThreadPoolBuilder};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// The settings of this process.
@@ -148,6 +148,36 @@ static NUM_THREADS: AtomicUsize = AtomicUsize::new(0);
 /// `omp_set_num_threads`.
 pub(crate) fn set_num_threads(n: usize) {
     NUM_THREADS.store(n.clamp(1, locus::MAX_THREADS), Ordering::Relaxed);
+}
+
+/// run-sched-var as `omp_set_schedule` set it: the kind (1 static, 2 dynamic, 3 guided)
+/// in the top byte, the chunk below; 0 if never set.
+static RUN_SCHEDULE: AtomicU64 = AtomicU64::new(0);
+
+/// `omp_set_schedule`.
+pub(crate) fn set_schedule(schedule: Schedule) {
+    let kind = match schedule.kind {
+        Kind::Static => 1,
+        Kind::Dynamic => 2,
+        Kind::Guided => 3,
+    };
+    let chunk = schedule.chunk.min((1 << 56) - 1);
+    RUN_SCHEDULE.store(kind << 56 | chunk, Ordering::Relaxed);
+}
+
+/// run-sched-var: the schedule of `schedule(runtime)` loops.
+pub(crate) fn run_schedule() -> Schedule {
+    let v = RUN_SCHEDULE.load(Ordering::Relaxed);
+    let kind = match v >> 56 {
+        0 => return settings().schedule,
+        1 => Kind::Static,
+        2 => Kind::Dynamic,
+        _ => Kind::Guided,
+    };
+    Schedule {
+        kind,
+        chunk: v & ((1 << 56) - 1),
+    }
 }
 
 /// nthreads-var: the team size of a region without `num_threads`.

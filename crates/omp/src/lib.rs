@@ -10,7 +10,8 @@
 //!   the region's function at the same time as thread `i`, so barriers and `single`
 //!   work, and the team's tasks run only on its members, so `threadprivate` variables
 //!   (thread-local storage) add up. The thread that starts the region waits for it; it
-//!   is not a member. A region started inside a region runs with a team of one.
+//!   is not a member. A region started inside a region runs with a team of one, and so does one
+//!   opened by `GOMP_parallel_start` (GCC before 4.9), whose caller runs the region itself.
 //! - **Tasks = raw locus tasks** (`task.rs`). `GOMP_task` copies the task's data into a
 //!   record it allocates (`arg_size` bytes at `arg_align`, or through `cpyfn`), names it
 //!   (the outlined function's address and the spawn path) and publishes it with
@@ -18,6 +19,10 @@
 //!   incomplete children and its live references; `taskwait`, `taskgroup` and barriers
 //!   wait on those counts with [`locus::raw::wait_until`], running the team's other
 //!   tasks meanwhile.
+//! - **Taskloops** (`taskloop.rs`) split the loop as GCC's libgomp does and make each
+//!   part an explicit task, its bounds written into its copy of the data.
+//! - **Task reductions** (`reduction.rs`): GCC's reduction blocks get one private copy
+//!   per team member, found through the running task's innermost taskgroup.
 //! - **Worksharing loops** (`loops.rs`) are dealt from a record shared by the team's
 //!   members, keyed by how many worksharing constructs each member has met.
 //! - **Locks** (`lock.rs`): `critical`, `atomic` and the `omp_*_lock` family are futex
@@ -36,9 +41,11 @@ mod env;
 mod footprint;
 mod lock;
 mod loops;
+mod reduction;
 mod stats;
 mod sync;
 mod task;
+mod taskloop;
 mod team;
 mod wait;
 

@@ -1,5 +1,5 @@
-//! Worksharing loops: `GOMP_loop_*_start/_next/_end` and the combined
-//! `GOMP_parallel_loop_*`.
+//! Worksharing constructs: the loops (`GOMP_loop_*_start/_next/_end`, the `_ull` forms
+//! and the combined `GOMP_parallel_loop_*`), `sections` and `single copyprivate`.
 //!
 //! Every member of a team meets the team's loops in the same order, so the `k`-th loop a
 //! member starts is the team's `k`-th: the first member to start it makes its
@@ -11,10 +11,25 @@
 //! - guided: each `next` takes max(remaining / size, chunk) (compare-exchange);
 //!
 //! the nonmonotonic forms deal as the plain ones, which OpenMP allows. `runtime`
-//! follows `OMP_SCHEDULE` (dynamic,1 if unset).
+//! follows `omp_set_schedule`, else `OMP_SCHEDULE` (dynamic,1 if unset). An `unsigned long long` loop is dealt
+//! the same way: values are 64-bit words, iteration `i`'s `start + i * incr` wrapping.
+//!
+//! A loop with an `ordered` clause passes a turn along its iterations: the record holds
+//! the first iteration whose `ordered` block may run (`turn`); `GOMP_ordered_start`
+//! waits until the turn reaches the first iteration of the member's chunk, and a member
+//! done with a chunk (taking the next, or ending the loop) waits for the turn to reach
+//! it, then moves it past the chunk. Chunks are dealt in iteration order, so the
+//! earliest unfinished one is always held by a running member.
+//!
+//! `sections` is a dynamic loop of chunk 1 over the section numbers `1..=count`.
+//! `single copyprivate` is a loop of one iteration: the member dealt it runs the
+//! `single`, publishes its data's address in the record and joins the others at the
+//! team's barrier, where they wait; they read the address and copy, and all meet at
+//! the barrier GCC emits after the copy, so the executor's data outlives the copies.
 
 use crate::team::{self, Member};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// How a loop is dealt.
@@ -76,8 +91,10 @@ impl Schedule {
 /// One loop being dealt to a team.
 pub(crate) struct WorkShare {
     key: u64,
-    start: i64,
-    incr: i64,
+    /// The first value and the step, as 64-bit words: a `long` loop's in two's
+    /// complement, so iteration `i`'s value is `start + i * incr` wrapping for both.
+    start: u64,
+    incr: u64,
     /// Iterations.
     n: u64,
     kind: Kind,
@@ -86,10 +103,14 @@ pub(crate) struct WorkShare {
     next: AtomicU64,
     /// Members that have not ended the loop.
     left: AtomicUsize,
+    /// `single copyprivate`: the executor's data, published before the team's barrier.
+    copy: AtomicPtr<c_void>,
+    /// Ordered loops: iterations before this one have run their `ordered` blocks.
+    turn: AtomicU64,
 }
 
 /// The number of iterations of `for (i = start; i < end (or > end); i += incr)`.
-fn trip_count(start: i64, end: i64, incr: i64) -> u64 {
+pub(crate) fn trip_count(start: i64, end: i64, incr: i64) -> u64 {
     let (start, end, incr) = (i128::from(start), i128::from(end), i128::from(incr));
     let n = if incr > 0 && end > start {
         (end - start + incr - 1) / incr
@@ -101,9 +122,65 @@ fn trip_count(start: i64, end: i64, incr: i64) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
 
-/// Starts this member's next loop (making it if this member is the first) and makes it
-/// the member's current loop.
+/// The number of iterations of an `unsigned long long` loop, upwards (`i < end`) if
+/// `up`, else downwards (`i > end`) by the two's complement negative `incr`.
+pub(crate) fn trip_count_ull(up: bool, start: u64, end: u64, incr: u64) -> u64 {
+    let (start, end) = (u128::from(start), u128::from(end));
+    let n = if up && end > start && incr != 0 {
+        (end - start).div_ceil(u128::from(incr))
+    } else if !up && end < start && incr != 0 {
+        let down = u128::from(incr.wrapping_neg());
+        (start - end).div_ceil(down)
+    } else {
+        0
+    };
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+/// Starts this member's next loop, `for (i = start; i < end (or > end); i += incr)`
+/// over `long`s (making it if this member is the first), and makes it the member's
+/// current loop.
 pub(crate) fn start(m: &Member, schedule: Schedule, start: i64, end: i64, incr: i64) {
+    let n = if incr == 0 {
+        0
+    } else {
+        trip_count(start, end, incr)
+    };
+    start_n(m, schedule, start as u64, incr as u64, n);
+}
+
+/// As [`start`] for a loop with an `ordered` clause.
+pub(crate) fn start_ordered(m: &Member, schedule: Schedule, start: i64, end: i64, incr: i64) {
+    self::start(m, schedule, start, end, incr);
+    m.ordered.set(true);
+}
+
+/// As [`start`] for an `unsigned long long` loop, upwards if `up`; `ordered` if it has
+/// an `ordered` clause.
+pub(crate) fn start_ull(
+    m: &Member,
+    schedule: Schedule,
+    ordered: bool,
+    up: bool,
+    start: u64,
+    end: u64,
+    incr: u64,
+) {
+    start_n(
+        m,
+        schedule,
+        start,
+        incr,
+        trip_count_ull(up, start, end, incr),
+    );
+    m.ordered.set(ordered);
+}
+
+/// Starts this member's next loop of `n` iterations from `start` by `incr` (not
+/// ordered).
+fn start_n(m: &Member, schedule: Schedule, start: u64, incr: u64, n: u64) {
+    m.ordered.set(false);
+    m.ordered_chunk.set(None);
     let key = m.loops.get() + 1;
     m.loops.set(key);
     let team = m.team();
@@ -113,12 +190,8 @@ pub(crate) fn start(m: &Member, schedule: Schedule, start: i64, end: i64, incr: 
             Arc::new(WorkShare {
                 key,
                 start,
-                incr: if incr == 0 { 1 } else { incr },
-                n: if incr == 0 {
-                    0
-                } else {
-                    trip_count(start, end, incr)
-                },
+                incr,
+                n,
                 kind: schedule.kind,
                 chunk: match (schedule.kind, schedule.chunk) {
                     (Kind::Static, c) => c,
@@ -127,6 +200,8 @@ pub(crate) fn start(m: &Member, schedule: Schedule, start: i64, end: i64, incr: 
                 },
                 next: AtomicU64::new(0),
                 left: AtomicUsize::new(team.size),
+                copy: AtomicPtr::new(std::ptr::null_mut()),
+                turn: AtomicU64::new(0),
             })
         }))
     };
@@ -137,15 +212,44 @@ pub(crate) fn start(m: &Member, schedule: Schedule, start: i64, end: i64, incr: 
 /// Deals this member its next chunk of the current loop: the values `[*istart,
 /// *iend)` in the loop's direction; false when the loop is exhausted.
 pub(crate) fn next(m: &Member, istart: &mut i64, iend: &mut i64) -> bool {
-    let work = m.work.borrow();
-    let Some(w) = work.as_ref() else {
+    let Some((lo, hi)) = next_values(m) else {
         return false;
     };
+    (*istart, *iend) = (lo as i64, hi as i64);
+    true
+}
+
+/// As [`next`] for an `unsigned long long` loop.
+pub(crate) fn next_ull(m: &Member, istart: &mut u64, iend: &mut u64) -> bool {
+    let Some((lo, hi)) = next_values(m) else {
+        return false;
+    };
+    (*istart, *iend) = (lo, hi);
+    true
+}
+
+/// This member's next chunk of its current loop, as values (64-bit words).
+fn next_values(m: &Member) -> Option<(u64, u64)> {
+    let work = m.work.borrow();
+    let w = work.as_ref()?;
+    if m.ordered.get() {
+        pass_turn(m, w);
+    }
+    let (lo, hi) = next_chunk(m, w)?;
+    if m.ordered.get() {
+        m.ordered_chunk.set(Some((lo, hi)));
+    }
+    let value = |i: u64| w.start.wrapping_add(i.wrapping_mul(w.incr));
+    Some((value(lo), value(hi)))
+}
+
+/// This member's next chunk of its current loop `w`, as iteration numbers `[lo, hi)`.
+fn next_chunk(m: &Member, w: &WorkShare) -> Option<(u64, u64)> {
     let size = m.team().size as u64;
     let (lo, hi) = match w.kind {
         Kind::Static if w.chunk == 0 => {
             if m.static_taken.replace(1) > 0 {
-                return false;
+                return None;
             }
             let block = w.n.div_ceil(size);
             let lo = (m.num as u64).saturating_mul(block);
@@ -160,7 +264,7 @@ pub(crate) fn next(m: &Member, istart: &mut i64, iend: &mut i64) -> bool {
         }
         Kind::Dynamic => {
             if w.next.load(Ordering::Relaxed) >= w.n {
-                return false;
+                return None;
             }
             let lo = w.next.fetch_add(w.chunk, Ordering::Relaxed);
             (lo, lo.saturating_add(w.chunk).min(w.n))
@@ -169,7 +273,7 @@ pub(crate) fn next(m: &Member, istart: &mut i64, iend: &mut i64) -> bool {
             let mut lo = w.next.load(Ordering::Relaxed);
             loop {
                 if lo >= w.n {
-                    return false;
+                    return None;
                 }
                 let left = w.n - lo;
                 let take = left.div_ceil(size).max(w.chunk).min(left);
@@ -185,17 +289,38 @@ pub(crate) fn next(m: &Member, istart: &mut i64, iend: &mut i64) -> bool {
             }
         }
     };
-    if lo >= hi {
-        return false;
+    (lo < hi).then_some((lo, hi))
+}
+
+/// `GOMP_ordered_start`: waits until every iteration before this member's chunk has
+/// run its `ordered` block (its own earlier iterations ran before, on this thread).
+pub(crate) fn ordered_start(m: &Member) {
+    let Some((lo, _)) = m.ordered_chunk.get() else {
+        return;
+    };
+    if let Some(w) = m.work.borrow().as_ref() {
+        // Acquire: pairs with the Release store in `pass_turn`.
+        locus::raw::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
     }
-    let value = |i: u64| (i128::from(w.start) + i128::from(i) * i128::from(w.incr)) as i64;
-    *istart = value(lo);
-    *iend = value(hi);
-    true
+}
+
+/// This member is done with its chunk of ordered loop `w` (if it has one): once the turn
+/// reaches the chunk, it moves past it.
+fn pass_turn(m: &Member, w: &WorkShare) {
+    if let Some((lo, hi)) = m.ordered_chunk.take() {
+        // Acquire/Release: the ordered blocks before the turn happen before those after.
+        locus::raw::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
+        w.turn.store(hi, Ordering::Release);
+        // Whoever makes a waiter's condition true wakes it (`locus::raw::wait_until`).
+        locus::raw::wake_all();
+    }
 }
 
 /// `GOMP_loop_end_nowait`: this member is done with its current loop.
 pub(crate) fn end_nowait(m: &Member) {
+    if let Some(w) = m.work.borrow().as_ref() {
+        pass_turn(m, w);
+    }
     if let Some(w) = m.work.borrow_mut().take() {
         if w.left.fetch_sub(1, Ordering::AcqRel) == 1 {
             let mut works = m.team().works.lock().unwrap_or_else(|e| e.into_inner());
@@ -210,6 +335,58 @@ pub(crate) fn end(m: &Member) {
     team::barrier();
 }
 
+/// A section at a time: dynamic, chunk 1.
+const SECTIONS: Schedule = Schedule {
+    kind: Kind::Dynamic,
+    chunk: 1,
+};
+
+/// Starts this member's next `sections` construct of `count` sections (without dealing).
+pub(crate) fn sections_init(m: &Member, count: u32) {
+    start_n(m, SECTIONS, 1, 1, u64::from(count));
+}
+
+/// `GOMP_sections_start`: starts the construct and deals this member its first section.
+pub(crate) fn sections_start(m: &Member, count: u32) -> u32 {
+    sections_init(m, count);
+    sections_next(m)
+}
+
+/// `GOMP_sections_next`: the number of this member's next section, 0 when none is left.
+pub(crate) fn sections_next(m: &Member) -> u32 {
+    // Section numbers are 1..=count, a u32's.
+    next_values(m).map_or(0, |(number, _)| number as u32)
+}
+
+/// `GOMP_single_copy_start`: null for the member that runs the `single`; for the others,
+/// once it has, the address it gave to [`single_copy_end`].
+pub(crate) fn single_copy_start(m: &Member) -> *mut c_void {
+    start_n(m, SECTIONS, 0, 1, 1);
+    if next_values(m).is_some() {
+        return std::ptr::null_mut();
+    }
+    team::barrier();
+    // Relaxed: the barrier orders the executor's store (before its arrival) before this.
+    let data = m
+        .work
+        .borrow()
+        .as_ref()
+        .map_or(std::ptr::null_mut(), |w| w.copy.load(Ordering::Relaxed));
+    end_nowait(m);
+    data
+}
+
+/// `GOMP_single_copy_end`: the executor publishes `data`, then meets the others at the
+/// barrier they wait at in [`single_copy_start`].
+pub(crate) fn single_copy_end(m: &Member, data: *mut c_void) {
+    if let Some(w) = m.work.borrow().as_ref() {
+        // Relaxed: published by the barrier's SeqCst arrival.
+        w.copy.store(data, Ordering::Relaxed);
+    }
+    team::barrier();
+    end_nowait(m);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +399,11 @@ mod tests {
         assert_eq!(trip_count(5, 5, 1), 0);
         assert_eq!(trip_count(5, 0, 1), 0);
         assert_eq!(trip_count(i64::MIN, i64::MAX, 1), u64::MAX);
+        assert_eq!(trip_count_ull(true, 0, 10, 3), 4);
+        assert_eq!(trip_count_ull(false, 10, 0, 3u64.wrapping_neg()), 4);
+        assert_eq!(trip_count_ull(true, 10, 0, 1), 0);
+        assert_eq!(trip_count_ull(false, 0, 10, 1u64.wrapping_neg()), 0);
+        assert_eq!(trip_count_ull(true, 0, u64::MAX, 1), u64::MAX);
     }
 
     #[test]

@@ -48,6 +48,18 @@ use std::sync::{Arc, Mutex};
 pub(crate) const FLAG_FINAL: u32 = 1 << 1;
 pub(crate) const FLAG_DEPEND: u32 = 1 << 3;
 pub(crate) const FLAG_DETACH: u32 = 1 << 13;
+/// `GOMP_taskloop`'s flags (gomp-constants.h): the loop counts up (`_ull` only).
+pub(crate) const FLAG_UP: u32 = 1 << 8;
+/// `num_tasks` is a grainsize.
+pub(crate) const FLAG_GRAINSIZE: u32 = 1 << 9;
+/// The `if` clause is true (or absent).
+pub(crate) const FLAG_IF: u32 = 1 << 10;
+/// No implicit taskgroup around the loop.
+pub(crate) const FLAG_NOGROUP: u32 = 1 << 11;
+/// A task reduction (`reduction` or `in_reduction` on the taskloop).
+pub(crate) const FLAG_REDUCTION: u32 = 1 << 12;
+/// `grainsize(strict: g)`: every task but the last has exactly `g` iterations.
+pub(crate) const FLAG_STRICT: u32 = 1 << 14;
 
 /// A cpyfn: copies the firstprivate data from the spawner's block to the task's.
 pub(crate) type CopyFn = unsafe extern "C" fn(*mut c_void, *mut c_void);
@@ -98,6 +110,10 @@ pub(crate) struct Group {
     count: sync::AtomicUsize,
     waiter: WaiterSlot,
     prev: Option<Arc<Group>>,
+    /// The task reductions registered in this group, else the enclosing group's: the
+    /// address of GCC's newest reduction block, 0 if none (`reduction.rs`). Set by the
+    /// task that opened the group before it makes the tasks that read it.
+    pub(crate) reductions: AtomicUsize,
 }
 
 /// The predecessors' side of `depend`: whether the task completed, and who waits.
@@ -198,8 +214,12 @@ fn wake_waiter(slot: &WaiterSlot) {
 /// Runs a spawned task: the trampoline locus calls.
 unsafe fn run_spawned(raw: *mut RawTask) {
     let node = raw as *const Node;
+    let local = team::local();
+    // A published task is of the team of the region this worker's pool runs, and runs
+    // as this worker's member of it.
+    let _share = local.as_share();
     // SAFETY: `raw` is the first field of a live heap node (spawned by `spawn`).
-    unsafe { run(node) };
+    unsafe { run_here(node, local) };
 }
 
 /// Runs task `node` here and completes it.
@@ -207,7 +227,16 @@ unsafe fn run_spawned(raw: *mut RawTask) {
 /// # Safety
 /// `node` is live and ready, and runs once.
 unsafe fn run(node: *const Node) {
-    let local = team::local();
+    // SAFETY: the caller's contract.
+    unsafe { run_here(node, team::local()) }
+}
+
+/// [`run`] with this thread's [`team::Local`] at hand.
+///
+/// # Safety
+/// As for [`run`].
+#[inline]
+unsafe fn run_here(node: *const Node, local: &'static team::Local) {
     {
         let _current = local.enter_task(node);
         // SAFETY: live; the function and data are the program's.
@@ -322,6 +351,7 @@ unsafe fn publish(node: *const Node) {
 }
 
 /// The arguments of `GOMP_task` that describe the task.
+#[derive(Clone, Copy)]
 pub(crate) struct Spawn {
     pub(crate) f: OutlinedFn,
     pub(crate) data: *mut c_void,
@@ -331,6 +361,22 @@ pub(crate) struct Spawn {
     pub(crate) if_clause: bool,
     pub(crate) flags: u32,
     pub(crate) depend: *mut *mut c_void,
+    /// A taskloop task's iterations `[first, end)`, written into the first two words
+    /// of its data once copied (`taskloop.rs`); `None` for a task construct.
+    pub(crate) range: Option<[u64; 2]>,
+}
+
+/// Writes a taskloop task's range (if any) over the first two words of its data, where
+/// GCC's outlined function reads its bounds.
+///
+/// # Safety
+/// With a range, `data` is the task's own data block of at least two aligned words.
+#[inline]
+unsafe fn write_range(data: *mut c_void, range: Option<[u64; 2]>) {
+    if let Some(r) = range {
+        // SAFETY: the caller's contract; GCC's block starts with the two bounds.
+        unsafe { data.cast::<[u64; 2]>().write(r) };
+    }
 }
 
 /// `GOMP_task`.
@@ -378,6 +424,9 @@ pub(crate) unsafe fn task(s: Spawn) {
         // SAFETY: GCC's arguments (the caller's contract).
         let mut buffer = unsafe { undeferred_data(&s) };
         node.data = buffer.as_mut().map_or(s.data, |b| b.ptr);
+        // SAFETY: the task's data (the spawner's own block without a cpyfn, as GCC's
+        // libgomp also writes the bounds there).
+        unsafe { write_range(node.data, s.range) };
         // SAFETY: live on this frame; all its descendants are undeferred too, so its last
         // reference goes before `run` returns.
         unsafe { run(&node) };
@@ -532,6 +581,8 @@ unsafe fn new_heap(
         },
         None => {}
     }
+    // SAFETY: the task's own copy, arg_size bytes.
+    unsafe { write_range(data, s.range) };
     let mut node = new_node(s, parent, id, level, is_final, group, dep);
     node.data = data;
     node.layout = layout;
@@ -623,10 +674,12 @@ pub(crate) fn taskgroup_start() {
     let t = team::current();
     let mut open = t.open_group.borrow_mut();
     let prev = open.take().or_else(|| t.group.clone());
+    let reductions = prev.as_ref().map_or(0, |p| p.reductions.load(Relaxed));
     *open = Some(Arc::new(Group {
         count: sync::AtomicUsize::new(0),
         waiter: WaiterSlot::new(),
         prev,
+        reductions: AtomicUsize::new(reductions),
     }));
 }
 
@@ -644,6 +697,14 @@ pub(crate) fn taskgroup_end() {
             .is_none_or(|made_in| !Arc::ptr_eq(p, made_in))
     });
     *t.open_group.borrow_mut() = outer;
+}
+
+/// The innermost taskgroup of the running task: one it opened, else the one it was
+/// made in.
+pub(crate) fn current_group() -> Option<Arc<Group>> {
+    let t = team::current();
+    let open = t.open_group.borrow().clone();
+    open.or_else(|| t.group.clone())
 }
 
 /// `omp_in_final`.

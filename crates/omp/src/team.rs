@@ -8,6 +8,14 @@
 //! calling thread as a team of one: every task it makes runs at once, so nothing of it
 //! can run on another thread.
 //!
+//! # Entering a region
+//! A region's tasks are published to its pool, where any worker may take one; a worker
+//! must then already be the member that runs it. So each member first publishes itself
+//! (its `MEMBER`, and `share`: the member it is of its pool's region), then waits until
+//! every member has (`gather`), before it runs any of the region's code. A task taken
+//! from the pool runs as the worker's `share` member, even if the worker waits inside a
+//! nested team of one.
+//!
 //! # The barrier
 //! A member first waits until its implicit task's references fall to its own (every
 //! task descended from it has completed; see `task.rs`), then arrives; the last to
@@ -37,6 +45,8 @@ pub(crate) struct Team {
     arrived: AtomicUsize,
     /// Barriers passed.
     generation: AtomicUsize,
+    /// Members that have entered the region (see [`parallel`]).
+    entered: AtomicUsize,
     /// `single` constructs claimed (see [`single_start`]).
     singles: AtomicU64,
     /// Worksharing loops in progress, by their number in each member's sequence.
@@ -49,6 +59,7 @@ impl Team {
             size,
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
+            entered: AtomicUsize::new(0),
             singles: AtomicU64::new(0),
             works: Mutex::new(HashMap::new()),
         }
@@ -64,6 +75,12 @@ pub(crate) struct Member {
     pub(crate) implicit: *const Node,
     /// Whether an enclosing region (this one or an outer one) has more than one thread.
     pub(crate) active: bool,
+    /// Enclosing parallel regions (`omp_get_level`): 0 outside every region.
+    pub(crate) level: usize,
+    /// The member that started this member's region (null at level 0): the thread's
+    /// ancestors (`omp_get_ancestor_thread_num`, `omp_get_team_size`). It outlives this
+    /// member: a region's starter waits for it.
+    parent: *const Member,
     /// `single` constructs met.
     singles: Cell<u64>,
     /// Worksharing loops met.
@@ -72,25 +89,50 @@ pub(crate) struct Member {
     pub(crate) work: RefCell<Option<Arc<WorkShare>>>,
     /// Chunks of a static loop this member has taken.
     pub(crate) static_taken: Cell<u64>,
+    /// Whether the current loop has an `ordered` clause.
+    pub(crate) ordered: Cell<bool>,
+    /// The chunk of an ordered loop this member runs, whose turn it passes on when done.
+    pub(crate) ordered_chunk: Cell<Option<(u64, u64)>>,
 }
 
 impl Member {
-    pub(crate) fn new(team: &Team, num: usize, implicit: &Node, active: bool) -> Member {
+    pub(crate) fn new(
+        team: &Team,
+        num: usize,
+        implicit: &Node,
+        active: bool,
+        parent: Option<&Member>,
+    ) -> Member {
         Member {
             team,
             num,
             implicit,
             active,
+            level: parent.map_or(0, |p| p.level + 1),
+            parent: parent.map_or(std::ptr::null(), |p| p as *const Member),
             singles: Cell::new(0),
             loops: Cell::new(0),
             work: RefCell::new(None),
             static_taken: Cell::new(0),
+            ordered: Cell::new(false),
+            ordered_chunk: Cell::new(None),
         }
     }
 
     pub(crate) fn team(&self) -> &Team {
         // SAFETY: a member lives inside its team's region, and the team outlives it.
         unsafe { &*self.team }
+    }
+
+    /// This thread's member at enclosing level `level` (0: the initial thread's team
+    /// of one), if `level <= self.level`.
+    pub(crate) fn ancestor(&self, level: usize) -> Option<&Member> {
+        let mut m = self;
+        for _ in level..self.level {
+            // SAFETY: a member's parent outlives it (see `parent`).
+            m = unsafe { m.parent.as_ref()? };
+        }
+        (level <= self.level).then_some(m)
     }
 
     pub(crate) fn implicit(&self) -> &Node {
@@ -104,6 +146,10 @@ impl Member {
 /// per lookup).
 pub(crate) struct Local {
     member: Cell<*const Member>,
+    /// The member this worker is of the region its pool runs (the broadcast share it
+    /// runs), while it runs it; null otherwise. The member that runs a task of that
+    /// region's team, whatever nested team of one it is in when it takes the task.
+    share: Cell<*const Member>,
     /// The task running on this thread (an implicit or explicit task); null if none.
     current: Cell<*const Node>,
     /// Free task records (`blocks.rs`).
@@ -134,6 +180,7 @@ thread_local! {
     static LOCAL: Local = const {
         Local {
             member: Cell::new(std::ptr::null()),
+            share: Cell::new(std::ptr::null()),
             current: Cell::new(std::ptr::null()),
             blocks: crate::blocks::List::new(),
         }
@@ -146,7 +193,7 @@ thread_local! {
 fn initial_member() -> &'static Member {
     let team: &'static Team = Box::leak(Box::new(Team::new(1)));
     let node: &'static Node = Box::leak(Box::new(Node::implicit(0, 0, true)));
-    Box::leak(Box::new(Member::new(team, 0, node, false)))
+    Box::leak(Box::new(Member::new(team, 0, node, false, None)))
 }
 
 /// This thread's [`Local`].
@@ -181,6 +228,35 @@ impl Drop for TaskGuard {
     #[inline]
     fn drop(&mut self) {
         self.0.current.set(self.1);
+    }
+}
+
+impl Local {
+    /// Makes this worker's member of the region its pool runs (the share it runs) its
+    /// member until the returned guard drops, for a task taken from the pool: a worker
+    /// could take one of that team while it waits inside a nested team of one (or in a
+    /// task that opened one), where `member` names the inner team's member; the task
+    /// belongs to the outer team and answers as its member. Off a share (never so for
+    /// a published task: see [`gather`]) nothing changes.
+    #[inline]
+    pub(crate) fn as_share(&'static self) -> ShareGuard {
+        let share = self.share.get();
+        if share.is_null() || std::ptr::eq(share, self.member.get()) {
+            return ShareGuard(self, None);
+        }
+        ShareGuard(self, Some(self.member.replace(share)))
+    }
+}
+
+/// Restores the member that was this thread's before [`Local::as_share`].
+pub(crate) struct ShareGuard(&'static Local, Option<*const Member>);
+
+impl Drop for ShareGuard {
+    #[inline]
+    fn drop(&mut self) {
+        if let Some(m) = self.1 {
+            self.0.member.set(m);
+        }
     }
 }
 
@@ -231,7 +307,7 @@ pub(crate) fn parallel(
     if size == 1 {
         let team = Team::new(1);
         let node = Node::implicit(fn_id, 0, true);
-        let m = Member::new(&team, 0, &node, outer.active);
+        let m = Member::new(&team, 0, &node, outer.active, Some(outer));
         with_member(&m, || {
             setup(&m);
             // SAFETY: the program's outlined function, called as GCC's libgomp calls it.
@@ -244,17 +320,114 @@ pub(crate) fn parallel(
     let _one_team = team_pool.region.lock().unwrap_or_else(|e| e.into_inner());
     let team = Team::new(size);
     let region = Region { f, data };
+    let starter = Starter(outer);
     team_pool.pool.broadcast(|i| {
         crate::abi::guard("a parallel region", || {
             let node = Node::implicit(fn_id, i as u32, false);
-            let m = Member::new(&team, i, &node, true);
+            let m = Member::new(&team, i, &node, true, Some(starter.get()));
+            let l = local();
+            let saved_share = l.share.replace(&m);
             with_member(&m, || {
+                gather(&team);
                 setup(&m);
                 region.run();
                 barrier();
             });
+            l.share.set(saved_share);
         })
     });
+}
+
+/// A region started by `GOMP_parallel_start` (GCC before 4.9), whose function the
+/// caller runs itself before `GOMP_parallel_end`. locus's teams are pools the starting
+/// thread is no member of, so such a region runs as a team of one on the caller.
+struct Started {
+    member: Box<Member>,
+    _team: Box<Team>,
+    _node: Box<Node>,
+    saved_member: *const Member,
+    saved_current: *const Node,
+}
+
+thread_local! {
+    /// The regions `GOMP_parallel_start` opened on this thread, innermost last.
+    static STARTED: RefCell<Vec<Started>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `GOMP_parallel_start` (and the older combined starts): makes the caller the one
+/// member of a new team, for the region's function it calls next; `setup` runs first
+/// (a combined loop's or sections' dealing).
+pub(crate) fn parallel_start(f: OutlinedFn, setup: &dyn Fn(&Member)) {
+    static NOTICE: std::sync::Once = std::sync::Once::new();
+    NOTICE.call_once(|| {
+        eprintln!(
+            "locus: GOMP_parallel_start (code from GCC before 4.9) runs its regions with a \
+             team of one thread"
+        )
+    });
+    let outer = member();
+    let team = Box::new(Team::new(1));
+    let node = Box::new(Node::implicit(f as usize as u64, 0, true));
+    let member = Box::new(Member::new(&team, 0, &node, outer.active, Some(outer)));
+    let l = local();
+    let saved_member = l.member.replace(&*member);
+    let saved_current = l.current.replace(member.implicit);
+    setup(&member);
+    STARTED.with(|s| {
+        s.borrow_mut().push(Started {
+            member,
+            _team: team,
+            _node: node,
+            saved_member,
+            saved_current,
+        })
+    });
+}
+
+/// `GOMP_parallel_end`: the closing barrier of the region `GOMP_parallel_start`
+/// opened, then the caller is what it was before.
+pub(crate) fn parallel_end() {
+    let open = STARTED.with(|s| !s.borrow().is_empty());
+    if !open {
+        crate::env::fail("GOMP_parallel_end without GOMP_parallel_start");
+    }
+    barrier();
+    let started = STARTED.with(|s| s.borrow_mut().pop());
+    if let Some(started) = started {
+        debug_assert!(std::ptr::eq(local().member.get(), &*started.member));
+        let l = local();
+        l.member.set(started.saved_member);
+        l.current.set(started.saved_current);
+    }
+}
+
+/// The member that starts a region, as its members' parent.
+struct Starter(*const Member);
+// SAFETY: the members read only the starter's fixed fields (`num`, `level`, `parent`,
+// its team's `size`), never its cells; it waits for them.
+unsafe impl Sync for Starter {}
+
+impl Starter {
+    /// A method, so closures capture the whole `Starter`.
+    fn get(&self) -> &Member {
+        // SAFETY: the starter outlives the region it waits for.
+        unsafe { &*self.0 }
+    }
+}
+
+/// The region's opening: waits until every member has entered it (published its
+/// `MEMBER` and `share`). Until then no member runs the region's code, so no task of the
+/// team exists: a worker of the pool that takes one (its tasks are published to this
+/// pool, which runs no other team) is already the member that runs it, never a worker
+/// still on its way to its share, which would answer the `omp_*` queries as a thread
+/// outside every region and open a nested region as a real team. (After the closing
+/// barrier no task of the team is left either.)
+fn gather(team: &Team) {
+    if team.entered.fetch_add(1, Ordering::SeqCst) + 1 == team.size {
+        locus::raw::wake_all();
+    } else {
+        locus::raw::wait_until(|| team.entered.load(Ordering::SeqCst) == team.size);
+    }
 }
 
 /// `GOMP_barrier` (and the barrier closing every region and loop).

@@ -17,7 +17,7 @@ use crate::latch::WorkerLatch;
 use crate::registry::WorkerThread;
 use crate::unwind;
 use locus_policy::Source;
-use locus_task::Spawner;
+use locus_task::{JoinSite, Spawner};
 use std::panic::Location;
 
 /// Runs `a` and `b`, potentially in parallel, and returns `(a(), b())`.
@@ -35,6 +35,7 @@ use std::panic::Location;
 /// assert_eq!(fib(20), 6765);
 /// ```
 #[track_caller]
+#[inline]
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -42,21 +43,22 @@ where
     RA: Send,
     RB: Send,
 {
+    let site = JoinSite::of(Location::caller());
     match WorkerThread::current() {
-        Some(worker) => join_in(worker, a, b),
-        None => join_cold(Location::caller(), a, b),
+        Some(worker) => join_in(worker, site, a, b),
+        None => join_cold(Location::caller(), site, a, b),
     }
 }
 
 #[cold]
-fn join_cold<A, B, RA, RB>(location: &Location<'_>, a: A, b: B) -> (RA, RB)
+fn join_cold<A, B, RA, RB>(location: &Location<'_>, site: JoinSite, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    crate::pool::global_registry().in_worker(location, |worker| join_in(worker, a, b))
+    crate::pool::global_registry().in_worker(location, |worker| join_in(worker, site, a, b))
 }
 
 /// Puts the parent's task context back when dropped, also when `b` unwinds.
@@ -69,7 +71,7 @@ impl Drop for RestoreCtx<'_> {
     }
 }
 
-pub(crate) fn join_in<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+pub(crate) fn join_in<A, B, RA, RB>(worker: &WorkerThread, site: JoinSite, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -77,10 +79,10 @@ where
     RB: Send,
 {
     if worker.events() {
-        return join_with_events(worker, a, b);
+        return join_with_events(worker, site, a, b);
     }
     let parent = worker.ctx.get();
-    let (info_a, info_b) = parent.join_children();
+    let (info_a, info_b) = parent.join_children(site);
 
     let job_b = StackJob::new(
         info_b,
@@ -130,7 +132,7 @@ where
 /// queues while this worker waits, working as its plan allows). Both halves' panics are
 /// caught here, so a started task is always reported finished.
 #[inline(never)]
-fn join_with_events<A, B, RA, RB>(worker: &WorkerThread, a: A, b: B) -> (RA, RB)
+fn join_with_events<A, B, RA, RB>(worker: &WorkerThread, site: JoinSite, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -138,7 +140,7 @@ where
     RB: Send,
 {
     let parent = worker.ctx.get();
-    let (info_a, info_b) = parent.join_children();
+    let (info_a, info_b) = parent.join_children(site);
     let sleep = &worker.registry.sleep;
     let job_b = StackJob::new(info_b, b, WorkerLatch::new(sleep, worker.index));
     // SAFETY: `job_b` stays on this frame until it has run (taken back and run here,

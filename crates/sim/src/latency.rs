@@ -47,22 +47,22 @@
 //! gives a time. The row after the table says where each number comes from;
 //! "estimate" marks a number that no source here gives directly.
 //!
-//! | field | `opteron-8380` | `xeon-x7550` | `xeon-e5-2660v2` | `xeon-e7-4820v3` | `epyc-7763-2s` | `altix-2x2` | generic |
-//! | --- | --- | --- | --- | --- | --- | --- | --- |
-//! | `clock_ghz` | 2.5 | 2.0 | 2.2 | 1.9 | 2.45 | 1.6 | 2.5 |
-//! | `ipc` | 1.0 | 1.0 | 1.0 | 1.0 | 1.0 | 1.0 | 1.0 |
-//! | `l1_hit` | 3 | 4 | 4 | 4 | 4 | 1 | 4 |
-//! | `l2_hit` | 15 | 10 | 12 | 12 | 12 | 5 | 14 |
-//! | `l3_hit` | 48 (19 ns) | 42 (21 ns) | 36 (16 ns) | 46 (24 ns) | 46 (19 ns) | 14 (9 ns) | 40 (16 ns) |
-//! | `near_cache` | 48 (unused) | 42 (unused) | 36 (unused) | 46 (unused) | 220 (90 ns) | 14 (unused) | 200 (80 ns) |
-//! | `remote_cache` | 250 (100 ns) | 300 (150 ns) | 220 (100 ns) | 280 (147 ns) | 440 (180 ns) | 400 (250 ns) | 300 (120 ns) |
-//! | `local_dram` | 200 (80 ns) | 260 (130 ns) | 180 (82 ns) | 240 (126 ns) | 270 (110 ns) | 232 (145 ns) | 225 (90 ns) |
-//! | `remote_dram` | 290 (116 ns) | 390 (195 ns) | 280 (127 ns) | 360 (189 ns) | 490 (200 ns) | 384 (240 ns) | 350 (140 ns) |
-//! | `spawn` | 45 | 30 | 36 | 36 | 36 | 15 | 42 |
-//! | `probe_local` | 48 | 42 | 36 | 46 | 46 | 14 | 40 |
-//! | `probe_remote` | 250 | 300 | 220 | 280 | 440 | 400 | 300 |
-//! | `steal_local` | 120 | 105 | 90 | 115 | 115 | 35 | 100 |
-//! | `steal_remote` | 625 | 750 | 550 | 700 | 1100 | 1000 | 750 |
+//! | field | `opteron-8380` | `xeon-x7550` | `xeon-e5-2660v2` | `xeon-e7-4820v3` | `epyc-7763-2s` | `epyc-7763-2s-nps4` | `epyc-9654-2s` | `xeon-6230-2s` | `altix-2x2` | generic |
+//! | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+//! | `clock_ghz` | 2.5 | 2.0 | 2.2 | 1.9 | 2.45 | 2.45 | 2.4 | 2.1 | 1.6 | 2.5 |
+//! | `ipc` | 1.0 | 1.0 | 1.0 | 1.0 | 1.0 | 1.0 | 1.0 | 1.0 | 1.0 | 1.0 |
+//! | `l1_hit` | 3 | 4 | 4 | 4 | 4 | 4 | 4 | 4 | 1 | 4 |
+//! | `l2_hit` | 15 | 10 | 12 | 12 | 12 | 12 | 14 | 14 | 5 | 14 |
+//! | `l3_hit` | 48 (19 ns) | 42 (21 ns) | 36 (16 ns) | 46 (24 ns) | 46 (19 ns) | 46 (19 ns) | 50 (21 ns) | 36 (17 ns) | 14 (9 ns) | 40 (16 ns) |
+//! | `near_cache` | 48 (unused) | 42 (unused) | 36 (unused) | 46 (unused) | 220 (90 ns) | 220 (90 ns) | 192 (80 ns) | 36 (unused) | 14 (unused) | 200 (80 ns) |
+//! | `remote_cache` | 250 (100 ns) | 300 (150 ns) | 220 (100 ns) | 280 (147 ns) | 440 (180 ns) | 440 (180 ns) | 432 (180 ns) | 252 (120 ns) | 400 (250 ns) | 300 (120 ns) |
+//! | `local_dram` | 200 (80 ns) | 260 (130 ns) | 180 (82 ns) | 240 (126 ns) | 270 (110 ns) | 248 (101 ns) | 276 (115 ns) | 170 (81 ns) | 232 (145 ns) | 225 (90 ns) |
+//! | `remote_dram` | 290 (116 ns) | 390 (195 ns) | 280 (127 ns) | 360 (189 ns) | 490 (200 ns) | 490 (200 ns) | 480 (200 ns) | 294 (140 ns) | 384 (240 ns) | 350 (140 ns) |
+//! | `spawn` | 45 | 30 | 36 | 36 | 36 | 36 | 42 | 42 | 15 | 42 |
+//! | `probe_local` | 48 | 42 | 36 | 46 | 46 | 46 | 50 | 36 | 14 | 40 |
+//! | `probe_remote` | 250 | 300 | 220 | 280 | 440 | 440 | 432 | 252 | 400 | 300 |
+//! | `steal_local` | 120 | 105 | 90 | 115 | 115 | 115 | 125 | 90 | 35 | 100 |
+//! | `steal_remote` | 625 | 750 | 550 | 700 | 1100 | 1100 | 1080 | 630 | 1000 | 750 |
 //!
 //! The papers behind the presets (in `shared/papers/`) give each machine's clock
 //! and caches, but no latency; the other numbers come from vendor manuals,
@@ -151,6 +151,54 @@
 //!   (TLB misses included) on the previous generation in NPS1.
 //! * remote DRAM 200 ns: estimate (one Infinity Fabric socket hop).
 //!
+//! **`epyc-7763-2s-nps4`** (the same machine in NPS4: 4 NUMA nodes per package).
+//! * Everything as `epyc-7763-2s` but DRAM.
+//! * local DRAM 101 ns: `epyc-7763-2s`'s 110 ns less the 9 ns that AnandTech's
+//!   Rome review measures NPS4 faster than NPS1 (113 against 122 ns full random
+//!   at 128 MiB; Milan keeps Rome's I/O die); estimate.
+//! * remote DRAM 200 ns: as `epyc-7763-2s`, the other package's memory. The
+//!   table has one value for every other node, so the 3 other nodes of the own
+//!   package (SLIT 12, much nearer) are costed as the other package: the
+//!   pessimistic value again, as for `remote_cache`.
+//!
+//! **`epyc-9654-2s`** (2 × AMD EPYC 9654 "Genoa", NPS1).
+//! * clock: AMD's base clock, 2.4 GHz (AMD EPYC 9004 product page; boost
+//!   ignored, as for `epyc-7763-2s`).
+//! * L1 4, L2 14: AMD's Zen 4 figures (4-cycle integer L1D loads as in Zen 3;
+//!   the L2, doubled to 1 MiB, 14 cycles against Zen 3's 12), as Chips and
+//!   Cheese's "AMD's Zen 4, Part 2: Memory Subsystem and Conclusion" (2022)
+//!   discusses them; not checked against AMD's Zen 4 optimization guide here.
+//! * L3 50: estimate; Zen 3's 46 plus the few cycles Zen 4's L3 added (Chips
+//!   and Cheese, "Genoa-X: Server V-Cache Round 2", 2023, compares Zen 4
+//!   server L3 latency with Milan-X's 50 cycles, which is Zen 3's 46 plus
+//!   V-Cache's 4).
+//! * near cache 80 ns: estimate; `epyc-7763-2s`'s 90 ns scaled by the ratio of
+//!   published cross-CCD core-to-core round trips (nviennot/core-to-core-latency
+//!   results: about 190 ns on a two-socket EPYC 9274F, about 224 ns on an
+//!   EPYC 7453).
+//! * remote cache 180 ns, remote DRAM 200 ns: estimates, as `epyc-7763-2s`
+//!   (one socket hop over Infinity Fabric; no published Genoa figure found).
+//! * local DRAM 115 ns: estimate; Chips and Cheese (same article) finds
+//!   Genoa-X's DRAM latency about that of Sapphire Rapids and a little above
+//!   Milan-X's, and DDR5 does not lower it.
+//!
+//! **`xeon-6230-2s`** (2 × Intel Xeon Gold 6230 "Cascade Lake").
+//! * clock: Intel ARK, 2.1 GHz base.
+//! * L1 4, L2 14: Intel Optimization Reference Manual, Skylake Server section
+//!   (1 MiB L2, unchanged in Cascade Lake); AnandTech's Rome review measures 4
+//!   and 14 on the Xeon Platinum 8280 (Cascade Lake).
+//! * L3 36 (17 ns): the same review measures about 46 cycles at 2.7 GHz on the
+//!   8280, about 17 ns; the mesh's nanoseconds are kept at the 6230's clock
+//!   (estimate: the 6230's mesh is smaller, its core clock lower).
+//! * local DRAM 81 ns, remote DRAM 140 ns: Intel Memory Latency Checker v3.10
+//!   idle latencies on a two-socket Cascade Lake node (80.8-81.5 ns local,
+//!   140.4-141.6 ns remote), published in gjbex/Code-optimization
+//!   (`info/cascadelake_mlc.txt`).
+//! * remote cache 120 ns: estimate; a line from the other socket's cache skips
+//!   the DRAM access of a remote read (140 ns) but pays the UPI hop and the
+//!   snoop.
+//! * near cache "unused": one L3 per package.
+//!
 //! **`altix-2x2`** (SGI Altix 3700 nodes, Itanium 2 "Madison").
 //! * clock: the affinity-graph paper ("1.6 GHz Itanium processors").
 //! * L1 1, L2 5, L3 14: Intel Itanium 2 Processor Reference Manual, integer
@@ -233,7 +281,7 @@ struct Preset {
 
 /// The default table of every preset, scheduler costs included, written out so
 /// that they can be audited against the module documentation.
-const PRESETS: [Preset; 6] = [
+const PRESETS: [Preset; 9] = [
     Preset {
         name: "opteron-8380",
         latencies: Latencies {
@@ -327,6 +375,63 @@ const PRESETS: [Preset; 6] = [
             probe_remote: 440,
             steal_local: 115,
             steal_remote: 1100,
+        },
+    },
+    Preset {
+        name: "epyc-7763-2s-nps4",
+        latencies: Latencies {
+            clock_ghz: 2.45,
+            ipc: 1.0,
+            l1_hit: 4,
+            l2_hit: 12,
+            l3_hit: 46,
+            near_cache: 220,
+            remote_cache: 440,
+            local_dram: 248,
+            remote_dram: 490,
+            spawn: 36,
+            probe_local: 46,
+            probe_remote: 440,
+            steal_local: 115,
+            steal_remote: 1100,
+        },
+    },
+    Preset {
+        name: "epyc-9654-2s",
+        latencies: Latencies {
+            clock_ghz: 2.4,
+            ipc: 1.0,
+            l1_hit: 4,
+            l2_hit: 14,
+            l3_hit: 50,
+            near_cache: 192,
+            remote_cache: 432,
+            local_dram: 276,
+            remote_dram: 480,
+            spawn: 42,
+            probe_local: 50,
+            probe_remote: 432,
+            steal_local: 125,
+            steal_remote: 1080,
+        },
+    },
+    Preset {
+        name: "xeon-6230-2s",
+        latencies: Latencies {
+            clock_ghz: 2.1,
+            ipc: 1.0,
+            l1_hit: 4,
+            l2_hit: 14,
+            l3_hit: 36,
+            near_cache: 36,
+            remote_cache: 252,
+            local_dram: 170,
+            remote_dram: 294,
+            spawn: 42,
+            probe_local: 36,
+            probe_remote: 252,
+            steal_local: 90,
+            steal_remote: 630,
         },
     },
     Preset {

@@ -152,13 +152,13 @@ pub struct Machine {
     cores_of_domain: Vec<Vec<usize>>,
     lat: Latencies,
     line_bytes: u64,
-    /// Directory: bitmask words per line of the cores holding the line privately.
+    /// Bitmask words per line of the cores holding the line privately.
     words: usize,
-    holders: Vec<u64>,
-    /// Directory: domains whose last-level cache holds the line.
-    domains: Vec<u64>,
-    /// Directory: the domain holding the line modified, or [`CLEAN`].
-    dirty: Vec<u16>,
+    /// The directory, `words + 2` words per line, contiguous so that one lookup touches
+    /// one host cache line: the bitmask words of the cores holding the line privately,
+    /// the bitmask of the domains whose last-level cache holds it, and the domain
+    /// holding it modified, or [`CLEAN`].
+    directory: Vec<u64>,
     /// NUMA node of each page, or [`UNTOUCHED`].
     page_node: Vec<u16>,
     counts: Vec<CoreCounts>,
@@ -270,6 +270,10 @@ impl Machine {
         let line_bytes = u64::from(line.unwrap_or(64));
         let lines = pages * (PAGE_SIZE / line_bytes.min(PAGE_SIZE)).max(1);
         let words = cores.len().div_ceil(WORD);
+        let mut directory = vec![0; lines as usize * (words + 2)];
+        for entry in directory.chunks_exact_mut(words + 2) {
+            entry[words + 1] = u64::from(CLEAN);
+        }
         Ok(Machine {
             name,
             line_shift: line_bytes.trailing_zeros(),
@@ -283,9 +287,7 @@ impl Machine {
             lat,
             line_bytes,
             words,
-            holders: vec![0; lines as usize * words],
-            domains: vec![0; lines as usize],
-            dirty: vec![CLEAN; lines as usize],
+            directory,
             page_node: vec![UNTOUCHED; pages as usize],
             counts: vec![CoreCounts::default(); cores.len()],
         })
@@ -345,24 +347,40 @@ impl Machine {
     pub fn access(&mut self, core: usize, line: u64, write: bool) -> Served {
         let l = line as usize;
         let mut cycles = 0;
-        let mut counts = self.counts[core];
+        // The counters leave `self` for the walk (a move of the vector, not a copy of
+        // the core's counters), so that the walk's methods can borrow both.
+        let mut all = std::mem::take(&mut self.counts);
+        let counts = &mut all[core];
         counts.accesses += 1;
         let private_levels = self.private[core].len();
         let mut hit_at = None;
-        for i in 0..private_levels {
-            let level = &mut self.private[core][i];
-            let idx = level_index(level.level);
-            match level.cache.access(line) {
-                Lookup::Hit => {
-                    counts.hits[idx] += 1;
-                    cycles = level.latency;
-                    hit_at = Some(i);
-                    break;
+        if private_levels > 0 && !self.holds(core, l) {
+            // The directory says that no private level holds the line (the last one
+            // holds it exactly when the core does, and each level holds a subset of
+            // the next): every level misses, and none needs searching.
+            for i in 0..private_levels {
+                let level = &mut self.private[core][i];
+                counts.misses[level_index(level.level)] += 1;
+                if let Some(victim) = level.cache.fill_absent(line) {
+                    self.evict_private(core, i, victim);
                 }
-                Lookup::Miss { evicted } => {
-                    counts.misses[idx] += 1;
-                    if let Some(victim) = evicted {
-                        self.evict_private(core, i, victim);
+            }
+        } else {
+            for i in 0..private_levels {
+                let level = &mut self.private[core][i];
+                let idx = level_index(level.level);
+                match level.cache.access(line) {
+                    Lookup::Hit => {
+                        counts.hits[idx] += 1;
+                        cycles = level.latency;
+                        hit_at = Some(i);
+                        break;
+                    }
+                    Lookup::Miss { evicted } => {
+                        counts.misses[idx] += 1;
+                        if let Some(victim) = evicted {
+                            self.evict_private(core, i, victim);
+                        }
                     }
                 }
             }
@@ -370,12 +388,12 @@ impl Machine {
         let private_miss = hit_at.is_none();
         if private_miss {
             self.set_holder(core, l);
-            cycles = self.fetch_for_domain(core, line, &mut counts);
+            cycles = self.fetch_for_domain(core, line, counts);
         }
         if write {
-            cycles += self.write_ownership(core, l, &mut counts);
+            cycles += self.write_ownership(core, l, counts);
         }
-        self.counts[core] = counts;
+        self.counts = all;
         Served {
             cycles,
             private_miss,
@@ -388,36 +406,44 @@ impl Machine {
         let l = line as usize;
         let domain = self.domain_of_core[core];
         let bit = 1u64 << domain;
+        let held = self.domains(l) & bit != 0;
         if let Some(level) = self.shared[domain].as_mut() {
             let idx = level_index(level.level);
             let latency = level.latency;
-            match level.cache.access(line) {
-                Lookup::Hit => {
-                    counts.hits[idx] += 1;
-                    return latency;
+            if !held {
+                // The directory says the cache lacks the line: no need to search it.
+                counts.misses[idx] += 1;
+                if let Some(victim) = level.cache.fill_absent(line) {
+                    self.evict_shared(domain, victim);
                 }
-                Lookup::Miss { evicted } => {
-                    counts.misses[idx] += 1;
-                    if let Some(victim) = evicted {
-                        self.evict_shared(domain, victim);
+            } else {
+                match level.cache.access(line) {
+                    Lookup::Hit => {
+                        counts.hits[idx] += 1;
+                        return latency;
+                    }
+                    Lookup::Miss { evicted } => {
+                        counts.misses[idx] += 1;
+                        if let Some(victim) = evicted {
+                            self.evict_shared(domain, victim);
+                        }
                     }
                 }
             }
-        } else if self.domains[l] & bit != 0 {
+        } else if held {
             // No shared cache: the domain "holds" the line while a core of it does.
             return self.lat.l1_hit.into();
         }
-        let others = self.domains[l] & !bit;
-        self.domains[l] |= bit;
+        let others = self.domains(l) & !bit;
+        *self.domains_mut(l) |= bit;
         let package = self.package_of_core[core];
         if others != 0 {
             // Another domain's cache supplies the line; a modified copy is cleaned.
-            if self.dirty[l] != CLEAN && self.dirty[l] as usize != domain {
-                self.dirty[l] = CLEAN;
+            let dirty = self.dirty(l);
+            if dirty != CLEAN && dirty as usize != domain {
+                self.set_dirty(l, CLEAN);
             }
-            let same_package = (0..64)
-                .filter(|d| others & (1u64 << d) != 0)
-                .any(|d| self.package_of_domain[d] == package);
+            let same_package = bits(others).any(|d| self.package_of_domain[d] == package);
             if same_package {
                 counts.near_cache += 1;
                 u64::from(self.lat.near_cache)
@@ -450,12 +476,13 @@ impl Machine {
         let domain = self.domain_of_core[core];
         let package = self.package_of_core[core];
         let mut extra = 0;
-        let others = self.domains[l] & !(1u64 << domain);
-        for d in (0..64).filter(|d| others & (1u64 << d) != 0) {
+        let others = self.domains(l) & !(1u64 << domain);
+        for d in bits(others) {
             if let Some(level) = self.shared[d].as_mut() {
                 level.cache.invalidate(l as u64);
             }
-            for c in self.cores_of_domain[d].clone() {
+            for k in 0..self.cores_of_domain[d].len() {
+                let c = self.cores_of_domain[d][k];
                 if self.holds(c, l) {
                     self.drop_private(c, l);
                 }
@@ -467,15 +494,16 @@ impl Machine {
                 u64::from(self.lat.remote_cache)
             });
         }
-        self.domains[l] &= 1u64 << domain;
-        for c in self.cores_of_domain[domain].clone() {
+        *self.domains_mut(l) &= 1u64 << domain;
+        for k in 0..self.cores_of_domain[domain].len() {
+            let c = self.cores_of_domain[domain][k];
             if c != core && self.holds(c, l) {
                 self.drop_private(c, l);
                 counts.invalidations += 1;
                 extra = extra.max(u64::from(self.lat.l3_hit));
             }
         }
-        self.dirty[l] = domain as u16;
+        self.set_dirty(l, domain as u16);
         extra
     }
 
@@ -494,14 +522,15 @@ impl Machine {
     /// The last-level cache of `domain` evicted `victim`: its cores lose it too.
     fn evict_shared(&mut self, domain: usize, victim: u64) {
         let v = victim as usize;
-        for c in self.cores_of_domain[domain].clone() {
+        for k in 0..self.cores_of_domain[domain].len() {
+            let c = self.cores_of_domain[domain][k];
             if self.holds(c, v) {
                 self.drop_private(c, v);
             }
         }
-        self.domains[v] &= !(1u64 << domain);
-        if self.dirty[v] as usize == domain {
-            self.dirty[v] = CLEAN; // written back
+        *self.domains_mut(v) &= !(1u64 << domain);
+        if self.dirty(v) as usize == domain {
+            self.set_dirty(v, CLEAN); // written back
         }
     }
 
@@ -513,19 +542,60 @@ impl Machine {
         self.clear_holder(core, l);
     }
 
+    /// Where line `l`'s directory entry starts.
+    #[inline]
+    fn entry(&self, l: usize) -> usize {
+        l * (self.words + 2)
+    }
+
+    /// The domains whose last-level cache holds line `l`.
+    #[inline]
+    fn domains(&self, l: usize) -> u64 {
+        self.directory[self.entry(l) + self.words]
+    }
+
+    #[inline]
+    fn domains_mut(&mut self, l: usize) -> &mut u64 {
+        let at = self.entry(l) + self.words;
+        &mut self.directory[at]
+    }
+
+    /// The domain holding line `l` modified, or [`CLEAN`].
+    #[inline]
+    fn dirty(&self, l: usize) -> u16 {
+        self.directory[self.entry(l) + self.words + 1] as u16
+    }
+
+    #[inline]
+    fn set_dirty(&mut self, l: usize, domain: u16) {
+        let at = self.entry(l) + self.words + 1;
+        self.directory[at] = u64::from(domain);
+    }
+
     fn holds(&self, core: usize, l: usize) -> bool {
-        self.holders[l * self.words + core / WORD] & (1u64 << (core % WORD)) != 0
+        self.directory[self.entry(l) + core / WORD] & (1u64 << (core % WORD)) != 0
     }
 
     fn set_holder(&mut self, core: usize, l: usize) {
         if !self.private[core].is_empty() {
-            self.holders[l * self.words + core / WORD] |= 1u64 << (core % WORD);
+            let at = self.entry(l) + core / WORD;
+            self.directory[at] |= 1u64 << (core % WORD);
         }
     }
 
     fn clear_holder(&mut self, core: usize, l: usize) {
-        self.holders[l * self.words + core / WORD] &= !(1u64 << (core % WORD));
+        let at = self.entry(l) + core / WORD;
+        self.directory[at] &= !(1u64 << (core % WORD));
     }
+}
+
+/// The positions of the set bits of `mask`, lowest first.
+fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let bit = mask.trailing_zeros();
+        mask &= mask.wrapping_sub(1);
+        (bit < 64).then_some(bit as usize)
+    })
 }
 
 /// The hit latency of a cache of `level` (levels past 3 take L3's).

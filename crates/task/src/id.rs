@@ -48,17 +48,61 @@ impl TaskId {
     }
 
     /// The spawn index of this task within `parent` if it is one of `parent`'s first
-    /// [`MAX_SPAWN_INDEX`] + 1 children: the inverse of [`TaskId::child`]. A task of
+    /// [`MAX_SPAWN_INDEX`] + 1 children, or a half (0 or 1) of one of its tagged joins
+    /// (`crate::Spawner::join_children`): the inverse of [`TaskId::child`]. A task of
     /// another parent answers `None` unless its hash happens to land in that window
-    /// (one chance in 2^44); policies use the index for order, never for identity.
+    /// (about one chance in 2^44); policies use the index for order, never for identity.
     #[inline]
     pub fn index_in(self, parent: TaskId) -> Option<u32> {
         let index = self
             .0
             .wrapping_sub(parent.0.wrapping_mul(PATH_K))
             .wrapping_sub(1);
-        u32::try_from(index).ok().filter(|&i| i <= MAX_SPAWN_INDEX)
+        let index = u32::try_from(index).ok()?;
+        if index <= MAX_SPAWN_INDEX {
+            Some(index)
+        } else if index & MAX_SPAWN_INDEX < FIRST_SCOPE_SPAWN {
+            Some(index & MAX_SPAWN_INDEX)
+        } else {
+            None
+        }
     }
+}
+
+impl TaskId {
+    /// Which fork of `parent` this task was spawned by, if it is one of `parent`'s
+    /// children: [`Fork::Join`] with the site's tag for a half of a `join` (see
+    /// `crate::JoinSite`; 0 for a half numbered 0 or 1 without a site), or
+    /// [`Fork::Scope`] for a spawn into a scope (a loop's chunk among them: the loops of
+    /// one task are one fork to a policy, as their chunks are the same tasks). As
+    /// [`TaskId::index_in`], a task of another parent answers `None` but for a chance in
+    /// about 2^44.
+    #[inline]
+    pub fn fork_in(self, parent: TaskId) -> Option<Fork> {
+        let index = self
+            .0
+            .wrapping_sub(parent.0.wrapping_mul(PATH_K))
+            .wrapping_sub(1);
+        let index = u32::try_from(index).ok()?;
+        if index < FIRST_SCOPE_SPAWN {
+            Some(Fork::Join(0))
+        } else if index <= MAX_SPAWN_INDEX {
+            Some(Fork::Scope)
+        } else if index & MAX_SPAWN_INDEX < FIRST_SCOPE_SPAWN {
+            Some(Fork::Join(index >> (MAX_SPAWN_INDEX.count_ones())))
+        } else {
+            None
+        }
+    }
+}
+
+/// The fork of a task that spawned a child ([`TaskId::fork_in`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fork {
+    /// A `join` at the site with this tag (0: a join numbered without a site).
+    Join(u32),
+    /// A scope (or a parallel loop).
+    Scope,
 }
 
 /// The largest spawn index [`TaskId::index_in`] recognises.
@@ -113,8 +157,9 @@ impl TaskInfo {
     }
 }
 
-/// The spawn index of the first task a task spawns into a scope (0 and 1 are the halves
-/// of its joins): chunk `i` of a parallel loop is spawn `FIRST_SCOPE_SPAWN + i`.
+/// The spawn index of the first task a task spawns into a scope (0 and 1, and the same
+/// above a join site's tag, are the halves of its joins): chunk `i` of a parallel loop
+/// is spawn `FIRST_SCOPE_SPAWN + i`.
 pub const FIRST_SCOPE_SPAWN: u32 = 2;
 
 /// What a task itself cost, its nested tasks excluded, as a counter source measured it.
@@ -189,7 +234,10 @@ mod tests {
         for i in [0, 1, 2, 17, MAX_SPAWN_INDEX] {
             assert_eq!(root.child(i).index_in(root), Some(i));
         }
-        assert_eq!(root.child(MAX_SPAWN_INDEX + 1).index_in(root), None);
+        assert_eq!(root.child(MAX_SPAWN_INDEX + 3).index_in(root), None);
+        // The halves of a join tagged by its site (spawn.rs).
+        assert_eq!(root.child(MAX_SPAWN_INDEX + 1).index_in(root), Some(0));
+        assert_eq!(root.child(7 << 20 | 1).index_in(root), Some(1));
         assert_eq!(root.child(0).child(1).index_in(root), None, "a grandchild");
         assert_eq!(root.child(1).index_in(root.child(0)), None, "a sibling");
     }

@@ -40,5 +40,5 @@ pub mod rng;
 mod spawn;
 pub mod workload;
 
-pub use id::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
-pub use spawn::Spawner;
+pub use id::{Fork, TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
+pub use spawn::{JoinSite, Spawner};

@@ -33,6 +33,79 @@ fn epyc_7763_squads_nearest_first() {
 }
 
 #[test]
+fn epyc_7763_nps4_orders_the_own_package_before_the_other() {
+    let t = Topology::preset("epyc-7763-2s-nps4").unwrap();
+    assert_eq!(t.distance_source(), DistanceSource::Preset);
+    assert_eq!((t.num_numa_nodes(), t.cache_domains().len()), (8, 16));
+    for a in 0..8 {
+        for b in 0..8 {
+            let want = if a == b {
+                10
+            } else if a / 4 == b / 4 {
+                12
+            } else {
+                32
+            };
+            assert_eq!(t.numa_distance(a, b), Some(want), "node {a} to node {b}");
+        }
+    }
+    assert_eq!(t.squad_distance(0, 1), 10);
+    assert_eq!(t.squad_distance(0, 2), 12);
+    assert_eq!(t.squad_distance(0, 7), 12);
+    assert_eq!(t.squad_distance(0, 8), 32);
+    assert_eq!(t.squad_distance(15, 8), 12);
+    assert_eq!(t.squad_tier(0, 1), SquadTier::SameNode);
+    assert_eq!(t.squad_tier(0, 2), SquadTier::SamePackage);
+    assert_eq!(t.squad_tier(0, 8), SquadTier::OtherPackage);
+    assert_eq!(t.squad_numa(9), 4);
+    assert_eq!(
+        t.nearest_squads(0),
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+    );
+    assert_eq!(
+        t.nearest_squads(5),
+        [4, 0, 1, 2, 3, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+    );
+    assert_eq!(
+        t.nearest_squads(10),
+        [11, 8, 9, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7]
+    );
+    let rendered = t.render();
+    assert!(
+        rendered.contains("NUMANode L#0: 10 12 12 12 32 32 32 32\n"),
+        "{rendered}"
+    );
+}
+
+#[test]
+fn epyc_9654_squads_nearest_first() {
+    let t = Topology::preset("epyc-9654-2s").unwrap();
+    assert_eq!(t.distance_source(), DistanceSource::Preset);
+    assert_eq!(t.cache_domains().len(), 24);
+    assert_eq!(t.numa_distance(0, 1), Some(32));
+    assert_eq!(t.numa_distance(1, 1), Some(10));
+    assert_eq!(t.squad_distance(0, 11), 10);
+    assert_eq!(t.squad_distance(0, 12), 32);
+    assert_eq!(t.squad_tier(0, 11), SquadTier::SameNode);
+    assert_eq!(t.squad_tier(11, 12), SquadTier::OtherPackage);
+    let mut want: Vec<usize> = (12..24).filter(|&s| s != 13).collect();
+    want.extend(0..12);
+    assert_eq!(t.nearest_squads(13), want);
+}
+
+#[test]
+fn xeon_6230_squads_nearest_first() {
+    let t = Topology::preset("xeon-6230-2s").unwrap();
+    assert_eq!(t.distance_source(), DistanceSource::Preset);
+    assert_eq!(t.cache_domains().len(), 2);
+    assert_eq!(t.numa_distance(0, 1), Some(21));
+    assert_eq!(t.numa_distance(1, 0), Some(21));
+    assert_eq!(t.squad_distance(1, 0), 21);
+    assert_eq!(t.squad_tier(0, 1), SquadTier::OtherPackage);
+    assert_eq!(t.nearest_squads(1), [0]);
+}
+
+#[test]
 fn tree_distances_without_a_matrix() {
     // Two packages of two NUMA nodes of two L3 domains each.
     let t = Topology::from_synthetic("pack:2 numa:2 l3:2(size=8MiB) core:2 pu:1").unwrap();

@@ -80,7 +80,9 @@ const CASES: &[(Via, &str, &[&str])] = &[
     (Via::Xml, "<topology><object><object type=\"PU\"/></object></topology>", &["1:11", "expected a type attribute"]),
     (Via::Xml, "<topology version=\"2.0\"><object type=\"Machine\"><object type=\"NUMANode\" local_memory=\"x\"/><object type=\"PU\"/></object></topology>", &["local_memory=\"x\""]),
     // --- specs ---
-    (Via::Spec, "", &["unknown machine \"\"", "opteron-8380", "xeon-x7550", "epyc-7763-2s"]),
+    (Via::Spec, "", &["unknown machine \"\"", "opteron-8380", "xeon-x7550", "epyc-7763-2s", "epyc-7763-2s-nps4", "epyc-9654-2s", "xeon-6230-2s"]),
+    (Via::Spec, "epyc-9654", &["unknown machine \"epyc-9654\"", "epyc-9654-2s"]),
+    (Via::Spec, "epyc-7763-2s-nps2", &["unknown machine \"epyc-7763-2s-nps2\"", "epyc-7763-2s-nps4"]),
     (Via::Spec, "opteron-838", &["unknown machine \"opteron-838\"", "opteron-8380"]),
     (Via::Spec, "xeon", &["unknown machine \"xeon\"", "a preset name (", "synthetic string"]),
     (Via::Spec, "/nonexistent/dir/machine.xml", &["hwloc XML file \"/nonexistent/dir/machine.xml\"", "cannot read it"]),

@@ -64,6 +64,29 @@ const EXPECTED: &[Shape] = &[
         512 * KIB,
         32 * KIB,
     ),
+    (
+        "epyc-7763-2s-nps4",
+        256,
+        128,
+        2,
+        8,
+        16,
+        32 * MIB,
+        512 * KIB,
+        32 * KIB,
+    ),
+    ("epyc-9654-2s", 384, 192, 2, 2, 24, 32 * MIB, MIB, 32 * KIB),
+    (
+        "xeon-6230-2s",
+        80,
+        40,
+        2,
+        2,
+        2,
+        27 * MIB + MIB / 2,
+        MIB,
+        32 * KIB,
+    ),
     ("altix-2x2", 4, 4, 2, 2, 2, 6 * MIB, 256 * KIB, 16 * KIB),
 ];
 
@@ -149,6 +172,52 @@ fn epyc_has_eight_domains_per_package() {
     // SMT siblings are adjacent: the first two PUs are one core.
     assert_eq!(t.pus()[0].core, t.pus()[1].core);
     assert_ne!(t.pus()[1].core, t.pus()[2].core);
+}
+
+#[test]
+fn epyc_nps4_has_two_domains_per_node_and_four_nodes_per_package() {
+    let t = Topology::preset("epyc-7763-2s-nps4").unwrap();
+    for d in t.cache_domains() {
+        assert_eq!(d.package, d.index / 8);
+        assert_eq!(t.squad_numa(d.index), d.index / 2);
+        assert_eq!(d.pus.len(), 16);
+    }
+    for node in t.numa_nodes() {
+        assert_eq!(node.pus.len(), 32);
+        assert!(node
+            .pus
+            .iter()
+            .all(|&p| t.pus()[p].package == node.index / 4));
+    }
+    // The same caches as the NPS1 preset: only the nodes differ.
+    let nps1 = Topology::preset("epyc-7763-2s").unwrap();
+    assert_eq!(t.caches(), nps1.caches());
+}
+
+#[test]
+fn genoa_has_twelve_domains_per_package() {
+    let t = Topology::preset("epyc-9654-2s").unwrap();
+    for d in t.cache_domains() {
+        assert_eq!(d.package, d.index / 12);
+        assert_eq!(t.squad_numa(d.index), d.package);
+        assert_eq!(d.pus.len(), 16);
+    }
+    let l1i: Vec<u64> = sizes(&t, 1, CacheKind::Instruction);
+    assert_eq!(l1i.len(), 192);
+}
+
+#[test]
+fn cascade_lake_has_one_eleven_way_l3_per_package() {
+    let t = Topology::preset("xeon-6230-2s").unwrap();
+    let l3 = t.cache_domains()[1].llc.clone().unwrap();
+    // 27.5 MiB, as hwloc reads it from CPUID: 28,835,840 bytes.
+    assert_eq!((l3.size, l3.associativity), (28_835_840, 11));
+    assert_eq!(l3.pus, (40..80).collect::<Vec<_>>());
+    let l2 = t.caches().iter().find(|c| c.level == 2).unwrap();
+    assert_eq!(l2.associativity, 16);
+    for p in t.pus() {
+        assert_eq!(p.numa, p.package);
+    }
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //! profiling iteration only.
 
 use crate::policies::bitier::Tier;
-use crate::{TaskCost, TaskId, TaskInfo};
+use crate::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN};
+use locus_task::Fork;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -57,6 +58,8 @@ pub(crate) struct Entry {
     pub(crate) level: u32,
     pub(crate) own: TaskCost,
     pub(crate) children: u32,
+    /// The forks (joins, scopes) the children came from, each counted once.
+    pub(crate) forks: u32,
     /// SOIDs of the children that have completed.
     pub(crate) children_soid: u64,
     /// Set when the task has completed.
@@ -74,6 +77,9 @@ pub(crate) struct OnlineProfile {
 struct Table {
     entries: HashMap<TaskId, Entry>,
     incomplete: usize,
+    /// Per task that spawned, the fork of its latest spawn, and whether that fork
+    /// repeats the one the task made before it (see [`OnlineProfile::spawned`]).
+    forks: HashMap<TaskId, (Option<Option<Fork>>, bool)>,
 }
 
 impl Table {
@@ -125,17 +131,48 @@ impl OnlineProfile {
     /// `parent` spawned `task`. Idempotent: an engine may report one spawn twice (a
     /// parent-first `join` asks about its first half, then places it).
     ///
-    /// Task ids number a task's children per sync block, so a task that joins twice
-    /// (mergesort sorts its halves, then merges them) spawns the ids of its first
-    /// children again. Only a repeat that finds the rest of the program quiet (every
-    /// task that has not completed is an ancestor of the spawner, as between two sweeps
-    /// of an iterative program's loop) starts the second iteration; any other is the
-    /// same position of the tree used once more, and its cost adds to the position's.
+    /// Task ids number a task's children per fork: a join's halves by the join's call
+    /// site, a scope's spawns from the start of the scope ([`locus_task::Spawner`]). So
+    /// the same code run again spawns the same ids, and a task that joins at two sites
+    /// (mergesort sorts its halves, then merges them) spawns other ids at the second.
+    /// A repeat starts the second iteration only where the program is quiet (every task
+    /// that has not completed is an ancestor of the spawner, as between two sweeps of an
+    /// iterative program's loop) and the spawner forks again as it just did, the same
+    /// join site or a scope after a scope: `fft` combines its halves with the join site
+    /// that split its points before transforming them, which is not an iteration (the
+    /// transform's own join came between), and a program whose iteration is several
+    /// forks in turn is never taken for iterative, so it runs as the profile ran. Any
+    /// other repeat is the same position of the tree used once more, and its cost adds
+    /// to the position's.
     pub(crate) fn spawned(&self, parent: &TaskInfo, task: &TaskInfo) -> Spawned {
         let mut table = self.table();
+        let fork = task.id.fork_in(parent.id);
+        // Whether this spawn repeats the spawner's previous fork. The first half of a
+        // join decides for its join (the second half follows it); a scope's spawns
+        // (a loop's chunks, in whatever order the loop deals them) each on its own.
+        let (last, repeating) = table
+            .forks
+            .get(&parent.id)
+            .copied()
+            .unwrap_or((None, false));
+        let repeating = match (fork, task.id.index_in(parent.id)) {
+            (Some(Fork::Join(_)), Some(0)) | (Some(Fork::Scope), _) => last == Some(fork),
+            _ => repeating && last == Some(fork),
+        };
+        let starts = matches!(
+            (fork, task.id.index_in(parent.id)),
+            (Some(Fork::Join(_)), Some(0)) | (Some(Fork::Scope), Some(FIRST_SCOPE_SPAWN))
+        );
+        table.forks.insert(parent.id, (Some(fork), repeating));
         match table.entries.get(&task.id) {
             Some(e) if e.soid.is_some() => {
-                return if table.quiescent_below(parent.id) {
+                // A spawner that completed before runs again at a reused position (the
+                // combine of `fft` reuses its split's tasks): not the program's loop.
+                let looping = table
+                    .entries
+                    .get(&parent.id)
+                    .is_none_or(|p| p.soid.is_none());
+                return if repeating && looping && table.quiescent_below(parent.id) {
                     Spawned::Repeat
                 } else {
                     Spawned::New
@@ -147,7 +184,11 @@ impl OnlineProfile {
         let entry = table.entry(task.id, task.level);
         entry.parent = Some(parent.id);
         entry.level = task.level;
-        table.entry(parent.id, parent.level).children += 1;
+        let spawner = table.entry(parent.id, parent.level);
+        spawner.children += 1;
+        if starts || last != Some(fork) {
+            spawner.forks += 1;
+        }
         Spawned::New
     }
 
@@ -353,15 +394,17 @@ impl LearnedTiers {
             misses as f64 / work as f64
         };
         let cpu_bound = is_cpu_bound(misses, instructions, nanos, threshold);
-        let parents: Vec<u32> = entries
+        // Children per fork: a task that joins at two sites forks twice in two.
+        let (children, forks) = entries
             .values()
-            .map(|e| e.children)
-            .filter(|&c| c > 0)
-            .collect();
-        let branching = if parents.is_empty() {
+            .filter(|e| e.children > 0)
+            .fold((0u64, 0u64), |(c, f), e| {
+                (c + u64::from(e.children), f + u64::from(e.forks.max(1)))
+            });
+        let branching = if forks == 0 {
             0.0
         } else {
-            parents.iter().map(|&c| f64::from(c)).sum::<f64>() / parents.len() as f64
+            children as f64 / forks as f64
         };
         // The top of the profiled tree: the shallowest level with completed tasks whose
         // parents did not complete within the iteration (the loop's own task), or none.
@@ -370,11 +413,19 @@ impl LearnedTiers {
             .filter(|e| e.parent.is_some_and(|p| soid_of(&p).is_none()))
             .map(|e| e.level)
             .min();
-        let data_bytes = entries
-            .values()
-            .filter(|e| Some(e.level) == top && e.parent.is_some_and(|p| soid_of(&p).is_none()))
-            .filter_map(|e| e.soid)
-            .sum();
+        // Per fork of the tasks at the top, the data of its children; the input is the
+        // largest (two forks of one task, as a sort and then a merge, go over the same
+        // data, which summing would count twice).
+        let mut per_fork: HashMap<(TaskId, Option<Fork>), u64> = HashMap::new();
+        for (id, e) in entries {
+            let Some(parent) = e.parent else { continue };
+            if Some(e.level) != top || soid_of(&parent).is_some() {
+                continue;
+            }
+            let sum = per_fork.entry((parent, id.fork_in(parent))).or_default();
+            *sum = sum.saturating_add(e.soid.unwrap_or(0));
+        }
+        let data_bytes = per_fork.values().copied().max().unwrap_or(0);
         let report =
             LearnedTiers::describe(entries, &tiers, shared_cache, cmpi, cpu_bound, threshold);
         let leaves_by_level = leaves_by_level(entries, &tiers);
@@ -555,10 +606,35 @@ mod tests {
         }
     }
 
+    /// The halves of a join `parent` makes at the caller's line.
+    #[track_caller]
+    fn join(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
+        let site = locus_task::JoinSite::of(std::panic::Location::caller());
+        locus_task::Spawner::of(*parent).join_children(site)
+    }
+
+    /// The halves of a join `parent` makes at the site of [`halves_site`].
+    fn halves(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
+        locus_task::Spawner::of(*parent).join_children(locus_task::JoinSite::of(halves_site()))
+    }
+
+    fn halves_site() -> &'static std::panic::Location<'static> {
+        std::panic::Location::caller()
+    }
+
+    fn cost(bytes: u64) -> TaskCost {
+        TaskCost {
+            bytes,
+            misses: bytes / 64,
+            ..TaskCost::default()
+        }
+    }
+
     #[test]
     fn the_profile_passes_soids_up_and_sees_the_second_iteration() {
         let p = OnlineProfile::default();
-        let (root, a, b) = (info(1, 0), info(2, 1), info(3, 1));
+        let root = info(1, 0);
+        let (a, b) = halves(&root);
         assert_eq!(p.spawned(&root, &a), Spawned::New);
         assert_eq!(
             p.spawned(&root, &a),
@@ -566,11 +642,6 @@ mod tests {
             "one spawn reported twice"
         );
         assert_eq!(p.spawned(&root, &b), Spawned::New);
-        let cost = |bytes| TaskCost {
-            bytes,
-            misses: bytes / 64,
-            ..TaskCost::default()
-        };
         p.finished(&a, &cost(4 << 20));
         p.finished(&b, &cost(4 << 20));
         assert_eq!(
@@ -580,7 +651,7 @@ mod tests {
         );
         let part = LearnedTiers::new(&p.snapshot(), 6 << 20, 0.001);
         assert_eq!(
-            part.tiers[&TaskId(2)],
+            part.tiers[&a.id],
             Tier::LeafInter,
             "the loop's task never completed: a's parent is unknown"
         );
@@ -591,14 +662,11 @@ mod tests {
     #[test]
     fn a_second_join_in_a_running_task_is_not_a_second_iteration() {
         let p = OnlineProfile::default();
-        let cost = |bytes| TaskCost {
-            bytes,
-            ..TaskCost::default()
-        };
-        // root -> task (running) -> sorts its halves a, b, then merges with the same
-        // ids while `other`, a sibling of `task`, still runs.
-        let (root, task, other) = (info(1, 0), info(2, 1), info(3, 1));
-        let (a, b) = (info(20, 2), info(21, 2));
+        // root -> task (running) -> sorts its halves a, b, then goes over them again
+        // with the same ids while `other`, a sibling of `task`, still runs.
+        let root = info(1, 0);
+        let (task, other) = halves(&root);
+        let (a, b) = halves(&task);
         p.spawned(&root, &task);
         p.spawned(&root, &other);
         p.spawned(&task, &a);
@@ -610,7 +678,7 @@ mod tests {
         let entries = p.snapshot();
         assert_eq!(
             entries[&a.id].own.bytes, 150,
-            "the merge's cost adds to the position"
+            "the second pass's cost adds to the position"
         );
         assert_eq!(entries[&task.id].children_soid, 250);
         p.finished(&b, &cost(0));
@@ -621,6 +689,45 @@ mod tests {
             Spawned::Repeat,
             "all quiet: the next sweep"
         );
+    }
+
+    #[test]
+    fn only_the_same_fork_again_by_the_loops_task_is_an_iteration() {
+        let cost = |bytes| TaskCost {
+            bytes,
+            ..TaskCost::default()
+        };
+        // fft's root: split its points (site P), transform the halves (site T), combine
+        // (site P again, the same ids) when all else is done: not an iteration.
+        let p = OnlineProfile::default();
+        let root = info(1, 0);
+        let (split_a, split_b) = halves(&root);
+        let (t_a, t_b) = join(&root);
+        assert_ne!(split_a.id, t_a.id, "another site, other ids");
+        for task in [split_a, split_b, t_a, t_b] {
+            assert_eq!(p.spawned(&root, &task), Spawned::New);
+            p.finished(&task, &cost(1 << 20));
+        }
+        assert_eq!(p.spawned(&root, &split_a), Spawned::New, "T came between");
+        assert_eq!(p.spawned(&root, &split_b), Spawned::New);
+        // Below it, a task at a reused position (it completed, and runs again) that
+        // joins again as it did: the position reused, not the loop.
+        let (x, y) = halves(&split_a);
+        for task in [x, y] {
+            p.spawned(&split_a, &task);
+            p.finished(&task, &cost(1));
+        }
+        p.finished(&split_b, &cost(0));
+        assert_eq!(
+            p.spawned(&split_a, &x),
+            Spawned::New,
+            "split_a completed before"
+        );
+        // Children per fork: two joins of two in the root make B = 2, not 4; S_d is
+        // the larger fork's data, not both forks' summed.
+        let part = LearnedTiers::new(&p.snapshot(), 6 << 20, 0.001);
+        assert_eq!(part.branching, 2.0);
+        assert_eq!(part.data_bytes, 2 << 20);
     }
 
     #[test]
