@@ -71,6 +71,10 @@ impl Drop for RestoreCtx<'_> {
     }
 }
 
+/// `join` on a worker. Inlined always, as `join` is: the caller's body then holds the
+/// whole fast path, so a recursive caller (fib) recurses through itself with its
+/// closures inlined here, and the join site is a constant in it.
+#[inline(always)]
 pub(crate) fn join_in<A, B, RA, RB>(worker: &WorkerThread, site: JoinSite, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
