@@ -28,6 +28,9 @@ pub fn binding() -> Result<Vec<usize>> {
     locus_topo::allowed_cpus().context("reading this rank's affinity mask")
 }
 
+/// A worker's affinity mask as it read it, or why it could not.
+type Mask = Result<Vec<usize>, String>;
+
 /// Where one rank's pool runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placement {
@@ -48,7 +51,7 @@ impl Placement {
     ///
     /// When a worker cannot read its mask.
     pub fn probe(pool: &ThreadPool, binding: Vec<usize>) -> Result<Placement> {
-        let masks: Vec<Mutex<Option<Result<Vec<usize>, String>>>> =
+        let masks: Vec<Mutex<Option<Mask>>> =
             (0..pool.num_threads()).map(|_| Mutex::new(None)).collect();
         pool.broadcast(|i| {
             let mask = locus_topo::allowed_cpus().map_err(|e| e.to_string());
