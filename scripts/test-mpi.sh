@@ -53,6 +53,10 @@ for tool in mpirun mpicc pkg-config; do
 done
 
 manifest=crates/mpi/Cargo.toml
+# The workspace's target directory: the crates locus-mpi shares with the workspace
+# (locus, its kernels, their dependencies) are then built once for scripts/test.sh and
+# this script, not twice.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}"
 cargo fmt --manifest-path "$manifest" --check
 cargo clippy --manifest-path "$manifest" --locked --all-targets -- -D warnings
 cargo test --manifest-path "$manifest" --locked
