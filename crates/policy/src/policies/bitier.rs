@@ -52,30 +52,11 @@
 //! affinity, two workers of a squad that both read room before either started its leaf
 //! both start one; the counter shows how often (a preempted worker makes it likelier),
 //! and the squad runs over its size until one of them finishes.
-//!
-//! # N-tier: packages of several squads (with iteration affinity, learned partitions)
-//!
-//! On a machine whose packages hold several squads (chiplets: eight L3 domains per
-//! EPYC 7763 socket) the partition is applied a level at a time where it decides where
-//! data lives: a leaf inter-squad task's first home is a package, then a squad of it.
-//! The profiled iteration runs work stealing nearest first, so most of a subtree's data
-//! stays in the package that first took it; the profile records which squad ran each
-//! task, and each leaf goes to the package where its subtree touched most bytes, as far
-//! as every package's share of the leaves allows (the leaves that lean hardest go
-//! first); inside its package the leaves are dealt contiguously, depth-first. So the
-//! move from the profile's placement to the partition's stays mostly inside packages.
-//! Later homes, stealing between squads and the rules above are the same at every
-//! level; remote searches go nearest first (`WorkerMap::remote_squads`). Where every
-//! package holds one squad (the papers' machines) or there is one package, nothing
-//! changes: first homes are the contiguous deal, and the profile is stolen at random.
-//! CAB with given inputs (no profile) deals its leaves by position, as before.
 
 use crate::policies::iteration::{contiguous_squad, IterationAffinity};
-use crate::policies::online::{bytes_by_group, Entry};
 use crate::Source;
 use crate::{Layout, Place, Probe, SquadId, TaskId, TaskInfo, Victims, WorkerId, WorkerMap};
 use crossbeam_utils::CachePadded;
-use locus_topo::SquadTier;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -129,31 +110,6 @@ pub(crate) struct BiTier {
     /// there are some, so a program without loops searches exactly as before (a stale
     /// read costs a search, not a task: the wake-up on push finds the chunk).
     pending_chunks: CachePadded<AtomicU64>,
-    /// The squads of each package, where packages hold several squads and there are
-    /// several packages (N-tier first homes); empty elsewhere.
-    packages: Vec<Vec<SquadId>>,
-}
-
-/// The squads of `map` grouped by package (two squads are in one package when their
-/// tier is nearer than [`SquadTier::OtherPackage`]), when that gives more than one
-/// group and fewer groups than squads: a machine with a level between squad and
-/// machine. Empty otherwise.
-fn package_groups(map: &WorkerMap) -> Vec<Vec<SquadId>> {
-    let mut groups: Vec<Vec<SquadId>> = Vec::new();
-    for s in 0..map.num_squads() {
-        match groups
-            .iter_mut()
-            .find(|g| map.tier(g[0], s) < SquadTier::OtherPackage)
-        {
-            Some(g) => g.push(s),
-            None => groups.push(vec![s]),
-        }
-    }
-    if groups.len() > 1 && groups.len() < map.num_squads() {
-        groups
-    } else {
-        Vec::new()
-    }
 }
 
 impl BiTier {
@@ -161,7 +117,6 @@ impl BiTier {
     /// paper-faithful.
     pub(crate) fn new(map: &WorkerMap, affinity: bool) -> BiTier {
         let squads = map.num_squads();
-        let packages = package_groups(map);
         BiTier {
             squad_of: (0..map.num_workers()).map(|w| map.squad_of(w)).collect(),
             heads: (0..squads).map(|s| map.head(s)).collect(),
@@ -182,32 +137,7 @@ impl BiTier {
             affinity: IterationAffinity::new(squads, affinity),
             chunks: affinity && squads > 1,
             pending_chunks: CachePadded::new(AtomicU64::new(0)),
-            packages,
         }
-    }
-
-    /// Gives the leaf inter-squad tasks of a partition just made (`leaves`, in
-    /// depth-first order, from the profile `entries`) their first homes. On a machine
-    /// with one level of squads per package, or one package, subtree `i` of `k` goes to
-    /// squad `⌊i·m/k⌋`. Where packages hold several squads, level by level: a leaf goes
-    /// first to the package where the profiled iteration touched most of its data (as
-    /// far as the packages' shares allow), then to a squad of it, contiguously: data the
-    /// profiling iteration brought into one package's caches and first-touched on its
-    /// memory stays there, and only moves between that package's squads.
-    pub(crate) fn preset_homes(&self, entries: &HashMap<TaskId, Entry>, leaves: Vec<TaskId>) {
-        if self.packages.is_empty() {
-            self.affinity.preset_contiguous(leaves);
-            return;
-        }
-        let mut group_of = vec![0; self.num_squads()];
-        for (g, squads) in self.packages.iter().enumerate() {
-            for &s in squads {
-                group_of[s] = g;
-            }
-        }
-        let bytes = bytes_by_group(entries, &leaves, &group_of, self.packages.len());
-        self.affinity
-            .preset_by_group(leaves, &bytes, &self.packages);
     }
 
     /// The policy runs as plain work stealing for good (CAB with BL = 0): its layout is
@@ -250,24 +180,10 @@ impl BiTier {
             plan.push(Probe::SquadQueue(self.squad_of[worker]));
         }
         if !self.single_worker {
-            plan.push(Probe::Steal(self.ws_victims()));
+            plan.push(Probe::Steal(Victims::All));
         }
         if chunks {
             plan.push(Probe::BulkSteal { batch: 1 });
-        }
-    }
-
-    /// Whom plain work stealing steals from (while profiling, where a program is
-    /// CPU-bound, and as the last place of a partitioned search): at random, as the
-    /// papers' Cilk-a (results on their machines unchanged), except where packages hold
-    /// several squads. There nearest first ([`Victims::Nearest`]), so that the profiling
-    /// iteration leaves most of each subtree's data in one package, which the N-tier
-    /// first homes ([`BiTier::preset_homes`]) then keep there.
-    fn ws_victims(&self) -> Victims {
-        if self.packages.is_empty() {
-            Victims::All
-        } else {
-            Victims::Nearest
         }
     }
 
@@ -304,7 +220,7 @@ impl BiTier {
             && load == 0
             && self.affinity.own_leaves_started(squad)
         {
-            plan.push(Probe::Steal(self.ws_victims()));
+            plan.push(Probe::Steal(Victims::All));
         }
     }
 
@@ -454,12 +370,7 @@ impl BiTier {
 
     /// A line for `--explain` on where leaf inter-squad tasks go.
     pub(crate) fn affinity_line(&self) -> &'static str {
-        if self.affinity.enabled() && !self.packages.is_empty() {
-            "iteration affinity, N-tier: a leaf inter-squad task goes back to the squad that ran \
-             it last (first: to the package where the profiled iteration touched most of its \
-             data, as far as each package's share allows, then contiguously to a squad of it); \
-             heads steal other squads' leaves once their own have started, nearest first\n"
-        } else if self.affinity.enabled() {
+        if self.affinity.enabled() {
             "iteration affinity: a leaf inter-squad task goes back to the squad that ran it last \
              (first: subtree i of k to squad floor(i*m/k)); heads steal other squads' leaves \
              once their own have started\n"
@@ -497,68 +408,6 @@ impl BiTier {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn packages_of_several_squads_get_first_homes_and_profiles_level_by_level() {
-        use crate::policies::online::OnlineProfile;
-        use crate::TaskCost;
-        use locus_topo::Topology;
-        // The papers' machines (one squad per package) and a pool of one package
-        // keep the flat rules.
-        for (preset, workers) in [("opteron-8380", 16), ("epyc-7763-2s", 128)] {
-            let map = WorkerMap::new(&Topology::preset(preset).unwrap(), workers);
-            let bt = BiTier::new(&map, true);
-            assert!(bt.packages.is_empty(), "{preset} with {workers} workers");
-            let mut plan = Vec::new();
-            bt.ws_plan(1, &mut plan);
-            assert_eq!(plan, [Probe::OwnDeque, Probe::Steal(Victims::All)]);
-        }
-        // Two packages of eight squads each.
-        let map = WorkerMap::new(&Topology::preset("epyc-7763-2s").unwrap(), 256);
-        let bt = BiTier::new(&map, true);
-        assert_eq!(bt.packages.len(), 2);
-        assert!(bt.packages.iter().all(|p| p.len() == 8));
-        let mut plan = Vec::new();
-        bt.ws_plan(1, &mut plan);
-        assert_eq!(plan, [Probe::OwnDeque, Probe::Steal(Victims::Nearest)]);
-        // A profile whose first 16 leaves ran in package 1 and last 16 in package 0:
-        // each package keeps the leaves it ran, dealt over its squads in order.
-        let root = TaskInfo {
-            id: crate::TaskId(1),
-            level: 0,
-            loop_chunks: 0,
-        };
-        let profile = OnlineProfile::default();
-        let leaves: Vec<TaskInfo> = (0..32)
-            .map(|i| TaskInfo {
-                id: root.id.child(crate::FIRST_SCOPE_SPAWN + i),
-                level: 1,
-                loop_chunks: 0,
-            })
-            .collect();
-        for (i, leaf) in leaves.iter().enumerate() {
-            profile.spawned(&root, leaf);
-            let ran_on = if i < 16 { 8 + i / 2 } else { (i - 16) / 2 };
-            profile.finished(
-                leaf,
-                &TaskCost {
-                    bytes: 1 << 20,
-                    ..TaskCost::default()
-                },
-                ran_on,
-            );
-        }
-        let ids: Vec<TaskId> = leaves.iter().map(|l| l.id).collect();
-        bt.preset_homes(&profile.snapshot(), ids.clone());
-        let homes: Vec<SquadId> = ids
-            .iter()
-            .map(|id| bt.affinity.spawn(*id, || unreachable!()))
-            .collect();
-        let want: Vec<SquadId> = (0..32)
-            .map(|i| if i < 16 { 8 + i / 2 } else { (i - 16) / 2 })
-            .collect();
-        assert_eq!(homes, want);
-    }
 
     #[test]
     fn only_an_idle_squads_head_looks_at_inter_pools() {

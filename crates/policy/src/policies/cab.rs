@@ -17,12 +17,10 @@
 //! as `ws`.
 //!
 //! # Iteration affinity (`cab`; `cab-paper` is the published algorithm)
-//! With affinity each leaf inter-squad task has a home squad (see `iteration.rs`): first
+//! With affinity each leaf inter-squad task has a home squad (see `affinity.rs`): first
 //! subtree `i` of the `k` leaves in squad `⌊i·m/k⌋`, later the squad that last ran it.
-//! In auto mode the leaves and their order come from the profile (and, where packages
-//! hold several squads, the package each leaf's data is in: N-tier, see `bitier.rs`);
-//! with given inputs, from the leaf's position in a complete `B`-ary tree
-//! (`k = B^(BL-1)`).
+//! In auto mode the leaves and their order come from the profile; with given inputs,
+//! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`).
 
 use crate::policies::bitier::{BiTier, Tier};
 use crate::policies::iteration::{contiguous_counts, contiguous_squad};
@@ -209,7 +207,8 @@ impl Cab {
                 if self.core.affinity.enabled() {
                     let is_leaf = |_: &TaskId, e: &Entry| e.level == bl - 1;
                     self.core
-                        .preset_homes(&entries, leaf_order(&entries, is_leaf));
+                        .affinity
+                        .preset_contiguous(leaf_order(&entries, is_leaf));
                     self.core.set_widths(widths(&entries, is_leaf));
                 }
                 self.leaf_level.store(bl - 1, Ordering::Release);
@@ -304,9 +303,7 @@ impl Policy for Cab {
             .filter(|_| !self.core.is_placed_chunk(task));
         match (tier, cost) {
             (Some(tier), _) => self.core.finished(worker, task, tier),
-            (None, Some(cost)) => self
-                .profile
-                .finished(task, cost, self.core.squad_of(worker)),
+            (None, Some(cost)) => self.profile.finished(task, cost),
             (None, None) => {}
         }
     }

@@ -21,10 +21,7 @@
 //! With affinity the partition is made to feed every squad (Fig. 6's leaves are split,
 //! the largest first, until there are at least as many as squads), its leaves get first
 //! homes in depth-first order, subtree `i` of `k` in squad `⌊i·m/k⌋`, and from then on
-//! each leaf goes back to the squad that ran it last (see `iteration.rs`). Where
-//! packages hold several squads, first homes go a level at a time, to the package that
-//! holds most of a leaf's data after the profile, then to a squad of it (N-tier, see
-//! `bitier.rs`).
+//! each leaf goes back to the squad that ran it last (see `affinity.rs`).
 
 use crate::policies::bitier::{BiTier, Tier};
 use crate::policies::online::{leaf_order, widths, Entry, LearnedTiers, OnlineProfile, Spawned};
@@ -114,7 +111,8 @@ impl Cats {
                     let is_leaf =
                         |id: &TaskId, _: &Entry| part.tiers.get(id) == Some(&Tier::LeafInter);
                     self.core
-                        .preset_homes(&entries, leaf_order(&entries, is_leaf));
+                        .affinity
+                        .preset_contiguous(leaf_order(&entries, is_leaf));
                     self.core.set_widths(widths(&entries, is_leaf));
                 }
                 part
@@ -202,8 +200,7 @@ impl Policy for Cats {
         if let Some(tier) = tier {
             self.core.finished(worker, task, tier);
         } else if let (PROFILING, Some(cost)) = (self.state.load(Ordering::Acquire), cost) {
-            self.profile
-                .finished(task, cost, self.core.squad_of(worker));
+            self.profile.finished(task, cost);
         }
     }
 
