@@ -18,7 +18,7 @@
 //!
 //! | name | from | spawned task goes to | an idle worker looks at |
 //! | --- | --- | --- | --- |
-//! | `ws` | Cilk-a in the CATS/CAB papers: pinned randomized work stealing | own deque (LIFO) | own deque, then random victims' deques (oldest task); `ws:near`: own squad's deques, then other squads' nearest first (by NUMA distance, a random start among equally far ones) |
+//! | `ws` | Cilk-a in the CATS/CAB papers: pinned randomized work stealing | own deque (LIFO) | own deque, then random victims' deques (oldest task); `ws:near`: own squad's deques, then other squads' nearest first (by NUMA distance, a random start among equally far ones; slow on fine-grained trees over many squads: simulated fib 30 on epyc-7763-2s takes 2.87x ws's time) |
 //! | `ws-unpinned` | Cilk: the same, workers not pinned | own deque | as `ws` |
 //! | `central` | Qthreads CQ (Olivier et al. 2012) | one central LIFO queue | the central queue |
 //! | `rr-fifo` | Qthreads Q | per-worker queues, dealt round robin | own queue, oldest first; no stealing |

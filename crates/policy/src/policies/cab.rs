@@ -17,7 +17,7 @@
 //! as `ws`.
 //!
 //! # Iteration affinity (`cab`; `cab-paper` is the published algorithm)
-//! With affinity each leaf inter-squad task has a home squad (see `affinity.rs`): first
+//! With affinity each leaf inter-squad task has a home squad (see `iteration.rs`): first
 //! subtree `i` of the `k` leaves in squad `⌊i·m/k⌋`, later the squad that last ran it.
 //! In auto mode the leaves and their order come from the profile; with given inputs,
 //! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`).
