@@ -311,6 +311,31 @@ pub unsafe extern "C" fn GOMP_barrier() {
     guard("GOMP_barrier", || team::barrier())
 }
 
+/// `GOMP_cancel@@GOMP_4.0`: `#pragma omp cancel`. Cancellation is off (libgomp's
+/// default, `OMP_CANCELLATION=false`; locus does not turn it on, see `env.rs`), so the
+/// construct is ignored, as OpenMP says it is then: nothing is cancelled and the answer
+/// is false.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_cancel(which: c_int, do_cancel: bool) -> bool {
+    let _ = (which, do_cancel);
+    false
+}
+
+/// `GOMP_cancellation_point@@GOMP_4.0`: never cancelled (cancellation is off).
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_cancellation_point(which: c_int) -> bool {
+    let _ = which;
+    false
+}
+
+/// `GOMP_barrier_cancel@@GOMP_4.0`: the barrier of a region that has a `cancel
+/// parallel`; a barrier, never cancelled.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_barrier_cancel() -> bool {
+    guard("GOMP_barrier_cancel", || team::barrier());
+    false
+}
+
 /// `GOMP_critical_start@@GOMP_1.0`.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_critical_start() {
@@ -1036,6 +1061,14 @@ pub unsafe extern "C" fn GOMP_loop_end() {
     guard("GOMP_loop_end", || loops::end(team::member()))
 }
 
+/// `GOMP_loop_end_cancel@@GOMP_4.0`: the end of a loop that has a `cancel for`; as
+/// `GOMP_loop_end`, never cancelled.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_end_cancel() -> bool {
+    guard("GOMP_loop_end_cancel", || loops::end(team::member()));
+    false
+}
+
 /// `GOMP_loop_end_nowait@@GOMP_1.0`.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_loop_end_nowait() {
@@ -1063,6 +1096,14 @@ pub unsafe extern "C" fn GOMP_sections_next() -> c_uint {
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_sections_end() {
     guard("GOMP_sections_end", || loops::end(team::member()))
+}
+
+/// `GOMP_sections_end_cancel@@GOMP_4.0`: the end of sections that have a `cancel
+/// sections`; as `GOMP_sections_end`, never cancelled.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections_end_cancel() -> bool {
+    guard("GOMP_sections_end_cancel", || loops::end(team::member()));
+    false
 }
 
 /// `GOMP_sections_end_nowait@@GOMP_1.0`.
@@ -1301,7 +1342,7 @@ pub unsafe extern "C" fn omp_set_schedule(kind: c_uint, chunk: c_int) {
     })
 }
 
-/// `omp_get_cancellation@@OMP_4.0`: false; locus does not provide `cancel`.
+/// `omp_get_cancellation@@OMP_4.0`: false; cancellation is off (`GOMP_cancel`).
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_cancellation() -> c_int {
     0
@@ -1499,6 +1540,11 @@ std::arch::global_asm!(
     ".symver GOMP_taskgroup_end, GOMP_taskgroup_end@@GOMP_4.0",
     ".symver GOMP_single_start, GOMP_single_start@@GOMP_1.0",
     ".symver GOMP_barrier, GOMP_barrier@@GOMP_1.0",
+    ".symver GOMP_cancel, GOMP_cancel@@GOMP_4.0",
+    ".symver GOMP_cancellation_point, GOMP_cancellation_point@@GOMP_4.0",
+    ".symver GOMP_barrier_cancel, GOMP_barrier_cancel@@GOMP_4.0",
+    ".symver GOMP_loop_end_cancel, GOMP_loop_end_cancel@@GOMP_4.0",
+    ".symver GOMP_sections_end_cancel, GOMP_sections_end_cancel@@GOMP_4.0",
     ".symver GOMP_critical_start, GOMP_critical_start@@GOMP_1.0",
     ".symver GOMP_critical_end, GOMP_critical_end@@GOMP_1.0",
     ".symver GOMP_critical_name_start, GOMP_critical_name_start@@GOMP_1.0",
@@ -1643,6 +1689,11 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_taskgroup_end", "GOMP_4.0"),
     ("GOMP_single_start", "GOMP_1.0"),
     ("GOMP_barrier", "GOMP_1.0"),
+    ("GOMP_cancel", "GOMP_4.0"),
+    ("GOMP_cancellation_point", "GOMP_4.0"),
+    ("GOMP_barrier_cancel", "GOMP_4.0"),
+    ("GOMP_loop_end_cancel", "GOMP_4.0"),
+    ("GOMP_sections_end_cancel", "GOMP_4.0"),
     ("GOMP_critical_start", "GOMP_1.0"),
     ("GOMP_critical_end", "GOMP_1.0"),
     ("GOMP_critical_name_start", "GOMP_1.0"),

@@ -7,7 +7,8 @@
 //! it says once on stderr and what it does instead: other `OMP_PROC_BIND` values and
 //! `OMP_PLACES` (workers are placed by the locus policy on the `LOCUS_TOPOLOGY`
 //! machine), nested parallelism (`OMP_NESTED`, `OMP_MAX_ACTIVE_LEVELS`: inner regions
-//! run with a team of one). A value that cannot be read is an error naming the
+//! run with a team of one), and `OMP_CANCELLATION=true` (cancel constructs are ignored,
+//! as they are by default). A value that cannot be read is an error naming the
 //! variable; the program exits with status 2.
 
 use crate::loops::{Kind, Schedule};
@@ -82,6 +83,16 @@ fn read_settings(var: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Strin
             .is_some_and(|v| v.trim().parse::<u32>().is_ok_and(|n| n > 1));
     if nested {
         eprintln!("locus: nested parallel regions run with a team of one thread");
+    }
+    if let Some(v) = get("OMP_CANCELLATION") {
+        match v.trim().to_ascii_lowercase().as_str() {
+            "false" => {}
+            "true" => eprintln!(
+                "locus: OMP_CANCELLATION=true is not followed: cancel constructs are ignored, \
+                 as with OMP_CANCELLATION=false (the default)"
+            ),
+            _ => return Err(format!("OMP_CANCELLATION={v:?}: expected true or false")),
+        }
     }
     let schedule = match get("OMP_SCHEDULE") {
         None => Schedule::default_runtime(),
@@ -265,6 +276,9 @@ mod tests {
             Some(512 << 10)
         );
         assert!(settings_of(&[("OMP_PROC_BIND", "false")]).unwrap().unpinned);
+        for value in ["true", "FALSE"] {
+            assert!(settings_of(&[("OMP_CANCELLATION", value)]).is_ok());
+        }
         for (var, value) in [
             ("OMP_NUM_THREADS", "0"),
             ("OMP_NUM_THREADS", "lots"),
@@ -273,6 +287,7 @@ mod tests {
             ("OMP_PROC_BIND", "sideways"),
             ("OMP_SCHEDULE", "fastest"),
             ("OMP_SCHEDULE", "dynamic,0"),
+            ("OMP_CANCELLATION", "sometimes"),
         ] {
             let e = settings_of(&[(var, value)]).unwrap_err();
             assert!(e.starts_with(var) && e.contains(value), "{e}");
