@@ -1447,7 +1447,11 @@ mod tests {
                 let m = error_of(&format!("{{\"{key}\": {value}}}"));
                 assert_mentions(
                     &m,
-                    &[&format!("key \"{key}\""), "a positive finite number of GB/s", found],
+                    &[
+                        &format!("key \"{key}\""),
+                        "a positive finite number of GB/s",
+                        found,
+                    ],
                 );
             }
         }
@@ -1464,7 +1468,10 @@ mod tests {
             ..Latencies::generic()
         };
         let m = bad.validate().unwrap_err().to_string();
-        assert!(m.contains("key \"fill_buffers\"") && m.contains("found 0"), "{m}");
+        assert!(
+            m.contains("key \"fill_buffers\"") && m.contains("found 0"),
+            "{m}"
+        );
         let bad = Latencies {
             link_gbps: f64::INFINITY,
             ..Latencies::generic()
