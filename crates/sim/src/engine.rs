@@ -26,7 +26,10 @@
 //! sequence number), each event one step of one worker: a slice of a task (at most
 //! [`SLICE_LINES`] line accesses, so that workers' accesses interleave finely), a fork,
 //! a take-back or a search. A step's effects happen at its start; its cost advances the
-//! worker's clock. Costs: accesses as the [`Machine`] serves them, declared work at the
+//! worker's clock. Costs: accesses as the [`Machine`] serves them and the
+//! [`crate::clock`] times them (under the default clock a worker's misses overlap up to
+//! its fill buffers and queue for memory and link bandwidth, and it waits for all of
+//! them at a join, a spawn, a sync and its task's end), declared work at the
 //! latency table's IPC, a spawn, and per probe of a queue (within the squad or remote)
 //! plus per successful steal. Queues are exact (no lost or repeated task, no failed
 //! race): each step is atomic.
@@ -55,7 +58,8 @@ use locus_task::workload::{Step, Workload};
 
 /// Line accesses a worker makes in one step at most (guess: fine enough that two
 /// workers streaming through shared lines interleave, coarse enough to keep the event
-/// count low; results change by well under 1% between 64 and 1024 on heat).
+/// count low; results change by well under 1% between 64 and 1024 on heat, measured
+/// with the serial clock; not measured again with the overlapping one).
 pub const SLICE_LINES: u64 = 256;
 
 /// What to simulate besides the workload, machine and policy.
