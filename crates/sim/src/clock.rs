@@ -36,7 +36,6 @@
 //!   `start + latency`, where `start` is when the last server on its way begins to
 //!   serve it. So an idle machine has the latency table's latencies, and a loaded one
 //!   adds the queueing delay; no server moves more than its bandwidth.
-//!
 //! - **Not modelled**: a hit on a line whose miss is still in flight does not wait for
 //!   it (the cache model fills a line when it is asked for); hardware prefetchers;
 //!   the bandwidth of the caches and of the on-package fabric; the links' topology
@@ -57,12 +56,14 @@
 //! after its time that has room, at the bucket's fill level or its own time, whichever
 //! is later. So a line is served in the first free slot from the one its arrival falls
 //! in, within one service time of an exact first-come-first-served server that knew
-//! every arrival in advance; path-compressed links skip full buckets. Unused capacity before the event being processed is dropped: no step can
-//! issue before the time of the step being processed.
+//! every arrival in advance; path-compressed links skip full buckets. Unused capacity
+//! before the event being processed is dropped: no step can issue before the time of
+//! the step being processed.
 //!
 //! # Determinism
-//! Integer arithmetic only (service times in 1/65,536 cycle), in the engine's order of
-//! events: the same run gives bit-identical times.
+//! Service times are fixed when the clock is built (in 1/65,536 cycle); the run itself
+//! uses integer arithmetic only, in the engine's order of events: the same inputs give
+//! bit-identical times.
 
 use std::collections::VecDeque;
 
@@ -74,9 +75,10 @@ const UNIT: u64 = 1 << 16;
 
 /// Lines per calendar bucket of a server. Within a bucket, lines are served in the
 /// engine's order of processing, not of arrival, which overstates queueing; measured
-/// on heat 3072x2048,leaf=96,iters=10 under ws on opteron-8380: 145 M cycles at 1
-/// line a bucket, 163 M at 4, 175 M at 16, 199 M at about 100. So one line: each
-/// line takes the first free service slot at or after its arrival, exactly.
+/// on heat 3072x2048,leaf=96,iters=10 under ws on opteron-8380: 144 M cycles at 1
+/// line a bucket, 163 M at 4, 175 M at 16, 199 M at about 100 (the last three with an
+/// earlier form of the calendar). So one line: a line takes the first free service
+/// slot from the one its arrival falls in.
 pub const BUCKET_LINES: u64 = 1;
 
 /// Fewest cycles per calendar bucket, so that a fast server's service time (a

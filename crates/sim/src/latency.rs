@@ -100,9 +100,9 @@
 //! [`crate::clock`]; the serial clock ignores them).
 //! * `dram_gbps` is what one NUMA node's memory controllers sustain, reads and
 //!   writes together, as STREAM counts bytes; `link_gbps` what one package sends
-//!   another over the interconnect, per direction, payload only. Where no
-//!   published STREAM figure for the machine is given below, `dram_gbps` is an
-//!   estimate at about 70% of the vendor's peak (channels × transfer rate × 8
+//!   another over the interconnect, per direction, payload only. No STREAM result
+//!   for these exact machines was checked for this table: every `dram_gbps` is an
+//!   estimate, at about 70% of the vendor's peak (channels × transfer rate × 8
 //!   bytes; STREAM reaches 65-80% of it on the servers of these generations), and
 //!   `link_gbps` about 70% of the raw link rate (packet headers and coherence
 //!   traffic take the rest); both are marked "estimate".
@@ -154,7 +154,7 @@
 //! * fill buffers 10: Intel Optimization Reference Manual, Nehalem section (10
 //!   line fill buffers per core).
 //! * DRAM 16 GB/s per socket: estimate; four SMI channels to buffered DDR3-1066;
-//!   published 4-socket Nehalem-EX STREAM triads are in the 60-70 GB/s range.
+//!   4-socket Nehalem-EX STREAM triads of 60-70 GB/s are recalled, not checked here.
 //! * link 9 GB/s: QPI at 6.4 GT/s, 12.8 GB/s per direction (Intel ARK), one
 //!   link between each pair of the 4 sockets; estimate at 70%.
 //!
@@ -201,10 +201,10 @@
 //!   (TLB misses included) on the previous generation in NPS1.
 //! * remote DRAM 200 ns: estimate (one Infinity Fabric socket hop).
 //! * fill buffers 24: the L1 data cache's outstanding misses as commonly quoted
-//!   for Zen 3 (AMD pub. 56665 describes the miss buffers); estimate.
+//!   for Zen 3; estimate, not checked against AMD's pub. 56665.
 //! * DRAM 150 GB/s per socket: estimate, 73% of eight channels of DDR4-3200,
-//!   204.8 GB/s peak (AMD EPYC 7763 product page); published two-socket Milan
-//!   STREAM triads are near 300 GB/s.
+//!   204.8 GB/s peak (AMD EPYC 7763 product page); two-socket Milan STREAM
+//!   triads near 300 GB/s are recalled, not checked here.
 //! * link 100 GB/s: estimate; four xGMI-2 links between the sockets, about
 //!   36 GB/s per direction each raw, at 70%.
 //!
@@ -286,8 +286,8 @@
 //! * fill buffers 8: estimate (Itanium 2 tracks more L2 misses, but its
 //!   in-order core stalls on the first use of a missing load).
 //! * DRAM 4 GB/s per node: estimate; two processors share a 6.4 GB/s front-side
-//!   bus (400 MT/s, 128 bits; Intel's Itanium 2 datasheet), and published Altix
-//!   STREAM figures are about 2 GB/s per processor.
+//!   bus (400 MT/s, 128 bits; Intel's Itanium 2 datasheet), and Altix STREAM
+//!   figures of about 2 GB/s per processor are recalled, not checked here.
 //! * link 2.2 GB/s: NUMAlink 4, 3.2 GB/s per direction (SGI); estimate at 70%.
 //!
 //! **generic** (any machine without a preset, "this machine" included):
