@@ -238,6 +238,7 @@ pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)
                     threads: None,
                     seed: plan.seed,
                     latencies: Latencies::defaults_for(topology.name()),
+                    clock: locus_sim::clock::ClockKind::default(),
                     trace: false,
                 };
                 let r = simulate(&workload, topology, kind.clone(), &config).with_context(|| {

@@ -77,6 +77,7 @@ impl Setup {
             threads: args.threads,
             seed: args.seed,
             latencies,
+            clock: args.clock,
             trace: false,
         };
         Ok(Setup {
@@ -635,11 +636,12 @@ fn values(list: &str) -> Result<Vec<u64>> {
 fn header(setup: &Setup, workload: &Workload) -> String {
     let map = WorkerMap::new(&setup.topology, setup.workers());
     format!(
-        "{workload}\nmachine {}: {} workers in {} squads; latencies: {}; seed {}\n",
+        "{workload}\nmachine {}: {} workers in {} squads; latencies: {}; clock {}; seed {}\n",
         setup.topology.name(),
         map.num_workers(),
         map.num_squads(),
         setup.config.latencies.source,
+        setup.config.clock.name(),
         setup.config.seed,
     )
 }
@@ -820,6 +822,7 @@ mod tests {
             matrix: None,
             seed: 1,
             latencies: None,
+            clock: locus_sim::clock::ClockKind::default(),
             json: None,
         }
     }

@@ -3,6 +3,7 @@
 
 use locus_kernels::{record, Kernel};
 use locus_policy::{PolicyInfo, PolicyKind, TaskId, TaskInfo, POLICIES};
+use locus_sim::clock::ClockKind;
 use locus_sim::engine::{simulate, SimConfig, SimResult};
 use locus_sim::latency::Latencies;
 use locus_task::workload::{Step, Workload};
@@ -80,11 +81,10 @@ fn task(id: u64, level: u32) -> TaskInfo {
     }
 }
 
-#[test]
-fn one_worker_s_time_is_the_sum_of_its_costs() {
-    // One task: 1000 instructions, two lines read from DRAM, the same two lines again
-    // (L1 hits), one line written (a third line of the same page: DRAM, local).
-    let workload = Workload::from_parts(
+/// One task: 1000 instructions, two lines read from DRAM, the same two lines again
+/// (L1 hits), one line written (a third line of the same page: DRAM, local).
+fn five_accesses() -> Workload {
+    Workload::from_parts(
         "hand-made",
         vec![(
             task(1, 0),
@@ -98,15 +98,110 @@ fn one_worker_s_time_is_the_sum_of_its_costs() {
         )],
         vec![0],
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn one_worker_s_time_is_the_sum_of_its_costs_under_the_serial_clock() {
+    let workload = five_accesses();
     let machine = Topology::preset("opteron-8380").unwrap();
     let lat = Latencies::defaults_for("opteron-8380").latencies;
-    let r = run(&workload, &machine, PolicyKind::Ws, 1);
+    let mut config = SimConfig::for_machine(&machine);
+    config.threads = Some(1);
+    config.clock = ClockKind::Serial;
+    let r = simulate(&workload, &machine, PolicyKind::Ws, &config).unwrap();
     let expected = 1000.0 / lat.ipc + f64::from(3 * lat.local_dram + 2 * lat.l1_hit);
     assert_eq!(r.makespan, expected as u64);
     assert_eq!(r.total.dram_local, 3);
     assert_eq!(r.total.hits[0], 2);
     assert_eq!(r.total.misses[2], 3);
+}
+
+#[test]
+fn one_worker_overlaps_its_misses_and_queues_at_the_memory_controller() {
+    // The same task under the overlapping clock (opteron-8380: 8 fill buffers, 3-cycle
+    // issue, 200-cycle DRAM, 8.5 GB/s at 2.5 GHz = 18.8 cycles of the controller per
+    // line, a calendar of 19-cycle slots from time 0). Work ends at 1000; line 0 issues
+    // at 1000 into the slot 988-1007 and arrives at 1200; line 1 issues at 1003 and
+    // waits for the next slot, 1007; two L1 hits take the clock to 1012; the write's
+    // line issues at 1012, is served in the slot at 1026 and arrives at 1226; the
+    // task's end waits for it.
+    let workload = five_accesses();
+    let machine = Topology::preset("opteron-8380").unwrap();
+    let lat = Latencies::defaults_for("opteron-8380").latencies;
+    assert_eq!((lat.l1_hit, lat.local_dram, lat.fill_buffers), (3, 200, 8));
+    assert_eq!((lat.dram_gbps, lat.clock_ghz), (8.5, 2.5));
+    let r = run(&workload, &machine, PolicyKind::Ws, 1);
+    assert_eq!(r.clock, ClockKind::Overlap);
+    assert_eq!(r.makespan, 1226);
+    assert_eq!(r.memory.dram_lines, 3);
+    assert_eq!(r.memory.dram_queued_cycles, (1007 - 1003) + (1026 - 1012));
+    assert_eq!(r.memory.stall_cycles, 1226 - 1015);
+    assert_eq!(
+        r.total.dram_local, 3,
+        "the same lines come from the same places"
+    );
+}
+
+/// 16 leaves, each reading its own `bytes` (first touched by the reader, so local).
+fn sixteen_streams(bytes: u64) -> Workload {
+    let mut root_steps: Vec<Step> = (1..=16).map(Step::Spawn).collect();
+    root_steps.push(Step::Sync);
+    let mut tasks = vec![(task(1, 0), None, root_steps)];
+    for i in 0..16u64 {
+        tasks.push((
+            task(2 + i, 1),
+            Some(0),
+            vec![Step::Read {
+                addr: i * bytes,
+                len: bytes,
+            }],
+        ));
+    }
+    Workload::from_parts("sixteen streams", tasks, vec![0]).unwrap()
+}
+
+#[test]
+fn sixteen_streams_are_bound_by_the_memory_controllers() {
+    // 16 workers of opteron-8380 each stream 2 MiB (32,768 lines) from their own node.
+    // Serially each line costs the 200-cycle latency: 6.55 M cycles. Overlapped, one
+    // core's 8 fill buffers would take a line every 25 cycles (0.82 M cycles), but the
+    // 4 cores of a node share its 8.5 GB/s: a line every 18.8 cycles per node, so
+    // 4 x 32,768 lines take 2.47 M cycles: bandwidth-bound, as the real machine is.
+    let lines = 32_768u64;
+    let workload = sixteen_streams(lines * 64);
+    let machine = Topology::preset("opteron-8380").unwrap();
+    let lat = Latencies::defaults_for("opteron-8380").latencies;
+    let per_line = 64.0 / lat.dram_gbps * lat.clock_ghz;
+    let bandwidth_bound = 4.0 * lines as f64 * per_line;
+    let mut config = SimConfig::for_machine(&machine);
+    let overlap = simulate(&workload, &machine, PolicyKind::Ws, &config).unwrap();
+    assert_eq!(overlap.sched.tasks, 17);
+    assert_eq!(
+        overlap.total.dram_local,
+        16 * lines,
+        "every stream is local"
+    );
+    let ratio = overlap.makespan as f64 / bandwidth_bound;
+    assert!(
+        (1.0..1.1).contains(&ratio),
+        "{ratio:.3} of the bandwidth bound"
+    );
+    assert!(overlap.memory.dram_queued_cycles > 0);
+    // With bandwidth to spare, the fill buffers bound it instead.
+    config.latencies.latencies.dram_gbps = 1000.0;
+    let wide = simulate(&workload, &machine, PolicyKind::Ws, &config).unwrap();
+    let buffer_bound = lines as f64 * f64::from(lat.local_dram) / f64::from(lat.fill_buffers);
+    let ratio = wide.makespan as f64 / buffer_bound;
+    assert!(
+        (1.0..1.2).contains(&ratio),
+        "{ratio:.3} of the fill-buffer bound"
+    );
+    // And the serial clock charges every latency.
+    config.clock = ClockKind::Serial;
+    let serial = simulate(&workload, &machine, PolicyKind::Ws, &config).unwrap();
+    assert!(serial.makespan >= lines * u64::from(lat.local_dram));
+    assert_eq!(serial.total, overlap.total, "the clock changes no count");
 }
 
 #[test]

@@ -113,6 +113,11 @@ fn cab_paper_fig10_four_subtrees_without_placement_stability() {
 /// stable placement cuts them). Placement stability is 1 from the first comparison on,
 /// L3 misses fall to at most 0.3x ws's, and with four subtrees for four squads nobody
 /// idles, so the time falls too. SOR is the paper's other memory-bound kernel.
+///
+/// The time: heat 0.69x ws's, SOR 0.71x (paper: 0.60x and 0.44x). The serial clock
+/// (`ClockKind::Serial`) gave 0.49x and 0.44x: it charged each of ws's extra misses its
+/// whole latency, one after another, where the overlapping clock lets a core keep 8 in
+/// flight and overlap them with its work, so a miss saved saves less time.
 #[test]
 fn affinity_gives_the_papers_cut_in_l3_misses() {
     for (kernel, size) in [
@@ -138,7 +143,7 @@ fn affinity_gives_the_papers_cut_in_l3_misses() {
                 "{kernel} {}: L3 misses {l3:.2} of ws's",
                 r.policy
             );
-            assert!(time < 1.0, "{kernel} {}: time {time:.2} of ws's", r.policy);
+            assert!(time < 0.8, "{kernel} {}: time {time:.2} of ws's", r.policy);
             assert!(r.policy_stat("placement_compared") > 0);
         }
         assert_eq!(
@@ -222,7 +227,9 @@ fn affinity_keeps_loop_chunks_home() {
         assert_eq!(r.policy_stat("chunk_compared"), 128 * 11);
     }
     // At 3072 x 512 the grids (24 MiB) fill the machine's L3s and DRAM is read after
-    // the first touch: ws reads most of it from other nodes, cab little.
+    // the first touch: ws reads most of it from other nodes, cab little. (cab 0.21;
+    // 0.11 under the serial clock: the clock changes the timing of the sweeps, and so
+    // which squad finishes first and takes which chunks for good; ws 0.57 under both.)
     let (_, big) = input(Kernel::HeatLoop, "3072x512,leaf=8,iters=10");
     let [ws, cab] = sim(&big, "opteron-8380", &[PolicyKind::Ws, CAB])
         .try_into()
@@ -233,7 +240,8 @@ fn affinity_keeps_loop_chunks_home() {
         remote(&cab)
     );
     assert!(remote(&ws) > 0.4, "ws {:.3}", remote(&ws));
-    assert!(remote(&cab) < 0.2, "cab {:.3}", remote(&cab));
+    assert!(remote(&cab) < 0.25, "cab {:.3}", remote(&cab));
+    assert!(remote(&cab) < remote(&ws) / 2.0);
 }
 
 /// The same loop written with parallel iterators: heat-iter cuts each sweep's rows with
@@ -314,6 +322,11 @@ fn affinity_keeps_unbalanced_and_changing_programs_balanced() {
 /// CAB Fig. 5 (Opteron 8380, Heat 3k x 2k doubles): over every boundary level, Eq. 4's
 /// choice (BL = 4 with S_d = 48 MB, one matrix, as the paper counts it) performs best.
 /// The tree has levels 0-6 in CAB's numbering: 32 leaves of 96 rows.
+///
+/// With iteration affinity, under the overlapping clock BL = 0, 3 and 4 tie within
+/// 0.2% (42.4-42.5 M cycles): the grids stream from DRAM every sweep and the four
+/// nodes' bandwidth bounds every level alike. Under the serial clock BL = 3 and 4 tied
+/// at 70 M, 0.80x BL = 0's 88 M, as the paper's figure has it.
 #[test]
 fn cab_fig5_eq4_picks_the_best_boundary_level() {
     let (_, w) = input(Kernel::Heat, "3072x2048,leaf=96,iters=3");

@@ -13,7 +13,9 @@
 //! ```
 //!
 //! Keys are the field names of [`Latencies`]. Cycle fields take whole numbers
-//! from 1 to 4294967295; `clock_ghz` and `ipc` take positive numbers. Every
+//! from 1 to 4294967295; `fill_buffers` a whole number from 1 to
+//! [`MAX_FILL_BUFFERS`]; `clock_ghz`, `ipc`, `dram_gbps` and `link_gbps` take
+//! positive numbers. Every
 //! problem is a [`LatencyError`] naming the file, the key, what was found and
 //! what was expected: text that is not JSON (with its line and column), a value
 //! that is not an object, an unknown key (with the closest known key), a key
@@ -28,7 +30,9 @@
 //! [`Latencies::validate`] holds every table to these, and every default table
 //! passes it (tested):
 //!
-//! * every cycle field is at least 1; `clock_ghz` and `ipc` are finite and positive;
+//! * every cycle field is at least 1; `fill_buffers` is from 1 to
+//!   [`MAX_FILL_BUFFERS`]; `clock_ghz`, `ipc`, `dram_gbps` and `link_gbps` are
+//!   finite and positive;
 //! * `l1_hit <= l2_hit <= l3_hit <= local_dram <= remote_dram`: a level farther
 //!   from the core never answers sooner;
 //! * `l3_hit <= remote_cache`: a line from another package's cache costs at least
@@ -63,6 +67,9 @@
 //! | `probe_remote` | 250 | 300 | 220 | 280 | 440 | 440 | 432 | 252 | 400 | 300 |
 //! | `steal_local` | 120 | 105 | 90 | 115 | 115 | 115 | 125 | 90 | 35 | 100 |
 //! | `steal_remote` | 625 | 750 | 550 | 700 | 1100 | 1100 | 1080 | 630 | 1000 | 750 |
+//! | `fill_buffers` | 8 | 10 | 10 | 10 | 24 | 24 | 24 | 12 | 8 | 12 |
+//! | `dram_gbps` (per node) | 8.5 | 16 | 42 | 40 | 150 | 37.5 | 360 | 100 | 4 | 100 |
+//! | `link_gbps` (per direction) | 6 | 9 | 22 | 9 | 100 | 100 | 180 | 29 | 2.2 | 50 |
 //!
 //! The papers behind the presets (in `shared/papers/`) give each machine's clock
 //! and caches, but no latency; the other numbers come from vendor manuals,
@@ -89,6 +96,22 @@
 //!   value for "another squad", and it is the pessimistic one. The `PRESETS`
 //!   table writes these out; a test checks that they follow these rules.
 //!
+//! **Memory-level parallelism and bandwidth, every machine** (used by
+//! [`crate::clock`]; the serial clock ignores them).
+//! * `dram_gbps` is what one NUMA node's memory controllers sustain, reads and
+//!   writes together, as STREAM counts bytes; `link_gbps` what one package sends
+//!   another over the interconnect, per direction, payload only. No STREAM result
+//!   for these exact machines was checked for this table: every `dram_gbps` is an
+//!   estimate, at about 70% of the vendor's peak (channels × transfer rate × 8
+//!   bytes; STREAM reaches 65-80% of it on the servers of these generations), and
+//!   `link_gbps` about 70% of the raw link rate (packet headers and coherence
+//!   traffic take the rest); both are marked "estimate".
+//! * The links are modelled fully connected, one server per ordered pair of
+//!   packages: where the real machine has several links between two packages
+//!   (two UPI or QPI links on two-socket boards, four xGMI links on EPYC), their
+//!   sum; where a four-socket board routes some pairs over two hops, the model
+//!   is optimistic.
+//!
 //! **`opteron-8380`** (4 × AMD Opteron 8380 "Shanghai", Family 10h rev C2).
 //! * clock: the CATS and CAB papers ("running at 2.5 GHz").
 //! * L1 3, L2 15: AMD Software Optimization Guide for Family 10h (pub. 40546)
@@ -104,6 +127,16 @@
 //!   McCalpin's 4-socket rev B3 needs 130 ns for two hops.
 //! * remote cache 100 ns: estimate; a probe round trip over one hop without
 //!   the DRAM access.
+//! * fill buffers 8: the 8-entry miss address buffer of the K8/Family 10h L1
+//!   data cache, as commonly quoted from AMD's optimization guides (not checked
+//!   against pub. 40546 here); estimate.
+//! * DRAM 8.5 GB/s per node: two channels of registered DDR2-800 per socket,
+//!   12.8 GB/s peak (AMD's Opteron 8300 product data); estimate at two thirds of
+//!   it (DDR2 controllers of that generation sustain less than DDR3's, and a
+//!   4-socket Shanghai spends some on broadcast probes).
+//! * link 6 GB/s: HyperTransport 3 at 4.4 GT/s, 16 bits wide, 8.8 GB/s per
+//!   direction (AMD); estimate at 70%. Of the 4 sockets, the real boards wire
+//!   some pairs two hops apart; the model gives every pair a link.
 //!
 //! **`xeon-x7550`** (4 × Intel Xeon X7550 "Nehalem-EX").
 //! * clock: the MTS paper ("x7550 2.0GHz").
@@ -118,6 +151,12 @@
 //!   memory and fully connected QPI.
 //! * remote cache 150 ns: estimate; a QPI hop plus two crossings of the 8-port
 //!   router (18 ns each per Intel, same review), without the buffered DRAM.
+//! * fill buffers 10: Intel Optimization Reference Manual, Nehalem section (10
+//!   line fill buffers per core).
+//! * DRAM 16 GB/s per socket: estimate; four SMI channels to buffered DDR3-1066;
+//!   4-socket Nehalem-EX STREAM triads of 60-70 GB/s are recalled, not checked here.
+//! * link 9 GB/s: QPI at 6.4 GT/s, 12.8 GB/s per direction (Intel ARK), one
+//!   link between each pair of the 4 sockets; estimate at 70%.
 //!
 //! **`xeon-e5-2660v2`** (2 × Intel Xeon E5-2660 v2 "Ivy Bridge-EP").
 //! * clock: the SAM paper ("2.2 GHz Intel Xeon E5-2660 v2").
@@ -128,6 +167,12 @@
 //! * local DRAM 82 ns, remote DRAM 127 ns, remote cache 100 ns: estimates from
 //!   published idle latencies of 2-socket Ivy Bridge-EP servers (about 80 ns
 //!   local, 120-130 ns over one QPI hop).
+//! * fill buffers 10: Intel Optimization Reference Manual (10 line fill
+//!   buffers from Nehalem through Haswell).
+//! * DRAM 42 GB/s per socket: estimate, 70% of four channels of DDR3-1866,
+//!   59.7 GB/s peak (Intel ARK).
+//! * link 22 GB/s: two QPI links at 8 GT/s, 16 GB/s per direction each (Intel
+//!   ARK); estimate at 70%.
 //!
 //! **`xeon-e7-4820v3`** (4 × Intel Xeon E7-4820 v3 "Haswell-EX").
 //! * clock: the SAM paper ("1.9 GHz Intel Xeon E7-4820 v3").
@@ -137,6 +182,11 @@
 //! * local DRAM 126 ns, remote DRAM 189 ns, remote cache 147 ns: estimates,
 //!   slightly below the E7-4800 (v1) numbers above (135/195 ns), as the E7 v3
 //!   also sits behind memory buffers on a fully connected 4-socket QPI.
+//! * fill buffers 10: as `xeon-e5-2660v2` (Haswell keeps 10).
+//! * DRAM 40 GB/s per socket: estimate; four SMI2 channels to Jordan Creek
+//!   buffers, the low-bin E7-4820 v3 running its DDR slower than the top bins.
+//! * link 9 GB/s: QPI at 6.4 GT/s on this bin (Intel ARK), 12.8 GB/s per
+//!   direction, one link per pair of sockets; estimate at 70%.
 //!
 //! **`epyc-7763-2s`** (2 × AMD EPYC 7763 "Milan", NPS1).
 //! * clock: AMD's base clock, 2.45 GHz (boost ignored: all-core HPC loads run
@@ -150,6 +200,13 @@
 //! * local DRAM 110 ns: estimate; AnandTech measures about 122 ns full random
 //!   (TLB misses included) on the previous generation in NPS1.
 //! * remote DRAM 200 ns: estimate (one Infinity Fabric socket hop).
+//! * fill buffers 24: the L1 data cache's outstanding misses as commonly quoted
+//!   for Zen 3; estimate, not checked against AMD's pub. 56665.
+//! * DRAM 150 GB/s per socket: estimate, 73% of eight channels of DDR4-3200,
+//!   204.8 GB/s peak (AMD EPYC 7763 product page); two-socket Milan STREAM
+//!   triads near 300 GB/s are recalled, not checked here.
+//! * link 100 GB/s: estimate; four xGMI-2 links between the sockets, about
+//!   36 GB/s per direction each raw, at 70%.
 //!
 //! **`epyc-7763-2s-nps4`** (the same machine in NPS4: 4 NUMA nodes per package).
 //! * Everything as `epyc-7763-2s` but DRAM.
@@ -160,6 +217,9 @@
 //!   table has one value for every other node, so the 3 other nodes of the own
 //!   package (SLIT 12, much nearer) are costed as the other package: the
 //!   pessimistic value again, as for `remote_cache`.
+//! * DRAM 37.5 GB/s per node: a quarter of `epyc-7763-2s`'s 150 (each NPS4
+//!   node has two of the package's eight channels); estimate. Other nodes of
+//!   the own package are read over the I/O die, not a socket link.
 //!
 //! **`epyc-9654-2s`** (2 × AMD EPYC 9654 "Genoa", NPS1).
 //! * clock: AMD's base clock, 2.4 GHz (AMD EPYC 9004 product page; boost
@@ -181,6 +241,12 @@
 //! * local DRAM 115 ns: estimate; Chips and Cheese (same article) finds
 //!   Genoa-X's DRAM latency about that of Sapphire Rapids and a little above
 //!   Milan-X's, and DDR5 does not lower it.
+//! * fill buffers 24: as `epyc-7763-2s` (Zen 4 keeps Zen 3's L1 miss
+//!   tracking); estimate.
+//! * DRAM 360 GB/s per socket: estimate, 78% of twelve channels of DDR5-4800,
+//!   460.8 GB/s peak (AMD EPYC 9654 product page).
+//! * link 180 GB/s: estimate; four xGMI-3 links at 32 Gb/s per lane, 64 GB/s
+//!   per direction each raw, at 70%.
 //!
 //! **`xeon-6230-2s`** (2 × Intel Xeon Gold 6230 "Cascade Lake").
 //! * clock: Intel ARK, 2.1 GHz base.
@@ -198,6 +264,13 @@
 //!   the DRAM access of a remote read (140 ns) but pays the UPI hop and the
 //!   snoop.
 //! * near cache "unused": one L3 per package.
+//! * fill buffers 12: estimate; Intel documents 10 line fill buffers through
+//!   Haswell, and Skylake-derived server cores are commonly quoted with 12.
+//! * DRAM 100 GB/s per socket: estimate, 71% of six channels of DDR4-2933,
+//!   140.8 GB/s peak (Intel ARK, Xeon Gold 6230).
+//! * link 29 GB/s: two of the 6230's three UPI links at 10.4 GT/s, 20.8 GB/s
+//!   per direction each (Intel ARK), as two-socket boards commonly wire them;
+//!   estimate at 70%.
 //!
 //! **`altix-2x2`** (SGI Altix 3700 nodes, Itanium 2 "Madison").
 //! * clock: the affinity-graph paper ("1.6 GHz Itanium processors").
@@ -210,12 +283,19 @@
 //!   NUMAlink router, and a remote access crosses both nodes' SHUBs.
 //! * remote cache 250 ns: estimate; the directory at the home SHUB forwards
 //!   the request to the owner, one more step than a remote DRAM read.
+//! * fill buffers 8: estimate (Itanium 2 tracks more L2 misses, but its
+//!   in-order core stalls on the first use of a missing load).
+//! * DRAM 4 GB/s per node: estimate; two processors share a 6.4 GB/s front-side
+//!   bus (400 MT/s, 128 bits; Intel's Itanium 2 datasheet), and Altix STREAM
+//!   figures of about 2 GB/s per processor are recalled, not checked here.
+//! * link 2.2 GB/s: NUMAlink 4, 3.2 GB/s per direction (SGI); estimate at 70%.
 //!
 //! **generic** (any machine without a preset, "this machine" included):
 //! estimates for a current two-socket server, in the middle of the recent
 //! presets: 2.5 GHz, L1 4, L2 14, L3 40 (16 ns), another chiplet's L3 80 ns,
-//! another socket's cache 120 ns, local DRAM 90 ns, remote DRAM 140 ns. Measure
-//! the real machine and override them.
+//! another socket's cache 120 ns, local DRAM 90 ns, remote DRAM 140 ns, 12 fill
+//! buffers, 100 GB/s per NUMA node, 50 GB/s per direction between packages.
+//! Measure the real machine and override them.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -258,6 +338,17 @@ pub struct Latencies {
     pub steal_local: u32,
     /// Extra cost of a successful steal from another squad.
     pub steal_remote: u32,
+    /// Misses one core keeps outstanding at once (Intel's line fill buffers,
+    /// AMD's miss address buffers): the memory-level parallelism of the
+    /// [`crate::clock`] model. A whole number from 1 to [`MAX_FILL_BUFFERS`].
+    pub fill_buffers: u32,
+    /// Sustained bandwidth of one NUMA node's memory controllers, in GB/s
+    /// (10^9 bytes per second), shared by every transfer to or from that
+    /// node's DRAM: reads and write-backs, local and remote.
+    pub dram_gbps: f64,
+    /// Sustained bandwidth from one package to another over the interconnect,
+    /// per direction, in GB/s, shared by every line that crosses it.
+    pub link_gbps: f64,
 }
 
 /// A latency table and where its numbers came from.
@@ -299,6 +390,9 @@ const PRESETS: [Preset; 9] = [
             probe_remote: 250,
             steal_local: 120,
             steal_remote: 625,
+            fill_buffers: 8,
+            dram_gbps: 8.5,
+            link_gbps: 6.0,
         },
     },
     Preset {
@@ -318,6 +412,9 @@ const PRESETS: [Preset; 9] = [
             probe_remote: 300,
             steal_local: 105,
             steal_remote: 750,
+            fill_buffers: 10,
+            dram_gbps: 16.0,
+            link_gbps: 9.0,
         },
     },
     Preset {
@@ -337,6 +434,9 @@ const PRESETS: [Preset; 9] = [
             probe_remote: 220,
             steal_local: 90,
             steal_remote: 550,
+            fill_buffers: 10,
+            dram_gbps: 42.0,
+            link_gbps: 22.0,
         },
     },
     Preset {
@@ -356,6 +456,9 @@ const PRESETS: [Preset; 9] = [
             probe_remote: 280,
             steal_local: 115,
             steal_remote: 700,
+            fill_buffers: 10,
+            dram_gbps: 40.0,
+            link_gbps: 9.0,
         },
     },
     Preset {
@@ -375,6 +478,9 @@ const PRESETS: [Preset; 9] = [
             probe_remote: 440,
             steal_local: 115,
             steal_remote: 1100,
+            fill_buffers: 24,
+            dram_gbps: 150.0,
+            link_gbps: 100.0,
         },
     },
     Preset {
@@ -394,6 +500,9 @@ const PRESETS: [Preset; 9] = [
             probe_remote: 440,
             steal_local: 115,
             steal_remote: 1100,
+            fill_buffers: 24,
+            dram_gbps: 37.5,
+            link_gbps: 100.0,
         },
     },
     Preset {
@@ -413,6 +522,9 @@ const PRESETS: [Preset; 9] = [
             probe_remote: 432,
             steal_local: 125,
             steal_remote: 1080,
+            fill_buffers: 24,
+            dram_gbps: 360.0,
+            link_gbps: 180.0,
         },
     },
     Preset {
@@ -432,6 +544,9 @@ const PRESETS: [Preset; 9] = [
             probe_remote: 252,
             steal_local: 90,
             steal_remote: 630,
+            fill_buffers: 12,
+            dram_gbps: 100.0,
+            link_gbps: 29.0,
         },
     },
     Preset {
@@ -451,6 +566,9 @@ const PRESETS: [Preset; 9] = [
             probe_remote: 400,
             steal_local: 35,
             steal_remote: 1000,
+            fill_buffers: 8,
+            dram_gbps: 4.0,
+            link_gbps: 2.2,
         },
     },
 ];
@@ -471,10 +589,13 @@ const GENERIC: Latencies = Latencies {
     probe_remote: 300,
     steal_local: 100,
     steal_remote: 750,
+    fill_buffers: 12,
+    dram_gbps: 100.0,
+    link_gbps: 50.0,
 };
 
 /// Every key an override file may hold, in the order of the fields.
-const KEYS: [&str; 14] = [
+const KEYS: [&str; 17] = [
     "clock_ghz",
     "ipc",
     "l1_hit",
@@ -489,7 +610,36 @@ const KEYS: [&str; 14] = [
     "probe_remote",
     "steal_local",
     "steal_remote",
+    "fill_buffers",
+    "dram_gbps",
+    "link_gbps",
 ];
+
+/// The keys whose values are cycles.
+const CYCLE_KEYS: [&str; 12] = [
+    "l1_hit",
+    "l2_hit",
+    "l3_hit",
+    "near_cache",
+    "remote_cache",
+    "local_dram",
+    "remote_dram",
+    "spawn",
+    "probe_local",
+    "probe_remote",
+    "steal_local",
+    "steal_remote",
+];
+
+/// The keys whose values are positive finite numbers.
+const RATE_KEYS: [&str; 4] = ["clock_ghz", "ipc", "dram_gbps", "link_gbps"];
+
+/// Most fill buffers a core may have: more than any core built has (Zen 4 has 24
+/// for its L1; 256 would let an override file ask for a near-unbounded overlap).
+pub const MAX_FILL_BUFFERS: u32 = 256;
+
+/// What `fill_buffers` accepts, for error messages.
+const FILL_BUFFERS_EXPECTED: &str = "a whole number of fill buffers from 1 to 256";
 
 /// The memory-hierarchy chain that must not decrease.
 const CHAIN: [&str; 5] = ["l1_hit", "l2_hit", "l3_hit", "local_dram", "remote_dram"];
@@ -596,7 +746,8 @@ impl Latencies {
     /// [`Latencies::validate`], naming `origin` (an override file) in errors.
     fn check(&self, origin: Option<&str>) -> Result<(), LatencyError> {
         let origin = origin.map(str::to_owned);
-        for (key, value) in [("clock_ghz", self.clock_ghz), ("ipc", self.ipc)] {
+        for key in RATE_KEYS {
+            let value = self.rate(key);
             if !(value.is_finite() && value > 0.0) {
                 return Err(LatencyError(Kind::Value {
                     origin,
@@ -606,15 +757,23 @@ impl Latencies {
                 }));
             }
         }
-        for key in KEYS.iter().skip(2) {
+        for key in CYCLE_KEYS {
             if self.cycles(key) == 0 {
                 return Err(LatencyError(Kind::Value {
                     origin,
-                    key: (*key).to_owned(),
+                    key: key.to_owned(),
                     expected: CYCLES_EXPECTED,
                     found: "0".to_owned(),
                 }));
             }
+        }
+        if !(1..=MAX_FILL_BUFFERS).contains(&self.fill_buffers) {
+            return Err(LatencyError(Kind::Value {
+                origin,
+                key: "fill_buffers".to_owned(),
+                expected: FILL_BUFFERS_EXPECTED,
+                found: self.fill_buffers.to_string(),
+            }));
         }
         if let Some(i) =
             (1..CHAIN.len()).find(|&i| self.cycles(CHAIN[i - 1]) > self.cycles(CHAIN[i]))
@@ -666,6 +825,17 @@ impl Latencies {
         Ok(())
     }
 
+    /// The rate field named `key` (NaN for a name that is not a rate field).
+    fn rate(&self, key: &str) -> f64 {
+        match key {
+            "clock_ghz" => self.clock_ghz,
+            "ipc" => self.ipc,
+            "dram_gbps" => self.dram_gbps,
+            "link_gbps" => self.link_gbps,
+            _ => f64::NAN,
+        }
+    }
+
     /// The cycle field named `key` (0 for a name that is not a cycle field).
     fn cycles(&self, key: &str) -> u32 {
         match key {
@@ -715,13 +885,21 @@ impl Latencies {
             })
         };
         match key {
-            "clock_ghz" | "ipc" => {
+            "clock_ghz" | "ipc" | "dram_gbps" | "link_gbps" => {
                 let rate = rate_of(value).map_err(|found| bad(rate_expected(key), found))?;
-                if key == "clock_ghz" {
-                    self.clock_ghz = rate;
-                } else {
-                    self.ipc = rate;
+                match key {
+                    "clock_ghz" => self.clock_ghz = rate,
+                    "ipc" => self.ipc = rate,
+                    "dram_gbps" => self.dram_gbps = rate,
+                    _ => self.link_gbps = rate,
                 }
+            }
+            "fill_buffers" => {
+                let n = cycles_of(value)
+                    .ok()
+                    .filter(|n| *n <= MAX_FILL_BUFFERS)
+                    .ok_or_else(|| bad(FILL_BUFFERS_EXPECTED, describe_count(value)))?;
+                self.fill_buffers = n;
             }
             _ => {
                 let cycles = cycles_of(value).map_err(|found| bad(CYCLES_EXPECTED, found))?;
@@ -851,10 +1029,18 @@ fn suggestion_text(suggestion: &Option<&'static str>) -> String {
 
 /// What a rate field accepts, for error messages.
 fn rate_expected(key: &str) -> &'static str {
-    if key == "clock_ghz" {
-        "a positive finite number of GHz, such as 2.5"
-    } else {
-        "a positive finite number of instructions per cycle, such as 1.0"
+    match key {
+        "clock_ghz" => "a positive finite number of GHz, such as 2.5",
+        "dram_gbps" | "link_gbps" => "a positive finite number of GB/s, such as 25.6",
+        _ => "a positive finite number of instructions per cycle, such as 1.0",
+    }
+}
+
+/// A rejected `fill_buffers` value, described for error messages.
+fn describe_count(value: &Value) -> String {
+    match cycles_of(value) {
+        Ok(n) => format!("{n}, which is more than {MAX_FILL_BUFFERS}"),
+        Err(found) => found,
     }
 }
 
@@ -940,9 +1126,9 @@ fn syntax_error(text: &str, origin: &str, err: serde_json::Error) -> LatencyErro
     let hint = if text.trim().is_empty() {
         " (the text is empty; write {} to override nothing)"
     } else if around.contains("nan") || around.contains("inf") {
-        " (JSON has no NaN or Infinity; clock_ghz and ipc must be positive finite numbers)"
+        " (JSON has no NaN or Infinity; clock_ghz, ipc, dram_gbps and link_gbps must be positive finite numbers)"
     } else if msg.contains("number out of range") {
-        " (clock_ghz and ipc must be finite numbers)"
+        " (clock_ghz, ipc, dram_gbps and link_gbps must be finite numbers)"
     } else {
         ""
     };
@@ -1222,11 +1408,76 @@ mod tests {
             &[
                 "line 1",
                 "JSON has no NaN or Infinity",
-                "clock_ghz and ipc must be positive finite",
+                "clock_ghz, ipc, dram_gbps and link_gbps must be positive finite",
             ],
         );
         let m = error_of(r#"{"clock_ghz": 1e999}"#);
         assert_mentions(&m, &["number out of range", "must be finite"]);
+    }
+
+    #[test]
+    fn bad_fill_buffers() {
+        let m = error_of(r#"{"fill_buffers": 0}"#);
+        assert_mentions(
+            &m,
+            &["key \"fill_buffers\"", FILL_BUFFERS_EXPECTED, "found 0"],
+        );
+        let m = error_of(r#"{"fill_buffers": 10.5}"#);
+        assert_mentions(&m, &["key \"fill_buffers\"", "the fractional number 10.5"]);
+        let m = error_of(r#"{"fill_buffers": 257}"#);
+        assert_mentions(&m, &["key \"fill_buffers\"", "257, which is more than 256"]);
+        let m = error_of(r#"{"fill_buffers": -2}"#);
+        assert_mentions(&m, &["key \"fill_buffers\"", "the negative number -2"]);
+        let m = error_of(r#"{"fill_buffers": "10"}"#);
+        assert_mentions(&m, &["key \"fill_buffers\"", "the string \"10\""]);
+        let m = error_of(r#"{"fill_buffers": 5000000000}"#);
+        assert_mentions(&m, &["5000000000, which is more than"]);
+    }
+
+    #[test]
+    fn bad_bandwidths() {
+        for key in ["dram_gbps", "link_gbps"] {
+            for (value, found) in [
+                ("0", "found 0"),
+                ("-12.8", "the negative number -12.8"),
+                ("\"25.6\"", "the string \"25.6\""),
+                ("null", "found null"),
+                ("[25.6]", "found an array"),
+            ] {
+                let m = error_of(&format!("{{\"{key}\": {value}}}"));
+                assert_mentions(
+                    &m,
+                    &[
+                        &format!("key \"{key}\""),
+                        "a positive finite number of GB/s",
+                        found,
+                    ],
+                );
+            }
+        }
+        let m = error_of(r#"{"dram_gbps": 1e999}"#);
+        assert_mentions(&m, &["number out of range", "dram_gbps and link_gbps"]);
+        let m = error_of(r#"{"dram_gb": 10}"#);
+        assert_mentions(&m, &["unknown key", "did you mean \"dram_gbps\"?"]);
+    }
+
+    #[test]
+    fn validate_checks_the_clock_fields() {
+        let bad = Latencies {
+            fill_buffers: 0,
+            ..Latencies::generic()
+        };
+        let m = bad.validate().unwrap_err().to_string();
+        assert!(
+            m.contains("key \"fill_buffers\"") && m.contains("found 0"),
+            "{m}"
+        );
+        let bad = Latencies {
+            link_gbps: f64::INFINITY,
+            ..Latencies::generic()
+        };
+        let m = bad.validate().unwrap_err().to_string();
+        assert!(m.contains("key \"link_gbps\"") && m.contains("GB/s"), "{m}");
     }
 
     #[test]
@@ -1275,14 +1526,29 @@ mod tests {
     #[test]
     fn good_override_changes_exactly_the_given_keys() {
         let base = Latencies::defaults_for("xeon-x7550").latencies;
-        let text = r#"{"remote_dram": 310, "l3_hit": 40, "clock_ghz": 2.26, "steal_local": 80.0}"#;
+        let text = r#"{"remote_dram": 310, "l3_hit": 40, "clock_ghz": 2.26, "steal_local": 80.0,
+            "fill_buffers": 6, "dram_gbps": 12.5, "link_gbps": 4}"#;
         let (new, keys) = base.with_overrides(text, ORIGIN).unwrap();
-        assert_eq!(keys, ["remote_dram", "l3_hit", "clock_ghz", "steal_local"]);
+        assert_eq!(
+            keys,
+            [
+                "remote_dram",
+                "l3_hit",
+                "clock_ghz",
+                "steal_local",
+                "fill_buffers",
+                "dram_gbps",
+                "link_gbps"
+            ]
+        );
         let expected = Latencies {
             remote_dram: 310,
             l3_hit: 40,
             clock_ghz: 2.26,
             steal_local: 80,
+            fill_buffers: 6,
+            dram_gbps: 12.5,
+            link_gbps: 4.0,
             ..base
         };
         assert_eq!(new, expected);

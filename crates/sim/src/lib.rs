@@ -11,6 +11,8 @@
 //! - [`latency`]: the machine's costs in cycles, per preset, overridable from a file.
 //! - [`cache`] and [`machine`]: set-associative LRU caches, private per core and
 //!   shared per cache domain, with coherence and first-touch NUMA memory.
+//! - [`clock`]: when a missed line arrives: fill buffers per core, bandwidth per
+//!   memory node and per link between packages, with queueing.
 //! - [`engine`]: simulated workers carrying out a policy's decisions
 //!   ([`engine::simulate`]).
 //! - [`trace`] and [`plot`]: a Perfetto timeline of a run, SVG plots of sweeps.
@@ -42,6 +44,7 @@
 #![deny(missing_docs)]
 
 pub mod cache;
+pub mod clock;
 pub mod engine;
 pub mod latency;
 pub mod machine;

@@ -23,9 +23,10 @@
 //!   a fetch from another package's cache) adds its size to the interconnect bytes.
 //! - Time: an access costs the latency of the level that serves it
 //!   ([`crate::latency::Latencies`]); a write that must remove copies elsewhere pays
-//!   one more round to the farthest of them. Accesses do not overlap (no
-//!   memory-level parallelism) and bandwidth is unlimited (no queueing): the model
-//!   counts where data comes from, which is what the schedulers change.
+//!   one more round to the farthest of them. Each access also says which shared
+//!   servers its line crossed ([`Route`]: a node's memory controllers, a link between
+//!   packages) and which dirty line it pushed out to DRAM; [`crate::clock`] turns that
+//!   into time, with overlapping misses and shared bandwidth.
 //!
 //! Addresses are those of a [`locus_task::workload::Workload`]: compact, so the directory
 //! and the page table are dense vectors indexed by line and page.
@@ -117,14 +118,42 @@ impl CoreCounts {
     }
 }
 
-/// The cost and the private last-level outcome of one access.
+/// No write-back: see [`Served::writeback`].
+pub const NO_WRITEBACK: u16 = u16::MAX;
+
+/// Where a line that missed the core's private caches came from, for the bandwidth
+/// servers of [`crate::clock`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// From inside the package (its own last-level cache, another cache domain of the
+    /// package), or a private hit: no shared server on the way.
+    OnChip,
+    /// From the DRAM of NUMA node `node`.
+    Dram {
+        /// The page's node.
+        node: u16,
+    },
+    /// From a cache of another package, over the link from `package`.
+    Cache {
+        /// The supplying package.
+        package: u16,
+    },
+}
+
+/// The cost, the private last-level outcome and the route of one access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Served {
-    /// Cycles.
+    /// Cycles: the latency of the level that served the line, plus one round to the
+    /// farthest copy a write removes.
     pub cycles: u64,
     /// Whether the access missed the core's last private cache (what the `perf`
     /// counter source counts as a private last-level miss).
     pub private_miss: bool,
+    /// Where the line came from.
+    pub route: Route,
+    /// The NUMA node of a modified line that the access pushed out of the last-level
+    /// cache (written back to that node's DRAM), or [`NO_WRITEBACK`].
+    pub writeback: u16,
 }
 
 /// One private or shared cache with its level's latency.
@@ -161,6 +190,12 @@ pub struct Machine {
     directory: Vec<u64>,
     /// NUMA node of each page, or [`UNTOUCHED`].
     page_node: Vec<u16>,
+    /// Package of each NUMA node (0 for a node without cores).
+    package_of_node: Vec<u16>,
+    /// The route of the access being made.
+    route: Route,
+    /// The write-back of the access being made, or [`NO_WRITEBACK`].
+    writeback: u16,
     counts: Vec<CoreCounts>,
 }
 
@@ -267,6 +302,12 @@ impl Machine {
         for (core, &d) in domain_of_core.iter().enumerate() {
             cores_of_domain[d].push(core);
         }
+        let mut package_of_node = vec![0u16; topology.num_numa_nodes()];
+        for (core, &node) in node_of_core.iter().enumerate() {
+            if let Some(p) = package_of_node.get_mut(usize::from(node)) {
+                *p = package_of_core[core] as u16;
+            }
+        }
         let line_bytes = u64::from(line.unwrap_or(64));
         let lines = pages * (PAGE_SIZE / line_bytes.min(PAGE_SIZE)).max(1);
         let words = cores.len().div_ceil(WORD);
@@ -289,6 +330,9 @@ impl Machine {
             words,
             directory,
             page_node: vec![UNTOUCHED; pages as usize],
+            package_of_node,
+            route: Route::OnChip,
+            writeback: NO_WRITEBACK,
             counts: vec![CoreCounts::default(); cores.len()],
         })
     }
@@ -316,6 +360,11 @@ impl Machine {
     /// The package of `core`.
     pub fn package_of(&self, core: usize) -> usize {
         self.package_of_core[core]
+    }
+
+    /// The package of each NUMA node.
+    pub fn package_of_node(&self) -> &[u16] {
+        &self.package_of_node
     }
 
     /// The NUMA node a page was placed on, if it has been touched.
@@ -351,6 +400,8 @@ impl Machine {
         // the core's counters), so that the walk's methods can borrow both.
         let mut all = std::mem::take(&mut self.counts);
         let counts = &mut all[core];
+        self.route = Route::OnChip;
+        self.writeback = NO_WRITEBACK;
         counts.accesses += 1;
         let private_levels = self.private[core].len();
         let mut hit_at = None;
@@ -397,6 +448,8 @@ impl Machine {
         Served {
             cycles,
             private_miss,
+            route: self.route,
+            writeback: self.writeback,
         }
     }
 
@@ -448,6 +501,10 @@ impl Machine {
                 counts.near_cache += 1;
                 u64::from(self.lat.near_cache)
             } else {
+                let from = bits(others).next().map_or(0, |d| self.package_of_domain[d]);
+                self.route = Route::Cache {
+                    package: from as u16,
+                };
                 counts.remote_cache += 1;
                 counts.interconnect_bytes += self.line_bytes;
                 u64::from(self.lat.remote_cache)
@@ -459,6 +516,7 @@ impl Machine {
             if *node == UNTOUCHED {
                 *node = here;
             }
+            self.route = Route::Dram { node: *node };
             if *node == here {
                 counts.dram_local += 1;
                 u64::from(self.lat.local_dram)
@@ -531,6 +589,12 @@ impl Machine {
         *self.domains_mut(v) &= !(1u64 << domain);
         if self.dirty(v) as usize == domain {
             self.set_dirty(v, CLEAN); // written back
+            let page = (victim << self.line_shift) / PAGE_SIZE;
+            if let Some(&node) = self.page_node.get(page as usize) {
+                if node != UNTOUCHED {
+                    self.writeback = node;
+                }
+            }
         }
     }
 

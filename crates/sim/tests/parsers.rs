@@ -23,7 +23,10 @@ const FILES: &[&str] = &[
   "probe_local": 10,
   "probe_remote": 40,
   "steal_local": 60,
-  "steal_remote": 200
+  "steal_remote": 200,
+  "fill_buffers": 10,
+  "dram_gbps": 25.6,
+  "link_gbps": 12
 }
 "#,
     "{}",

@@ -261,6 +261,13 @@ pub(crate) fn pinning(s: &str) -> Result<locus::Pinning, String> {
     s.parse()
 }
 
+/// `--clock`: the simulator's memory clock, `overlap` or `serial`.
+pub(crate) fn clock_kind(s: &str) -> Result<locus_sim::clock::ClockKind, String> {
+    locus_sim::clock::ClockKind::parse(s).ok_or_else(|| {
+        format!("unknown clock {s:?}; expected overlap (fill buffers and bandwidth) or serial")
+    })
+}
+
 /// `--counters` (and `LOCUS_COUNTERS`): perf, declared or off.
 pub(crate) fn counter_kind(s: &str) -> Result<locus::counters::CounterKind, String> {
     s.parse()

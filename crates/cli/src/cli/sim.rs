@@ -72,10 +72,18 @@ pub(crate) struct SimCommonArgs {
 
     /// A JSON file overriding some of the machine's latencies (keys: clock_ghz, ipc,
     /// l1_hit, l2_hit, l3_hit, near_cache, remote_cache, local_dram, remote_dram, spawn,
-    /// probe_local, probe_remote, steal_local, steal_remote; cycles).
-    /// [default: the preset's documented table, or generic values]
+    /// probe_local, probe_remote, steal_local, steal_remote, in cycles; fill_buffers,
+    /// per core; dram_gbps, per NUMA node, and link_gbps, per direction between two
+    /// packages, in GB/s). [default: the preset's documented table, or generic values]
     #[arg(long, value_name = "FILE")]
     pub(crate) latencies: Option<PathBuf>,
+
+    /// The memory clock: `overlap` (misses overlap up to the core's fill buffers, and
+    /// share each memory node's and each link's bandwidth, with queueing) or `serial`
+    /// (each access costs its latency, one after another, bandwidth unlimited: the
+    /// simulator's first clock, kept for comparison).
+    #[arg(long, value_name = "CLOCK", default_value = "overlap", value_parser = super::clock_kind)]
+    pub(crate) clock: locus_sim::clock::ClockKind,
 
     /// Also write every result (per core and per socket counters included) as JSON.
     #[arg(long, value_name = "FILE")]

@@ -1,0 +1,539 @@
+//! The memory clock: how long a worker waits for the lines its accesses miss, with
+//! memory-level parallelism per core and bandwidth shared by every core.
+//!
+//! [`Machine`](crate::machine::Machine) says where each line comes from; this module
+//! says when it arrives. Two clocks, chosen by [`ClockKind`]:
+//!
+//! - [`ClockKind::Serial`], the clock of locus's first simulator: every access costs
+//!   its level's latency, one after another, and bandwidth is unlimited. It counts
+//!   where data comes from well, but charges a stream of misses `n × latency` where a
+//!   real core overlaps them, and it cannot show memory bandwidth running out.
+//! - [`ClockKind::Overlap`] (the default), the model below.
+//!
+//! # The model
+//! - **Fill buffers.** Each worker has `fill_buffers` miss slots
+//!   ([`Latencies::fill_buffers`]; one worker per PU, so two hyperthreads of one core
+//!   each get the core's count). An access that misses the core's private caches takes
+//!   a free slot at the worker's clock `t` and holds it until its line arrives; the
+//!   worker's clock advances by the issue cost (`l1_hit`, the load's pass through the
+//!   L1 that missed), not by the latency, so the next misses overlap with it. When
+//!   every slot is busy, the worker stalls until the earliest one frees. Hits in the
+//!   private caches cost their latency in line, as before.
+//! - **Waiting for all.** At a dependency point (a join, a spawn, a sync) and at a
+//!   task's end, the worker waits for every outstanding line: the runtime's deque
+//!   operations are fences, and a finished task's data must have arrived.
+//! - **Servers.** Each NUMA node's memory controllers are one server of
+//!   [`Latencies::dram_gbps`]; each ordered pair of packages has a link server of
+//!   [`Latencies::link_gbps`] (a fully connected interconnect, one direction per
+//!   server). A line occupies each server on its way for `64 B / bandwidth`: a DRAM
+//!   read its node's controller, and the link from the node's package to the reader's
+//!   when they differ; a line from another package's cache that link; a dirty line the
+//!   last-level cache evicts (a write-back) its home node's controller, and the link
+//!   towards it, without stalling the core. A line from the own last-level cache or
+//!   another cache domain of the own package uses no server: on-chip bandwidth is
+//!   unlimited.
+//! - **Queueing.** A line that reaches a busy server waits for it; its arrival is
+//!   `start + latency`, where `start` is when the last server on its way begins to
+//!   serve it. So an idle machine has the latency table's latencies, and a loaded one
+//!   adds the queueing delay; no server moves more than its bandwidth.
+//! - **Not modelled**: a hit on a line whose miss is still in flight does not wait for
+//!   it (the cache model fills a line when it is asked for); hardware prefetchers;
+//!   the bandwidth of the caches and of the on-package fabric; the links' topology
+//!   (every pair of packages has its own link, where real four-socket boards route
+//!   some pairs over two hops); a write that must remove copies elsewhere while it
+//!   hits the private caches pays that round in line, as before.
+//!
+//! # Servers without an order of arrival
+//! The engine processes steps in order of their start times, but one step (a slice of
+//! up to [`crate::engine::SLICE_LINES`] lines) issues accesses over a stretch of time,
+//! so a server may see a request for an earlier time after one for a later time. A
+//! server that kept only "busy until" would make the earlier request queue behind the
+//! later one's whole slice, and would serve one worker's slice at a time: 16 workers
+//! each using a tenth of the bandwidth would be serialised. So a server keeps a
+//! calendar: time is cut into buckets of [`BUCKET_LINES`] service times each (one:
+//! a slot; as many as take [`MIN_BUCKET_CYCLES`] on servers faster than that), a
+//! bucket holds that many lines, and a line takes its place in the first bucket at or
+//! after its time that has room, at the bucket's fill level or its own time, whichever
+//! is later. So a line is served in the first free slot from the one its arrival falls
+//! in, within one service time of an exact first-come-first-served server that knew
+//! every arrival in advance; path-compressed links skip full buckets. Unused capacity
+//! before the event being processed is dropped: no step can issue before the time of
+//! the step being processed.
+//!
+//! # Determinism
+//! Service times are fixed when the clock is built (in 1/65,536 cycle); the run itself
+//! uses integer arithmetic only, in the engine's order of events: the same inputs give
+//! bit-identical times.
+
+use std::collections::VecDeque;
+
+use crate::latency::Latencies;
+use crate::machine::{Route, Served, NO_WRITEBACK};
+
+/// Fixed-point units per cycle of a server's service time.
+const UNIT: u64 = 1 << 16;
+
+/// Lines per calendar bucket of a server. Within a bucket, lines are served in the
+/// engine's order of processing, not of arrival, which overstates queueing; measured
+/// on heat 3072x2048,leaf=96,iters=10 under ws on opteron-8380: 144 M cycles at 1
+/// line a bucket, 163 M at 4, 175 M at 16, 199 M at about 100 (the last three with an
+/// earlier form of the calendar). So one line: a line takes the first free service
+/// slot from the one its arrival falls in.
+pub const BUCKET_LINES: u64 = 1;
+
+/// Fewest cycles per calendar bucket, so that a fast server's service time (a
+/// fraction of a cycle) rounds to within 1/32 (guess).
+pub const MIN_BUCKET_CYCLES: u64 = 16;
+
+/// Which clock charges the accesses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClockKind {
+    /// Misses one after another, unlimited bandwidth (the first simulator's clock).
+    Serial,
+    /// Fill buffers per core, bandwidth per memory node and per link (the default).
+    #[default]
+    Overlap,
+}
+
+impl ClockKind {
+    /// The name `--clock` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockKind::Serial => "serial",
+            ClockKind::Overlap => "overlap",
+        }
+    }
+
+    /// The clock named `name` (`serial` or `overlap`).
+    pub fn parse(name: &str) -> Option<ClockKind> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "serial" => Some(ClockKind::Serial),
+            "overlap" => Some(ClockKind::Overlap),
+            _ => None,
+        }
+    }
+}
+
+/// One bandwidth server: a calendar of buckets of service capacity.
+#[derive(Debug, Clone)]
+struct Server {
+    /// Cycles per bucket.
+    width: u64,
+    /// Capacity of a bucket, in units.
+    capacity: u64,
+    /// Units one line takes: the capacity divided by a whole number of lines.
+    cost: u64,
+    /// Bucket number of `buckets[0]`.
+    base: u64,
+    /// The calendar, from `base` on.
+    buckets: VecDeque<Bucket>,
+    /// Lines served.
+    lines: u64,
+    /// Cycles that lines waited for this server.
+    waited: u64,
+}
+
+/// One bucket of a server's calendar.
+#[derive(Debug, Clone, Copy, Default)]
+struct Bucket {
+    /// Units used.
+    used: u64,
+    /// 0 if the bucket may have room for a line, else how many buckets the search for
+    /// room may skip (each of them full): a path-compressed forward link, so that a
+    /// backlog of full buckets is crossed in a step or two.
+    skip: u64,
+}
+
+impl Server {
+    /// A server moving `gbps` GB/s of `line_bytes`-byte lines at `clock_ghz`.
+    ///
+    /// A bucket holds `n` lines, [`BUCKET_LINES`] or as many as take
+    /// [`MIN_BUCKET_CYCLES`], and lasts the whole number of cycles nearest to their
+    /// service: the bandwidth is off by at most half a cycle in `MIN_BUCKET_CYCLES`
+    /// (3%), and by 1% or less where a line takes 50 cycles or more.
+    fn new(gbps: f64, line_bytes: u64, clock_ghz: f64) -> Server {
+        let cycles_per_line = line_bytes as f64 / gbps * clock_ghz;
+        let n = (MIN_BUCKET_CYCLES as f64 / cycles_per_line)
+            .ceil()
+            .max(BUCKET_LINES as f64) as u64;
+        let width = ((n as f64 * cycles_per_line).round() as u64).max(1);
+        let capacity = width * UNIT;
+        Server {
+            width,
+            capacity,
+            cost: capacity / n,
+            base: 0,
+            buckets: VecDeque::new(),
+            lines: 0,
+            waited: 0,
+        }
+    }
+
+    /// Serves one line that arrives at `t` (no earlier than `now`): returns when its
+    /// service starts.
+    fn serve(&mut self, t: u64, now: u64) -> u64 {
+        let oldest = now / self.width;
+        while self.base < oldest && !self.buckets.is_empty() {
+            self.buckets.pop_front();
+            self.base += 1;
+        }
+        if self.buckets.is_empty() {
+            self.base = oldest;
+        }
+        let mut b = t / self.width;
+        loop {
+            let i = self.room_from((b - self.base) as usize);
+            b = self.base + i as u64;
+            if self.buckets.len() <= i {
+                self.buckets.resize(i + 1, Bucket::default());
+            }
+            let bucket_start = b * self.width;
+            let bucket = &mut self.buckets[i];
+            let at = bucket.used;
+            if at + self.cost <= self.capacity {
+                bucket.used = at + self.cost;
+                if bucket.used + self.cost > self.capacity {
+                    bucket.skip = 1;
+                }
+                let start = (bucket_start + at / UNIT).max(t);
+                self.lines += 1;
+                self.waited += start - t;
+                return start;
+            }
+            b += 1;
+        }
+    }
+
+    /// The first bucket index from `i` on that may have room for a line (possibly
+    /// one past the calendar), shortening the links on the way.
+    fn room_from(&mut self, i: usize) -> usize {
+        let mut j = i;
+        while let Some(b) = self.buckets.get(j) {
+            if b.skip == 0 {
+                break;
+            }
+            j += b.skip as usize;
+        }
+        let mut x = i;
+        while x < j {
+            let next = x + self.buckets[x].skip as usize;
+            self.buckets[x].skip = (j - x) as u64;
+            x = next;
+        }
+        j
+    }
+}
+
+/// A worker's fill buffers: when each slot's line arrives.
+#[derive(Debug, Clone)]
+struct Buffers {
+    done: Vec<u64>,
+    /// The latest arrival of any slot.
+    last: u64,
+}
+
+/// The memory clock of one simulation.
+#[derive(Debug, Clone)]
+pub struct MemoryClock {
+    kind: ClockKind,
+    issue: u64,
+    buffers: Vec<Buffers>,
+    /// One server per NUMA node.
+    dram: Vec<Server>,
+    /// One server per ordered pair of packages, `from * packages + to`.
+    links: Vec<Server>,
+    packages: usize,
+    package_of_node: Vec<u16>,
+    /// Cycles workers stalled with every fill buffer busy, or waiting for all.
+    stalled: u64,
+}
+
+/// What the memory clock measured over a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ClockCounts {
+    /// Lines the memory controllers moved (reads and write-backs).
+    pub dram_lines: u64,
+    /// Cycles lines queued at memory controllers, summed.
+    pub dram_queued_cycles: u64,
+    /// Lines the inter-package links moved.
+    pub link_lines: u64,
+    /// Cycles lines queued at links, summed.
+    pub link_queued_cycles: u64,
+    /// Cycles workers stalled for their misses (every fill buffer busy, or waiting
+    /// for all at a dependency point), summed.
+    pub stall_cycles: u64,
+}
+
+impl MemoryClock {
+    /// The clock `kind` for `workers` workers on a machine of `packages` packages whose
+    /// NUMA nodes lie in `package_of_node`, with `lat`'s parameters.
+    pub fn new(
+        kind: ClockKind,
+        lat: &Latencies,
+        workers: usize,
+        package_of_node: Vec<u16>,
+        packages: usize,
+        line_bytes: u64,
+    ) -> MemoryClock {
+        let overlap = kind == ClockKind::Overlap;
+        let slots = lat.fill_buffers.max(1) as usize;
+        MemoryClock {
+            kind,
+            issue: u64::from(lat.l1_hit),
+            buffers: if overlap {
+                vec![
+                    Buffers {
+                        done: vec![0; slots],
+                        last: 0,
+                    };
+                    workers
+                ]
+            } else {
+                Vec::new()
+            },
+            dram: if overlap {
+                (0..package_of_node.len())
+                    .map(|_| Server::new(lat.dram_gbps, line_bytes, lat.clock_ghz))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            links: if overlap {
+                (0..packages * packages)
+                    .map(|_| Server::new(lat.link_gbps, line_bytes, lat.clock_ghz))
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            packages,
+            package_of_node,
+            stalled: 0,
+        }
+    }
+
+    /// Which clock this is.
+    pub fn kind(&self) -> ClockKind {
+        self.kind
+    }
+
+    /// Worker `w`, on package `package`, made the access `served` at its clock `t`
+    /// during a step that started at `now`: returns its clock after the access.
+    #[inline]
+    pub fn charge(&mut self, w: usize, package: usize, t: u64, now: u64, served: Served) -> u64 {
+        if self.kind == ClockKind::Serial {
+            return t + served.cycles;
+        }
+        if served.writeback != NO_WRITEBACK {
+            self.write_back(served.writeback, package, t, now);
+        }
+        if !served.private_miss {
+            return t + served.cycles;
+        }
+        self.miss(w, package, t, now, served)
+    }
+
+    /// A line that missed the private caches: a fill buffer, the servers on its way.
+    fn miss(&mut self, w: usize, package: usize, t: u64, now: u64, served: Served) -> u64 {
+        let buffers = &mut self.buffers[w];
+        let (slot, free_at) = buffers
+            .done
+            .iter()
+            .copied()
+            .enumerate()
+            .min_by_key(|&(_, d)| d)
+            .expect("at least one fill buffer");
+        let issue = t.max(free_at);
+        self.stalled += issue - t;
+        let start = match served.route {
+            Route::OnChip => issue,
+            Route::Dram { node } => {
+                let node = usize::from(node);
+                let at = self.dram[node].serve(issue, now);
+                let home = usize::from(self.package_of_node[node]);
+                if home == package {
+                    at
+                } else {
+                    self.links[home * self.packages + package].serve(at, now)
+                }
+            }
+            Route::Cache { package: from } => {
+                self.links[usize::from(from) * self.packages + package].serve(issue, now)
+            }
+        };
+        let arrives = start + served.cycles;
+        let buffers = &mut self.buffers[w];
+        buffers.done[slot] = arrives;
+        buffers.last = buffers.last.max(arrives);
+        issue + self.issue
+    }
+
+    /// A dirty line of `node` written back from a cache of `package` at `t`.
+    fn write_back(&mut self, node: u16, package: usize, t: u64, now: u64) {
+        let node = usize::from(node);
+        let home = usize::from(self.package_of_node[node]);
+        let at = if home == package {
+            t
+        } else {
+            self.links[package * self.packages + home].serve(t, now)
+        };
+        self.dram[node].serve(at, now);
+    }
+
+    /// Worker `w` at clock `t` waits for all its outstanding lines: returns its clock.
+    #[inline]
+    pub fn drain(&mut self, w: usize, t: u64) -> u64 {
+        let Some(buffers) = self.buffers.get_mut(w) else {
+            return t;
+        };
+        if buffers.last <= t {
+            return t;
+        }
+        self.stalled += buffers.last - t;
+        buffers.last
+    }
+
+    /// What the clock measured.
+    pub fn counts(&self) -> ClockCounts {
+        let sum = |servers: &[Server]| {
+            servers
+                .iter()
+                .fold((0, 0), |(l, q), s| (l + s.lines, q + s.waited))
+        };
+        let (dram_lines, dram_queued_cycles) = sum(&self.dram);
+        let (link_lines, link_queued_cycles) = sum(&self.links);
+        ClockCounts {
+            dram_lines,
+            dram_queued_cycles,
+            link_lines,
+            link_queued_cycles,
+            stall_cycles: self.stalled,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 64-byte lines at 1 GHz through 6.4 GB/s: 10 cycles a line (20-cycle buckets
+    /// of 2 lines).
+    fn ten_cycle_server() -> Server {
+        Server::new(6.4, 64, 1.0)
+    }
+
+    #[test]
+    fn the_service_time_fills_a_bucket_with_whole_lines() {
+        let s = ten_cycle_server();
+        // 10 cycles a line: 2 lines to reach the 16-cycle floor.
+        assert_eq!((s.width, s.capacity / s.cost), (20, 2));
+        assert_eq!(s.cost, 10 * UNIT);
+        // 18.8 cycles a line (opteron-8380's DRAM): 19-cycle buckets of 1 line.
+        let s = Server::new(8.5, 64, 2.5);
+        assert_eq!((s.width, s.capacity / s.cost), (19, 1));
+        // 0.43 cycles a line (epyc-9654-2s's DRAM): 16-cycle buckets of 38 lines.
+        let s = Server::new(360.0, 64, 2.4);
+        assert_eq!((s.width, s.capacity / s.cost), (16, 38));
+    }
+
+    #[test]
+    fn an_idle_server_starts_a_line_at_once() {
+        let mut s = ten_cycle_server();
+        assert_eq!(s.serve(1000, 1000), 1000);
+        assert_eq!(s.serve(5000, 1000), 5000);
+        assert_eq!(s.waited, 0);
+    }
+
+    #[test]
+    fn a_burst_is_served_one_line_after_another() {
+        let mut s = ten_cycle_server();
+        let starts: Vec<u64> = (0..40).map(|_| s.serve(320, 320)).collect();
+        assert_eq!(starts[0], 320);
+        for pair in starts.windows(2) {
+            assert!((10..=11).contains(&(pair[1] - pair[0])), "{starts:?}");
+        }
+    }
+
+    #[test]
+    fn an_earlier_request_fills_capacity_left_before_a_later_one() {
+        let mut s = ten_cycle_server();
+        // A later line (time 8000) first, then one at 0: the second does not queue
+        // behind the first.
+        assert_eq!(s.serve(8000, 0), 8000);
+        assert_eq!(s.serve(0, 0), 0);
+    }
+
+    #[test]
+    fn no_more_than_the_bandwidth_moves() {
+        // 8 requesters each asking 100 lines at once: 800 lines, 8000 cycles of service.
+        let mut s = ten_cycle_server();
+        let last = (0..800).map(|_| s.serve(0, 0)).max().unwrap();
+        assert!((7990..8040).contains(&last), "{last}");
+        assert_eq!(s.lines, 800);
+    }
+
+    fn lat(fill_buffers: u32) -> Latencies {
+        Latencies {
+            fill_buffers,
+            dram_gbps: 6.4,
+            link_gbps: 3.2,
+            clock_ghz: 1.0,
+            ..Latencies::generic()
+        }
+    }
+
+    fn dram_miss(node: u16) -> Served {
+        Served {
+            cycles: 100,
+            private_miss: true,
+            route: Route::Dram { node },
+            writeback: NO_WRITEBACK,
+        }
+    }
+
+    #[test]
+    fn misses_overlap_up_to_the_fill_buffers() {
+        let l = lat(4);
+        let mut c = MemoryClock::new(ClockKind::Overlap, &l, 1, vec![0], 1, 64);
+        let mut t = 0;
+        for _ in 0..4 {
+            t = c.charge(0, 0, t, 0, dram_miss(0));
+        }
+        // Four issued at once (one issue cost each), served 10 cycles apart.
+        assert_eq!(t, 4 * u64::from(l.l1_hit));
+        // The fifth waits for the first slot: it frees at 0 + 100.
+        t = c.charge(0, 0, t, 0, dram_miss(0));
+        assert_eq!(t, 100 + u64::from(l.l1_hit));
+        assert_eq!(c.counts().stall_cycles, 100 - 4 * u64::from(l.l1_hit));
+        // All outstanding: the last issued at 100, served at once, arrives at 200.
+        assert_eq!(c.drain(0, t), 200);
+    }
+
+    #[test]
+    fn the_serial_clock_adds_latencies() {
+        let l = lat(4);
+        let mut c = MemoryClock::new(ClockKind::Serial, &l, 1, vec![0], 1, 64);
+        let mut t = 0;
+        for _ in 0..5 {
+            t = c.charge(0, 0, t, 0, dram_miss(0));
+        }
+        assert_eq!(t, 500);
+        assert_eq!(c.drain(0, t), 500);
+    }
+
+    #[test]
+    fn a_remote_line_crosses_its_link() {
+        let l = lat(64);
+        // Two packages, node 1 on package 1; worker 0 on package 0.
+        let mut c = MemoryClock::new(ClockKind::Overlap, &l, 1, vec![0, 1], 2, 64);
+        let mut t = 0;
+        for _ in 0..10 {
+            t = c.charge(0, 0, t, 0, dram_miss(1));
+        }
+        let counts = c.counts();
+        assert_eq!((counts.dram_lines, counts.link_lines), (10, 10));
+        // The link (20 cycles a line) is the narrower server: the tenth line starts
+        // after nine others, 180 cycles in (181 with the rounding of service times).
+        assert!((280..=282).contains(&c.drain(0, t)), "{}", c.drain(0, t));
+    }
+}
