@@ -19,8 +19,10 @@
 //!   within the package, `remote_cache` across packages), else from DRAM.
 //! - Memory: 4 KiB pages, placed on the NUMA node of the first core that touches them
 //!   (first touch, Linux's default policy). A DRAM access is local or remote by the
-//!   page's node. Every line that crosses a package boundary (a remote DRAM access or
-//!   a fetch from another package's cache) adds its size to the interconnect bytes.
+//!   page's node. Every line that crosses a package boundary (a DRAM access to another
+//!   package's node, or a fetch from another package's cache) adds its size to the
+//!   interconnect bytes; a line from another node of the core's own package (several
+//!   nodes per socket, EPYC's NPS4) is a remote DRAM access that stays in the package.
 //! - Time: an access costs the latency of the level that serves it
 //!   ([`crate::latency::Latencies`]); a write that must remove copies elsewhere pays
 //!   one more round to the farthest of them. Each access also says which shared
@@ -522,7 +524,11 @@ impl Machine {
                 u64::from(self.lat.local_dram)
             } else {
                 counts.dram_remote += 1;
-                counts.interconnect_bytes += self.line_bytes;
+                if usize::from(self.package_of_node[usize::from(*node)])
+                    != self.package_of_core[core]
+                {
+                    counts.interconnect_bytes += self.line_bytes;
+                }
                 u64::from(self.lat.remote_dram)
             }
         }
@@ -692,6 +698,30 @@ mod tests {
              l1d:1(size=256 linesize=64 ways=1) core:1 pu:1",
         )
         .expect("topology")
+    }
+
+    #[test]
+    fn another_node_of_the_own_package_is_remote_dram_that_stays_in_the_package() {
+        // One package of two nodes (as EPYC's NPS2), one cache domain each, then a
+        // second package.
+        let topo = Topology::from_synthetic(
+            "pack:2 numa:2 l3:1(size=1KiB linesize=64 ways=4) l2:1(size=512 linesize=64 \
+             ways=2) l1d:1(size=256 linesize=64 ways=1) core:1 pu:1",
+        )
+        .expect("topology");
+        let mut m = Machine::new(&topo, lat(), 4).unwrap();
+        m.access(1, 0, false); // core 1: package 0, node 1
+        assert_eq!(m.node_of_page(0), Some(1));
+        // Core 0 (package 0, node 0) misses another line of that page in its L3, and no
+        // cache holds it: remote DRAM, inside the package.
+        let s = m.access(0, 1, false);
+        assert_eq!(s.cycles, u64::from(lat().remote_dram));
+        assert_eq!(m.counts()[0].dram_remote, 1);
+        assert_eq!(m.counts()[0].interconnect_bytes, 0);
+        // Core 2 (package 1) reads a third line of it: across packages.
+        m.access(2, 2, false);
+        assert_eq!(m.counts()[2].dram_remote, 1);
+        assert_eq!(m.counts()[2].interconnect_bytes, 64);
     }
 
     #[test]
