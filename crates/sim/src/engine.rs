@@ -617,7 +617,6 @@ impl<'w> Sim<'w> {
                 }
                 Step::Join(..) | Step::Spawn(_) | Step::Sync => {
                     fork = Some(steps[frame.pc as usize]);
-                    frame.pc += 1;
                     break;
                 }
             }
@@ -625,6 +624,17 @@ impl<'w> Sim<'w> {
         if fork.is_some() || frame.pc as usize >= steps.len() {
             // A dependency point or the task's end: every outstanding line arrives first.
             clock = self.memory.drain(w, clock);
+        }
+        // What the fork or the end does (pushes, wake-ups, a parent's count) happens at
+        // the worker's clock, which may be past the event being processed: it is left to
+        // the worker's next event, at that clock, so that every worker sees it in time
+        // order (an idle worker woken here would jump to this clock and miss work pushed
+        // by others before it).
+        let deferred = clock > start && (fork.is_some() || frame.pc as usize >= steps.len());
+        if deferred {
+            fork = None;
+        } else if fork.is_some() {
+            frame.pc += 1;
         }
         let ran = clock - start;
         frame.own.nanos += ran;
@@ -648,7 +658,7 @@ impl<'w> Sim<'w> {
                 }
                 self.schedule(w);
             }
-            _ if (frame.pc as usize) < steps.len() => self.schedule(w),
+            _ if deferred || (frame.pc as usize) < steps.len() => self.schedule(w),
             _ => self.finish(w),
         }
     }
