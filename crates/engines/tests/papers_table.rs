@@ -8,7 +8,7 @@
 //! here: each takes minutes in a debug build.
 
 use locus_kernels::{record, Kernel};
-use locus_policy::{CabInputs, PolicyKind};
+use locus_policy::PolicyKind;
 use locus_sim::engine::{simulate, SimConfig, SimResult};
 use locus_topo::Topology;
 
@@ -111,13 +111,4 @@ rows! {
     cab_fig6_sor_time: "CAB Fig. 6", Sor, "512x512", "cab", Time, 0.313, 0.70;
     cab_table4_heat_l3: "CAB Table IV", Heat, "1024x1024", "cab", L3Misses, 0.269, 0.27;
     cab_table4_sor_l3: "CAB Table IV", Sor, "1024x1024", "cab", L3Misses, 0.239, 0.15;
-}
-
-/// `CabInputs` is named so that a change of the learned form's spelling shows here too.
-#[test]
-fn the_rows_name_policies_that_parse() {
-    assert_eq!(
-        "cab".parse::<PolicyKind>().unwrap(),
-        PolicyKind::Cab(CabInputs::Auto)
-    );
 }

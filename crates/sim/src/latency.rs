@@ -615,24 +615,14 @@ const KEYS: [&str; 17] = [
     "link_gbps",
 ];
 
-/// The keys whose values are cycles.
-const CYCLE_KEYS: [&str; 12] = [
-    "l1_hit",
-    "l2_hit",
-    "l3_hit",
-    "near_cache",
-    "remote_cache",
-    "local_dram",
-    "remote_dram",
-    "spawn",
-    "probe_local",
-    "probe_remote",
-    "steal_local",
-    "steal_remote",
-];
-
 /// The keys whose values are positive finite numbers.
 const RATE_KEYS: [&str; 4] = ["clock_ghz", "ipc", "dram_gbps", "link_gbps"];
+
+/// The keys whose values are cycles: all but the rates and the fill buffers.
+fn cycle_keys() -> impl Iterator<Item = &'static str> {
+    KEYS.into_iter()
+        .filter(|key| !RATE_KEYS.contains(key) && *key != "fill_buffers")
+}
 
 /// Most fill buffers a core may have: more than any core built has (Zen 4 has 24
 /// for its L1; 256 would let an override file ask for a near-unbounded overlap).
@@ -757,7 +747,7 @@ impl Latencies {
                 }));
             }
         }
-        for key in CYCLE_KEYS {
+        for key in cycle_keys() {
             if self.cycles(key) == 0 {
                 return Err(LatencyError(Kind::Value {
                     origin,

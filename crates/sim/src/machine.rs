@@ -377,23 +377,6 @@ impl Machine {
         }
     }
 
-    /// Walks `len` bytes at `addr`, read or written by `core`, line by line; returns
-    /// the cycles and the private last-level misses.
-    pub fn access_range(&mut self, core: usize, addr: u64, len: u64, write: bool) -> (u64, u64) {
-        if len == 0 {
-            return (0, 0);
-        }
-        let first = addr >> self.line_shift;
-        let last = (addr + len - 1) >> self.line_shift;
-        let (mut cycles, mut misses) = (0, 0);
-        for line in first..=last {
-            let served = self.access(core, line, write);
-            cycles += served.cycles;
-            misses += u64::from(served.private_miss);
-        }
-        (cycles, misses)
-    }
-
     /// One access by `core` to line number `line`.
     pub fn access(&mut self, core: usize, line: u64, write: bool) -> Served {
         let l = line as usize;
