@@ -405,3 +405,59 @@ fn cpu_bound_kernels_run_as_work_stealing() {
         }
     }
 }
+
+/// Data beyond every cache (README, "Data beyond every cache"): where the data the
+/// first iteration touched outgrows all the squads' caches together, `cab` and `cats`
+/// run the tasks as `ws`, and a parallel loop keeps its chunk homes. On four squads of
+/// a 256 KiB L3 (1 MiB together) and four 128 KiB L2s each, heat 768x512 (6 MiB) took
+/// 1.02 (leaf=8) and 1.06 (leaf=16) of ws's time partitioned; heat 192x128 (384 KiB)
+/// fits and gains (0.78); spmv-crs over laplace2d:384 (11 MiB) gains by its chunk
+/// homes (0.89).
+#[test]
+fn data_beyond_every_cache_runs_its_tasks_as_work_stealing() {
+    let machine =
+        Topology::from_synthetic("pack:4 l3:1(size=256KiB) l2:4(size=128KiB) core:1 pu:1").unwrap();
+    let run = |kernel: Kernel, size: &str| {
+        let (_, w) = input(kernel, size);
+        let config = SimConfig::for_machine(&machine);
+        [PolicyKind::Ws, CAB, CATS].map(|kind| simulate(&w, &machine, kind, &config).unwrap())
+    };
+    for size in ["768x512,leaf=8,iters=4", "768x512,leaf=16,iters=4"] {
+        let [ws, cab, cats] = run(Kernel::Heat, size);
+        for r in [&cab, &cats] {
+            let ratio = r.makespan as f64 / ws.makespan as f64;
+            assert!(
+                (0.99..=1.01).contains(&ratio),
+                "heat {size}: {} takes {ratio:.3} of ws's time",
+                r.policy
+            );
+            assert!(
+                r.explain.contains("outgrows the squads' caches together"),
+                "{}: {}",
+                r.policy,
+                r.explain
+            );
+        }
+    }
+    let [ws, cab, cats] = run(Kernel::Heat, "192x128,leaf=8,iters=4");
+    for r in [&cab, &cats] {
+        assert!(r.makespan < ws.makespan, "heat 192x128 fits: {}", r.policy);
+        assert!(!r.explain.contains("outgrows"), "{}", r.explain);
+    }
+    let [ws, cab, cats] = run(Kernel::SpmvCrs, "laplace2d:384,iters=4,grain=256");
+    for r in [&cab, &cats] {
+        let ratio = r.makespan as f64 / ws.makespan as f64;
+        assert!(
+            ratio < 0.95,
+            "spmv-crs: {} takes {ratio:.3} of ws's time",
+            r.policy
+        );
+        assert!(r.explain.contains("outgrows"), "{}", r.explain);
+        assert!(
+            r.placement_stability.is_some_and(|s| s > 0.9),
+            "{}: the chunks stay home ({:?})",
+            r.policy,
+            r.placement_stability
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! The bi-tier policies (`cab`, `cats`) on virtual multi-squad machines: an iterative
 //! program (the same random fork-join tree run three times in one task, so its task ids
-//! repeat) whose leaves declare their slice of a 16 MiB buffer. Each iteration must run
+//! repeat) whose leaves declare their slice of a 4 MiB buffer. Each iteration must run
 //! every leaf exactly once; the published policies' instrumentation must never see a
 //! squad run two leaf inter-squad subtrees at once (with iteration affinity, narrow ones
 //! may share a squad, and a full squad is passed only by a rare race); CATS must profile the first iteration only and
@@ -16,8 +16,12 @@ use locus_task::rng::SplitMix64;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 const LEAVES: usize = if cfg!(miri) { 64 } else { 4096 };
-/// Bytes each leaf declares: 16 MiB in all, more than the 6-8 MiB of one squad's cache.
-const LEAF_BYTES: usize = (16 << 20) / LEAVES;
+/// Bytes each leaf declares: 4 MiB in all. Their profile of this tree sums twice the
+/// bytes declared (8 MiB), where heat's sums its grids once (not yet explained): as much
+/// as one squad's cache or more (6-8 MiB), so that the tree is partitioned, and less
+/// than the squads' caches together, so that `cab` and `cats` do not run it as `ws` for
+/// outgrowing every cache.
+const LEAF_BYTES: usize = (4 << 20) / LEAVES;
 
 struct Tree<'a> {
     sum: &'a AtomicU64,
@@ -125,8 +129,8 @@ fn bi_tier_policies_conserve_tasks_and_keep_one_subtree_per_squad() {
     let policies = [
         cats.clone(),
         PolicyKind::Cab(locus::CabInputs::Auto),
-        "cab:2:16MiB".parse().unwrap(),
-        "cab-paper:2:16MiB".parse().unwrap(),
+        "cab:2:8MiB".parse().unwrap(),
+        "cab-paper:2:8MiB".parse().unwrap(),
     ];
     // Workers fill one cache domain before the next: 4 on the Opteron would be one squad.
     let machines = [

@@ -43,6 +43,26 @@
 //!   gain away). So the partition is kept wherever it keeps workers busy, and only
 //!   otherwise idle time is spent away from it.
 //!
+//! # Data that outgrows every cache (with iteration affinity)
+//!
+//! Iteration affinity gains by keeping each squad's share of the data in its L3 from
+//! one iteration to the next. When the data the profile measured (`S_d`) is larger
+//! than the squads' L3s together (`M · S_c`), no placement can: each squad sweeps more
+//! than its cache holds, and a least-recently-used cache then keeps nothing from the
+//! previous sweep. The partition would still bind each squad's time to its own share
+//! of the tree, to the memory nodes its pages landed on when the profiled iteration
+//! (work stealing) first touched them, and to the coarse granularity of its leaves,
+//! and lose to work stealing, which spreads every squad's misses over every node (on a
+//! simulated opteron-8380, `heat 3072x2048,leaf=32`: 1.30x ws's time with 0.98x its L3
+//! misses; `sor 8192x512`, 32 MiB: 1.15x with 1.00x). So `cab` and `cats` run the
+//! tasks of such a program as `ws` after its profile ([`BiTier::outgrows_caches`]); the
+//! published forms partition it as the papers do. Loop chunks keep their homes: they
+//! have had them since the first iteration, so each squad's chunks first-touched their
+//! pages on its own node, and keeping them there keeps the misses local (`spmv-crs
+//! laplace2d:1024`, 86 MiB: 0.77x ws's time with them, 1.87x when they too ran as `ws`
+//! over pages the homes had placed). `S_d` sums each task's bytes, so data two tasks
+//! share (a stencil's halo rows) counts twice, and the test errs towards `ws`.
+//!
 //! A squad's load (the busy state, counted in workers) is added to and taken from by
 //! the workers that start and finish its leaf inter-squad tasks, with read-modify-writes
 //! so that two of them cannot lose an update; `Relaxed` suffices, since plans read it
@@ -166,6 +186,23 @@ impl BiTier {
 
     /// The shared cache size of the squads: the smallest last-level cache any squad
     /// has, or `None` if the topology describes none.
+    /// Whether `data_bytes` of data outgrow the last-level caches of all squads together
+    /// (`S_d > M · S_c`, `S_c` the squads' shared cache): then no partition keeps a
+    /// squad's share cached between iterations, and the locality policies with iteration
+    /// affinity run its tasks as `ws` (see the module's documentation). The private
+    /// caches do not count: the simulator's, and inclusive L3s (Intel's before
+    /// Skylake-SP, the papers' Xeon X7550 among them), keep a copy of every L2 line, and
+    /// where they do not (AMD's victim L3) the test errs towards `ws`. One squad never
+    /// outgrows: there is nothing to partition.
+    pub(crate) fn outgrows_caches(&self, data_bytes: u64, shared_cache: u64) -> bool {
+        self.num_squads() > 1 && data_bytes > self.caches_together(shared_cache)
+    }
+
+    /// What the squads' last-level caches hold together, `M · S_c`.
+    pub(crate) fn caches_together(&self, shared_cache: u64) -> u64 {
+        (self.num_squads() as u64).saturating_mul(shared_cache)
+    }
+
     pub(crate) fn shared_cache(&self) -> Option<u64> {
         self.llc.iter().flatten().copied().min()
     }
@@ -408,6 +445,33 @@ impl BiTier {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn data_outgrows_the_caches_only_past_all_squads_together() {
+        const MIB: u64 = 1 << 20;
+        // opteron-8380: four squads of a 6 MiB L3.
+        let bt = BiTier::new(&WorkerMap::from_squad_sizes(&[4, 4, 4, 4]), true);
+        assert_eq!(bt.caches_together(6 * MIB), 24 * MIB);
+        assert!(
+            !bt.outgrows_caches(24 * MIB, 6 * MIB),
+            "exactly M * S_c fits"
+        );
+        assert!(bt.outgrows_caches(24 * MIB + 1, 6 * MIB));
+        assert!(
+            !bt.outgrows_caches(8 * MIB, 6 * MIB),
+            "the papers' heat 1024x512"
+        );
+        assert!(
+            bt.outgrows_caches(96 * MIB, 6 * MIB),
+            "heat 3072x2048, two grids"
+        );
+        assert!(!bt.outgrows_caches(u64::MAX, u64::MAX), "no overflow");
+        let one = BiTier::new(&WorkerMap::from_squad_sizes(&[4]), true);
+        assert!(
+            !one.outgrows_caches(u64::MAX, 1),
+            "one squad: nothing to partition"
+        );
+    }
 
     #[test]
     fn only_an_idle_squads_head_looks_at_inter_pools() {

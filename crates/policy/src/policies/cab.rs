@@ -21,6 +21,12 @@
 //! subtree `i` of the `k` leaves in squad `⌊i·m/k⌋`, later the squad that last ran it.
 //! In auto mode the leaves and their order come from the profile; with given inputs,
 //! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`).
+//!
+//! With affinity, data that outgrows the squads' caches together (`S_d > M · S_c`,
+//! given or learned) is not partitioned: `cab` then runs its tasks as `ws` (`BL = 0`),
+//! as no placement keeps a squad's share cached between iterations, and its loops'
+//! chunks keep the homes they have had since the first iteration (see `bitier.rs`).
+//! `cab-paper`, and a boundary level given as such, partition it as Eq. 4 says.
 
 use crate::policies::bitier::{BiTier, Tier};
 use crate::policies::iteration::{contiguous_counts, contiguous_squad};
@@ -137,6 +143,11 @@ impl Cab {
         let shared_cache = core.shared_cache().unwrap_or(8 << 20);
         let leaf_level = match inputs {
             _ if core.num_squads() <= 1 => NO_TIER,
+            CabInputs::Given { data_bytes, .. }
+                if affinity && core.outgrows_caches(data_bytes, shared_cache) =>
+            {
+                NO_TIER
+            }
             CabInputs::Given {
                 branching,
                 data_bytes,
@@ -175,6 +186,12 @@ impl Cab {
         }
     }
 
+    /// Whether `cab` runs data of `data_bytes` as `ws` because it outgrows the squads'
+    /// caches together (with affinity only; `cab-paper` partitions every input).
+    fn outgrown(&self, data_bytes: u64) -> bool {
+        self.core.affinity.enabled() && self.core.outgrows_caches(data_bytes, self.shared_cache)
+    }
+
     /// The boundary level in CAB's numbering (0: no inter-squad tier), once known.
     pub fn boundary(&self) -> Option<u32> {
         match self.leaf_level.load(Ordering::Acquire) {
@@ -203,6 +220,10 @@ impl Cab {
                 let part = LearnedTiers::new(&entries, self.shared_cache, 0.0);
                 let b = part.branching.round().max(2.0) as u32;
                 let m = self.core.num_squads();
+                if self.outgrown(part.data_bytes) {
+                    self.leaf_level.store(NO_TIER, Ordering::Release);
+                    return (part, 0);
+                }
                 let bl = boundary_level(m, self.shared_cache, b, part.data_bytes);
                 if self.core.affinity.enabled() {
                     let is_leaf = |_: &TaskId, e: &Entry| e.level == bl - 1;
@@ -312,18 +333,31 @@ impl Policy for Cab {
         let m = self.core.num_squads();
         let sc = self.shared_cache;
         let name = self.name();
-        let mut text = match (self.inputs, self.boundary(), self.learned.get()) {
-            (_, Some(0), _) => format!("{name}: M = {m} squad(s): BL = 0, every task intra-squad (plain ws)\n"),
-            (CabInputs::Level(_), Some(bl), _) => format!(
+        let data = match (self.inputs, self.learned.get()) {
+            (CabInputs::Given { data_bytes, .. }, _) => Some((data_bytes, "given")),
+            (CabInputs::Auto, Some((part, _))) => Some((part.data_bytes, "learned")),
+            _ => None,
+        };
+        let mut text = match (self.inputs, self.boundary(), self.learned.get(), data) {
+            (_, Some(0), _, Some((d, how))) if m > 1 && self.outgrown(d) => {
+                format!(
+                    "{name}: M = {m} squads, S_c = {sc} bytes, S_d = {d} bytes ({how}): the data outgrows the \
+                     squads' caches together (M * S_c = {} bytes), so no partition \
+                     keeps it cached between iterations: BL = 0, tasks run as ws, loop chunks keep their homes\n",
+                    self.core.caches_together(sc)
+                )
+            }
+            (_, Some(0), _, _) => format!("{name}: M = {m} squad(s): BL = 0, every task intra-squad (plain ws)\n"),
+            (CabInputs::Level(_), Some(bl), _, _) => format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes: BL = {bl} (given), leaf inter-squad tasks at locus level {}\n",
                 bl - 1
             ),
-            (CabInputs::Given { branching, data_bytes }, Some(bl), _) => format!(
+            (CabInputs::Given { branching, data_bytes }, Some(bl), _, _) => format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes, B = {branching}, S_d = {data_bytes} bytes (given): \
                  BL = {bl} (Eq. 4), leaf inter-squad tasks at locus level {}\n",
                 bl - 1
             ),
-            (CabInputs::Auto, Some(bl), Some((part, _))) => format!(
+            (CabInputs::Auto, Some(bl), Some((part, _)), _) => format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes, B = {:.2} and S_d = {} bytes learned from {} tasks of the \
                  first iteration: BL = {bl} (Eq. 4), leaf inter-squad tasks at locus level {}\n",
                 part.branching,
@@ -374,6 +408,40 @@ mod tests {
         );
         assert_eq!(cab.boundary(), Some(0));
         assert!(cab.layout().always_local, "one squad: plain ws");
+    }
+
+    #[test]
+    fn with_affinity_data_beyond_every_squads_cache_runs_as_ws() {
+        // Two squads of 8 MiB (the default where the map knows no cache): 16 MiB hold
+        // the data or not.
+        let map = WorkerMap::from_squad_sizes(&[2, 2]);
+        let given = |data_bytes| CabInputs::Given {
+            branching: 2,
+            data_bytes,
+        };
+        let cab = Cab::new(&map, given(48 * MIB), true);
+        assert_eq!(cab.boundary(), Some(0));
+        assert!(cab.layout().always_local, "plain ws");
+        let text = cab.explain();
+        assert!(text.contains("outgrows the squads' caches"), "{text}");
+        assert!(text.contains("S_d = 50331648 bytes (given)"), "{text}");
+        let paper = Cab::new(&map, given(48 * MIB), false);
+        assert_eq!(
+            paper.boundary(),
+            Some(boundary_level(2, 8 * MIB, 2, 48 * MIB)),
+            "cab-paper keeps Eq. 4"
+        );
+        assert!(!paper.explain().contains("outgrows"));
+        for data in [MIB, 16 * MIB] {
+            let cab = Cab::new(&map, given(data), true);
+            assert_eq!(
+                cab.boundary(),
+                Some(boundary_level(2, 8 * MIB, 2, data)),
+                "{data} bytes fit"
+            );
+        }
+        let level = Cab::new(&map, CabInputs::Level(3), true);
+        assert_eq!(level.boundary(), Some(3), "a given level is taken as is");
     }
 
     #[test]

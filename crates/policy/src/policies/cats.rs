@@ -21,7 +21,11 @@
 //! With affinity the partition is made to feed every squad (Fig. 6's leaves are split,
 //! the largest first, until there are at least as many as squads), its leaves get first
 //! homes in depth-first order, subtree `i` of `k` in squad `⌊i·m/k⌋`, and from then on
-//! each leaf goes back to the squad that ran it last (see `affinity.rs`).
+//! each leaf goes back to the squad that ran it last (see `iteration.rs`). A program
+//! whose profiled data outgrows the squads' caches together (`S_d > M · S_c`, as CAB
+//! learns `S_d`) runs its tasks as `ws` from its second iteration on, as a CPU-bound
+//! one does, since no partition keeps a squad's share cached between iterations; its
+//! loops' chunks keep their homes (see `bitier.rs`).
 
 use crate::policies::bitier::{BiTier, Tier};
 use crate::policies::online::{leaf_order, widths, Entry, LearnedTiers, OnlineProfile, Spawned};
@@ -42,6 +46,9 @@ const PARTITIONED: u8 = 1;
 const CPU_BOUND: u8 = 2;
 /// One squad: nothing to partition, plain work stealing from the start.
 const SINGLE_SQUAD: u8 = 3;
+/// With affinity: the profiled data outgrows the squads' caches together; its tasks
+/// run as plain work stealing from the second iteration on, its loop chunks go home.
+const OUTGROWN: u8 = 4;
 
 /// Cache Aware Task Stealing.
 #[derive(Debug)]
@@ -91,11 +98,23 @@ impl Cats {
     }
 
     /// Whether loop chunks go home: not once the program is found CPU-bound (it then
-    /// runs as plain work stealing, its loops too). The state changes only when a task
+    /// runs as plain work stealing, its loops too). A program whose data outgrows the
+    /// caches keeps its chunks' homes, which its first iteration placed and so
+    /// first-touched (see `bitier.rs`). The state changes only when a task
     /// id repeats, after the loop that spawned it first has finished, so no chunk is
     /// placed in one state and started in the other.
     fn places_chunks(&self) -> bool {
         self.state.load(Ordering::Acquire) != CPU_BOUND
+    }
+
+    /// Whether `cats` runs the partition `part` as `ws` because its data outgrows the
+    /// squads' caches together (with affinity only; `cats-paper` partitions it).
+    fn outgrown(&self, part: &LearnedTiers) -> bool {
+        self.core.affinity.enabled()
+            && !part.cpu_bound
+            && self
+                .core
+                .outgrows_caches(part.data_bytes, self.shared_cache)
     }
 
     fn spawned(&self, parent: &TaskInfo, task: &TaskInfo) {
@@ -106,7 +125,7 @@ impl Cats {
             let partition = self.partition.get_or_init(|| {
                 let entries = self.profile.snapshot();
                 let mut part = LearnedTiers::new(&entries, self.shared_cache, self.threshold);
-                if self.core.affinity.enabled() && !part.cpu_bound {
+                if self.core.affinity.enabled() && !part.cpu_bound && !self.outgrown(&part) {
                     part.feed(&entries, self.core.num_squads());
                     let is_leaf =
                         |id: &TaskId, _: &Entry| part.tiers.get(id) == Some(&Tier::LeafInter);
@@ -119,6 +138,8 @@ impl Cats {
             });
             let next = if partition.cpu_bound {
                 CPU_BOUND
+            } else if self.outgrown(partition) {
+                OUTGROWN
             } else {
                 PARTITIONED
             };
@@ -215,6 +236,15 @@ impl Policy for Cats {
                 self.name()
             ),
             (CPU_BOUND, Some(p)) => format!("{}: {}", self.name(), p.report),
+            (OUTGROWN, Some(p)) => format!(
+                "{}: {}the data ({} bytes summed over the top tasks) outgrows the squads' caches \
+                 together (M * S_c = {} bytes), so no partition keeps it \
+                 cached between iterations: tasks run as ws, loop chunks keep their homes\n",
+                self.name(),
+                p.report,
+                p.data_bytes,
+                self.core.caches_together(self.shared_cache)
+            ),
             (_, Some(p)) => format!("{}: {}{}", self.name(), p.report, self.core.affinity_line()),
             _ => String::new(),
         }
@@ -228,6 +258,7 @@ impl Policy for Cats {
         ));
         if let Some(p) = self.partition.get() {
             out.push(("cpu_bound".to_string(), u64::from(p.cpu_bound)));
+            out.push(("outgrown".to_string(), u64::from(self.outgrown(p))));
             for (level, n) in &p.leaves_by_level {
                 out.push((format!("leaf_inter_tasks_level{level}"), *n));
             }

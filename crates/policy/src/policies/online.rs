@@ -459,7 +459,7 @@ impl LearnedTiers {
             writeln!(
             out,
             "cache misses per instruction (program): {cmpi:.5} against threshold {threshold}: {}",
-            if cpu_bound { "CPU-bound, runs as ws" } else { "memory-bound, partitioned" }
+            if cpu_bound { "CPU-bound, runs as ws" } else { "memory-bound" }
         );
         let mut by_level: std::collections::BTreeMap<u32, Vec<(TaskId, u64)>> = Default::default();
         for (id, e) in entries {
