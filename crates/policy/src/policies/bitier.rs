@@ -167,6 +167,12 @@ impl BiTier {
         self
     }
 
+    /// Whether loop chunks go to their home squads' queues (with affinity, on several
+    /// squads, unless [`BiTier::without_chunks`]).
+    pub(crate) fn has_chunks(&self) -> bool {
+        self.chunks
+    }
+
     /// The queues and calls a bi-tier policy needs: inter-squad pools, every spawn
     /// placed by the policy, task events; with affinity also squad queues, where loop
     /// chunks wait for the workers of their home squad.
@@ -184,8 +190,6 @@ impl BiTier {
         self.heads.len()
     }
 
-    /// The shared cache size of the squads: the smallest last-level cache any squad
-    /// has, or `None` if the topology describes none.
     /// Whether `data_bytes` of data outgrow the last-level caches of all squads together
     /// (`S_d > M · S_c`, `S_c` the squads' shared cache): then no partition keeps a
     /// squad's share cached between iterations, and the locality policies with iteration
@@ -203,6 +207,8 @@ impl BiTier {
         (self.num_squads() as u64).saturating_mul(shared_cache)
     }
 
+    /// The shared cache size of the squads: the smallest last-level cache any squad
+    /// has, or `None` if the topology describes none.
     pub(crate) fn shared_cache(&self) -> Option<u64> {
         self.llc.iter().flatten().copied().min()
     }

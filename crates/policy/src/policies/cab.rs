@@ -141,13 +141,13 @@ impl Cab {
     pub fn new(map: &WorkerMap, inputs: CabInputs, affinity: bool) -> Cab {
         let core = BiTier::new(map, affinity);
         let shared_cache = core.shared_cache().unwrap_or(8 << 20);
+        // Given data too large for every cache: the tasks run as ws, the loop chunks
+        // still go home (as they do when `cab` learns it).
+        let outgrown = matches!(inputs, CabInputs::Given { data_bytes, .. }
+            if affinity && core.outgrows_caches(data_bytes, shared_cache));
         let leaf_level = match inputs {
             _ if core.num_squads() <= 1 => NO_TIER,
-            CabInputs::Given { data_bytes, .. }
-                if affinity && core.outgrows_caches(data_bytes, shared_cache) =>
-            {
-                NO_TIER
-            }
+            _ if outgrown => NO_TIER,
             CabInputs::Given {
                 branching,
                 data_bytes,
@@ -156,7 +156,7 @@ impl Cab {
             CabInputs::Level(bl) => (bl - 1).min(NO_TIER - 1),
             CabInputs::Auto => LEVEL_UNKNOWN,
         };
-        let core = if leaf_level == NO_TIER {
+        let core = if leaf_level == NO_TIER && !outgrown {
             core.without_chunks()
         } else {
             core
@@ -270,7 +270,7 @@ impl Policy for Cab {
     }
 
     fn layout(&self) -> Layout {
-        if self.leaf_level.load(Ordering::Acquire) == NO_TIER {
+        if self.leaf_level.load(Ordering::Acquire) == NO_TIER && !self.core.has_chunks() {
             return Layout::deques();
         }
         self.core.layout()
@@ -421,7 +421,17 @@ mod tests {
         };
         let cab = Cab::new(&map, given(48 * MIB), true);
         assert_eq!(cab.boundary(), Some(0));
-        assert!(cab.layout().always_local, "plain ws");
+        let mut plan = Vec::new();
+        cab.search(0, &mut plan);
+        assert_eq!(
+            plan,
+            [Probe::OwnDeque, Probe::Steal(crate::Victims::All)],
+            "plain ws while no chunk waits"
+        );
+        assert!(
+            cab.layout().squad_queues,
+            "loop chunks still wait in their home squads' queues"
+        );
         let text = cab.explain();
         assert!(text.contains("outgrows the squads' caches"), "{text}");
         assert!(text.contains("S_d = 50331648 bytes (given)"), "{text}");
