@@ -16,11 +16,12 @@ use locus_task::rng::SplitMix64;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 const LEAVES: usize = if cfg!(miri) { 64 } else { 4096 };
-/// Bytes each leaf declares: 4 MiB in all. Their profile of this tree sums twice the
-/// bytes declared (8 MiB), where heat's sums its grids once (not yet explained): as much
-/// as one squad's cache or more (6-8 MiB), so that the tree is partitioned, and less
-/// than the squads' caches together, so that `cab` and `cats` do not run it as `ws` for
-/// outgrowing every cache.
+/// Bytes each leaf declares: 4 MiB in all, which the partition still splits over every
+/// squad (CAB's Eq. 4 and CATS's feeding give each squad a leaf subtree), and which stays
+/// under the squads' caches together (at least 12 MiB here), so that `cab` and `cats` do
+/// not run it as `ws` for outgrowing every cache, even if their profile sums twice the
+/// bytes (seen once with a 16 MiB buffer: 32 MiB, where the same tree's profile sums
+/// 16 MiB in other runs; not explained).
 const LEAF_BYTES: usize = (4 << 20) / LEAVES;
 
 struct Tree<'a> {
