@@ -19,8 +19,11 @@
 //! The system calls sit behind the [`CpuBinding`] trait so that tests drive the actuator
 //! with a fake; [`SystemCpuBinding`] is the real one. Before each call it checks that
 //! `/proc/PID/task/TID` still exists, so that a recycled thread id of another process
-//! is never touched (the remaining window is the microseconds between that check and
-//! the call).
+//! is never touched, and the actuator compares the thread's start time with the one
+//! it read when it first saw the thread, so that an id the kernel gave again to a new
+//! thread of the same process is not taken for the thread the actuator changed. What
+//! remains: the microseconds between those checks and the call, and an id given again
+//! within the same clock tick (start times count ticks, 10 ms at `USER_HZ` 100).
 
 use crate::model::Move;
 use crate::procs::{self, Procfs};
@@ -43,6 +46,14 @@ pub trait CpuBinding {
     ///
     /// As [`CpuBinding::get`]; `EINVAL` when no CPU of `cpus` is online.
     fn set(&mut self, pid: u32, tid: u32, cpus: &[usize]) -> io::Result<()>;
+
+    /// When thread `tid` of process `pid` started: any value that differs between two
+    /// threads given the same id one after the other, or `None` where it cannot be told.
+    ///
+    /// # Errors
+    ///
+    /// As [`CpuBinding::get`].
+    fn start_time(&mut self, pid: u32, tid: u32) -> io::Result<Option<u64>>;
 }
 
 /// The real [`CpuBinding`]: `sched_getaffinity` and `sched_setaffinity` on the thread,
@@ -78,6 +89,16 @@ impl CpuBinding for SystemCpuBinding {
     fn set(&mut self, pid: u32, tid: u32, cpus: &[usize]) -> io::Result<()> {
         self.check(pid, tid)?;
         set_allowed_cpus(tid, cpus)
+    }
+
+    /// Field 22 of `/proc/PID/task/TID/stat` (clock ticks since boot); `None` when the
+    /// line lacks it or cannot be parsed.
+    fn start_time(&mut self, pid: u32, tid: u32) -> io::Result<Option<u64>> {
+        match self.procfs.thread_stat(pid, tid) {
+            Ok(stat) => Ok(stat.start_time),
+            Err(procs::ProcError::Io { source, .. }) => Err(source),
+            Err(_) => Ok(None),
+        }
     }
 }
 
@@ -170,6 +191,8 @@ impl fmt::Display for Restored {
 #[derive(Debug, Clone)]
 struct Known {
     pid: u32,
+    /// Its start time when first observed ([`CpuBinding::start_time`]).
+    start: Option<u64>,
     /// The mask when first observed.
     original: Vec<usize>,
     /// Whether the actuator set its mask since (and not restored it).
@@ -217,22 +240,31 @@ impl<A: CpuBinding> Actuator<A> {
         for (pid, tid) in threads {
             current.insert(tid);
             match self.known.get_mut(&tid) {
-                Some(k) if k.pid == pid => {
+                Some(k)
+                    if k.pid == pid && !started_again(&mut self.affinity, pid, tid, k.start) =>
+                {
                     k.present = true;
                     continue;
                 }
-                // A recycled tid: the thread we changed is gone, nothing to restore.
+                // A recycled tid (of another process, or of this one with a later start):
+                // the thread we changed is gone, nothing to restore.
                 Some(_) => {
                     self.known.remove(&tid);
                 }
                 None => {}
             }
+            let start = match self.affinity.start_time(pid, tid) {
+                Ok(start) => start,
+                Err(e) if procs::is_gone(&e) => continue,
+                Err(_) => None,
+            };
             match self.affinity.get(pid, tid) {
                 Ok(original) => {
                     self.known.insert(
                         tid,
                         Known {
                             pid,
+                            start,
                             original,
                             changed: false,
                             present: true,
@@ -292,6 +324,10 @@ impl<A: CpuBinding> Actuator<A> {
             tracing::info!(pid = m.pid, tid = m.tid, "move skipped: {why}");
             return Outcome::Skipped { why };
         }
+        if started_again(&mut self.affinity, m.pid, m.tid, known.start) {
+            self.known.remove(&m.tid);
+            return Outcome::Gone;
+        }
         match self.affinity.set(m.pid, m.tid, &cpus) {
             Ok(()) => {
                 known.changed = true;
@@ -325,6 +361,11 @@ impl<A: CpuBinding> Actuator<A> {
             let Some(k) = self.known.get_mut(&tid) else {
                 continue;
             };
+            if started_again(&mut self.affinity, k.pid, tid, k.start) {
+                self.known.remove(&tid);
+                done.gone += 1;
+                continue;
+            }
             match self.affinity.set(k.pid, tid, &k.original) {
                 Ok(()) => {
                     k.changed = false;
@@ -342,6 +383,17 @@ impl<A: CpuBinding> Actuator<A> {
         }
         self.known.retain(|_, k| k.present || k.changed);
         done
+    }
+}
+
+/// Whether thread id `tid` of `pid` now names a thread that started at another time than
+/// `start`: the thread the actuator knew exited and the kernel gave its id to a new one.
+/// Not when either start is unknown or cannot be read (a thread that is gone is then
+/// found gone by the call that follows, as before).
+fn started_again<A: CpuBinding>(affinity: &mut A, pid: u32, tid: u32, start: Option<u64>) -> bool {
+    match (start, affinity.start_time(pid, tid)) {
+        (Some(then), Ok(Some(now))) => then != now,
+        _ => false,
     }
 }
 

@@ -158,6 +158,10 @@ pub struct Stat {
     pub state: char,
     /// Field 9: the kernel's `PF_*` flags.
     pub flags: u64,
+    /// Field 22: when the thread started, in clock ticks since boot, where the line is
+    /// long enough. With the id it names one thread: an id the kernel gives again to a
+    /// later thread comes with a later start.
+    pub start_time: Option<u64>,
     /// Field 39: the CPU the thread last ran on, where the line is long enough (kernels
     /// since 2.2.8 print it).
     pub processor: Option<usize>,
@@ -176,7 +180,7 @@ impl Stat {
 /// # Errors
 ///
 /// [`ProcError::Stat`] when the id, the parentheses, the state or the flags are missing
-/// or malformed, or field 39 is present but not a number.
+/// or malformed, or field 22 or 39 is present but not a number.
 pub fn parse_stat(line: &str) -> Result<Stat, ProcError> {
     let bad = |reason: &str| ProcError::Stat {
         line: line.chars().take(200).collect(),
@@ -209,6 +213,14 @@ pub fn parse_stat(line: &str) -> Result<Stat, ProcError> {
         .ok_or_else(|| bad("the line ends before field 9 (the flags)"))?
         .parse()
         .map_err(|_| bad("field 9 (the flags) is not a number"))?;
+    let start_time = match rest.get(22 - 3) {
+        None => None,
+        Some(field) => Some(
+            field
+                .parse()
+                .map_err(|_| bad("field 22 (the start time) is not a number"))?,
+        ),
+    };
     let processor = match rest.get(39 - 3) {
         None => None,
         Some(field) => Some(
@@ -222,6 +234,7 @@ pub fn parse_stat(line: &str) -> Result<Stat, ProcError> {
         comm,
         state,
         flags,
+        start_time,
         processor,
     })
 }

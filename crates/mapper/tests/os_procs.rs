@@ -46,6 +46,7 @@ fn recorded_stat_lines_parse() {
             comm: "cat".into(),
             state: 'R',
             flags: 4_194_304,
+            start_time: Some(937_415),
             processor: Some(1),
         }
     );
@@ -76,6 +77,13 @@ fn short_lines_lack_only_what_they_lack() {
     // Up to field 38: no field 39, which is not an error (old kernels, odd tasks).
     let through_38 = fields[..38].join(" ");
     assert_eq!(parse_stat(&through_38).unwrap().processor, None);
+    // Up to field 21: no start time either.
+    let through_21 = parse_stat(&fields[..21].join(" ")).unwrap();
+    assert_eq!((through_21.start_time, through_21.processor), (None, None));
+    assert_eq!(
+        parse_stat(&fields[..22].join(" ")).unwrap().start_time,
+        Some(937_415)
+    );
     // Up to field 9: the flags are there.
     assert_eq!(parse_stat(&fields[..9].join(" ")).unwrap().flags, 4_194_304);
     // Before field 9: an error naming the flags.
@@ -106,6 +114,11 @@ fn broken_stat_lines_are_errors() {
     fields[38] = "cpu7".into();
     let err = stat_error(&fields.join(" "));
     assert!(err.contains("field 39"), "{err}");
+    // Field 22 present but not a number.
+    let mut fields: Vec<String> = CAT.split_whitespace().map(str::to_owned).collect();
+    fields[21] = "-5".into();
+    let err = stat_error(&fields.join(" "));
+    assert!(err.contains("field 22"), "{err}");
     // Every prefix of a real line either parses or fails with a stat error.
     for end in 0..CAT.len() {
         match parse_stat(&CAT[..end]) {

@@ -16,6 +16,8 @@ pub(crate) struct FakeCpuBinding {
     pub(crate) protected: HashSet<u32>,
     /// Every successful `set`: (tid, CPUs).
     pub(crate) sets: Vec<(u32, Vec<usize>)>,
+    /// tid -> start time; a thread not listed started at 0.
+    pub(crate) starts: HashMap<u32, u64>,
 }
 
 impl FakeCpuBinding {
@@ -25,6 +27,13 @@ impl FakeCpuBinding {
             self.threads.insert(tid, (pid, mask.to_vec()));
         }
         self
+    }
+
+    /// Thread `tid` exits and the kernel gives its id to a new thread of `pid`, allowed
+    /// `mask`, with a later start time.
+    pub(crate) fn recycle(&mut self, tid: u32, pid: u32, mask: &[usize]) {
+        self.threads.insert(tid, (pid, mask.to_vec()));
+        *self.starts.entry(tid).or_insert(0) += 1;
     }
 
     /// The current mask of `tid`.
@@ -55,5 +64,10 @@ impl CpuBinding for FakeCpuBinding {
         self.threads.get_mut(&tid).unwrap().1 = cpus.to_vec();
         self.sets.push((tid, cpus.to_vec()));
         Ok(())
+    }
+
+    fn start_time(&mut self, pid: u32, tid: u32) -> io::Result<Option<u64>> {
+        self.lookup(pid, tid)?;
+        Ok(Some(self.starts.get(&tid).copied().unwrap_or(0)))
     }
 }
