@@ -35,6 +35,8 @@
 //!   finite and positive;
 //! * `l1_hit <= l2_hit <= l3_hit <= local_dram <= remote_dram`: a level farther
 //!   from the core never answers sooner;
+//! * `local_dram <= near_dram <= remote_dram`: another node of the own package
+//!   answers no sooner than the own node, and no later than another package;
 //! * `l3_hit <= remote_cache`: a line from another package's cache costs at least
 //!   a hit in the core's own last-level cache;
 //! * `probe_local <= probe_remote`: looking at another squad's queue costs at
@@ -61,6 +63,7 @@
 //! | `near_cache` | 48 (unused) | 42 (unused) | 36 (unused) | 46 (unused) | 220 (90 ns) | 220 (90 ns) | 192 (80 ns) | 36 (unused) | 14 (unused) | 200 (80 ns) |
 //! | `remote_cache` | 250 (100 ns) | 300 (150 ns) | 220 (100 ns) | 280 (147 ns) | 440 (180 ns) | 440 (180 ns) | 432 (180 ns) | 252 (120 ns) | 400 (250 ns) | 300 (120 ns) |
 //! | `local_dram` | 200 (80 ns) | 260 (130 ns) | 180 (82 ns) | 240 (126 ns) | 270 (110 ns) | 248 (101 ns) | 276 (115 ns) | 170 (81 ns) | 232 (145 ns) | 225 (90 ns) |
+//! | `near_dram` | 200 (unused) | 260 (unused) | 180 (unused) | 240 (unused) | 270 (unused) | 272 (111 ns) | 276 (unused) | 170 (unused) | 232 (unused) | 250 (100 ns) |
 //! | `remote_dram` | 290 (116 ns) | 390 (195 ns) | 280 (127 ns) | 360 (189 ns) | 490 (200 ns) | 490 (200 ns) | 480 (200 ns) | 294 (140 ns) | 384 (240 ns) | 350 (140 ns) |
 //! | `spawn` | 45 | 30 | 36 | 36 | 36 | 36 | 42 | 42 | 15 | 42 |
 //! | `probe_local` | 48 | 42 | 36 | 46 | 46 | 46 | 50 | 36 | 14 | 40 |
@@ -83,6 +86,8 @@
 //! * `near_cache` "unused": the machine has one cache domain per package, so no
 //!   line ever comes from another domain of the same package; the value is set
 //!   to `l3_hit` only so that the column reads sensibly.
+//! * `near_dram` "unused": the machine has one NUMA node per package, so no line
+//!   comes from another node of the same package; the value is `local_dram`.
 //! * Scheduler costs, all estimates from the cost of moving cache lines between
 //!   cores (rayon and crossbeam pushes and steals touch a handful of lines):
 //!   `spawn` = 3 × `l2_hit` (the deque slot and the bottom index, written, and
@@ -213,10 +218,11 @@
 //! * local DRAM 101 ns: `epyc-7763-2s`'s 110 ns less the 9 ns that AnandTech's
 //!   Rome review measures NPS4 faster than NPS1 (113 against 122 ns full random
 //!   at 128 MiB; Milan keeps Rome's I/O die); estimate.
-//! * remote DRAM 200 ns: as `epyc-7763-2s`, the other package's memory. The
-//!   table has one value for every other node, so the 3 other nodes of the own
-//!   package (SLIT 12, much nearer) are costed as the other package: the
-//!   pessimistic value again, as for `remote_cache`.
+//! * near DRAM 272 (111 ns): the 3 other nodes of the own package, across the I/O
+//!   die; estimate, the own node's 101 ns plus 10% (the SLIT gives them distance
+//!   12 against the own node's 10 and the other package's 32; no measured latency
+//!   was at hand).
+//! * remote DRAM 200 ns: as `epyc-7763-2s`, the other package's memory.
 //! * DRAM 37.5 GB/s per node: a quarter of `epyc-7763-2s`'s 150 (each NPS4
 //!   node has two of the package's eight channels); estimate. Other nodes of
 //!   the own package are read over the I/O die, not a socket link.
@@ -293,7 +299,8 @@
 //! **generic** (any machine without a preset, "this machine" included):
 //! estimates for a current two-socket server, in the middle of the recent
 //! presets: 2.5 GHz, L1 4, L2 14, L3 40 (16 ns), another chiplet's L3 80 ns,
-//! another socket's cache 120 ns, local DRAM 90 ns, remote DRAM 140 ns, 12 fill
+//! another socket's cache 120 ns, local DRAM 90 ns, another node of the own package's
+//! DRAM 100 ns, remote DRAM 140 ns, 12 fill
 //! buffers, 100 GB/s per NUMA node, 50 GB/s per direction between packages.
 //! Measure the real machine and override them.
 
@@ -326,7 +333,11 @@ pub struct Latencies {
     pub remote_cache: u32,
     /// A line from the DRAM of the core's own NUMA node.
     pub local_dram: u32,
-    /// A line from the DRAM of another NUMA node.
+    /// A line from the DRAM of another NUMA node of the core's own package (a
+    /// package split into several nodes: EPYC's NPS2 and NPS4, Intel's sub-NUMA
+    /// clusters).
+    pub near_dram: u32,
+    /// A line from the DRAM of a NUMA node of another package.
     pub remote_dram: u32,
     /// Pushing a task: the spawn and join overhead.
     pub spawn: u32,
@@ -384,6 +395,7 @@ const PRESETS: [Preset; 9] = [
             near_cache: 48,
             remote_cache: 250,
             local_dram: 200,
+            near_dram: 200,
             remote_dram: 290,
             spawn: 45,
             probe_local: 48,
@@ -406,6 +418,7 @@ const PRESETS: [Preset; 9] = [
             near_cache: 42,
             remote_cache: 300,
             local_dram: 260,
+            near_dram: 260,
             remote_dram: 390,
             spawn: 30,
             probe_local: 42,
@@ -428,6 +441,7 @@ const PRESETS: [Preset; 9] = [
             near_cache: 36,
             remote_cache: 220,
             local_dram: 180,
+            near_dram: 180,
             remote_dram: 280,
             spawn: 36,
             probe_local: 36,
@@ -450,6 +464,7 @@ const PRESETS: [Preset; 9] = [
             near_cache: 46,
             remote_cache: 280,
             local_dram: 240,
+            near_dram: 240,
             remote_dram: 360,
             spawn: 36,
             probe_local: 46,
@@ -472,6 +487,7 @@ const PRESETS: [Preset; 9] = [
             near_cache: 220,
             remote_cache: 440,
             local_dram: 270,
+            near_dram: 270,
             remote_dram: 490,
             spawn: 36,
             probe_local: 46,
@@ -494,6 +510,7 @@ const PRESETS: [Preset; 9] = [
             near_cache: 220,
             remote_cache: 440,
             local_dram: 248,
+            near_dram: 272,
             remote_dram: 490,
             spawn: 36,
             probe_local: 46,
@@ -516,6 +533,7 @@ const PRESETS: [Preset; 9] = [
             near_cache: 192,
             remote_cache: 432,
             local_dram: 276,
+            near_dram: 276,
             remote_dram: 480,
             spawn: 42,
             probe_local: 50,
@@ -538,6 +556,7 @@ const PRESETS: [Preset; 9] = [
             near_cache: 36,
             remote_cache: 252,
             local_dram: 170,
+            near_dram: 170,
             remote_dram: 294,
             spawn: 42,
             probe_local: 36,
@@ -560,6 +579,7 @@ const PRESETS: [Preset; 9] = [
             near_cache: 14,
             remote_cache: 400,
             local_dram: 232,
+            near_dram: 232,
             remote_dram: 384,
             spawn: 15,
             probe_local: 14,
@@ -583,6 +603,7 @@ const GENERIC: Latencies = Latencies {
     near_cache: 200,
     remote_cache: 300,
     local_dram: 225,
+    near_dram: 250,
     remote_dram: 350,
     spawn: 42,
     probe_local: 40,
@@ -595,7 +616,7 @@ const GENERIC: Latencies = Latencies {
 };
 
 /// Every key an override file may hold, in the order of the fields.
-const KEYS: [&str; 17] = [
+const KEYS: [&str; 18] = [
     "clock_ghz",
     "ipc",
     "l1_hit",
@@ -604,6 +625,7 @@ const KEYS: [&str; 17] = [
     "near_cache",
     "remote_cache",
     "local_dram",
+    "near_dram",
     "remote_dram",
     "spawn",
     "probe_local",
@@ -787,7 +809,19 @@ impl Latencies {
                     "each level farther from the core to cost at least as much as the one before",
             }));
         }
-        let pairs: [(&str, &str, &'static str, &'static str); 2] = [
+        let pairs: [(&str, &str, &'static str, &'static str); 4] = [
+            (
+                "local_dram",
+                "near_dram",
+                "local_dram <= near_dram",
+                "a line from another node of the own package to cost at least one from the own node",
+            ),
+            (
+                "near_dram",
+                "remote_dram",
+                "near_dram <= remote_dram",
+                "a line from another package's memory to cost at least one from the own package's",
+            ),
             (
                 "l3_hit",
                 "remote_cache",
@@ -835,6 +869,7 @@ impl Latencies {
             "near_cache" => self.near_cache,
             "remote_cache" => self.remote_cache,
             "local_dram" => self.local_dram,
+            "near_dram" => self.near_dram,
             "remote_dram" => self.remote_dram,
             "spawn" => self.spawn,
             "probe_local" => self.probe_local,
@@ -854,6 +889,7 @@ impl Latencies {
             "near_cache" => &mut self.near_cache,
             "remote_cache" => &mut self.remote_cache,
             "local_dram" => &mut self.local_dram,
+            "near_dram" => &mut self.near_dram,
             "remote_dram" => &mut self.remote_dram,
             "spawn" => &mut self.spawn,
             "probe_local" => &mut self.probe_local,
@@ -1494,6 +1530,37 @@ mod tests {
         );
         let m = error_of(r#"{"remote_dram": 150}"#);
         assert_mentions(&m, &["local_dram = 200 > remote_dram = 150"]);
+    }
+
+    #[test]
+    fn near_dram_lies_between_the_own_node_and_another_package() {
+        // error_of's table is opteron-8380's: local_dram 200, near_dram 200 (one node
+        // per package: unused), remote_dram 290.
+        let m = error_of(r#"{"near_dram": 150}"#);
+        assert_mentions(
+            &m,
+            &[
+                "local_dram <= near_dram",
+                "local_dram = 200 > near_dram = 150",
+            ],
+        );
+        let m = error_of(r#"{"near_dram": 300}"#);
+        assert_mentions(
+            &m,
+            &[
+                "near_dram <= remote_dram",
+                "near_dram = 300 > remote_dram = 290",
+            ],
+        );
+        for (name, near) in [("epyc-7763-2s-nps4", 272), ("opteron-8380", 200)] {
+            let l = Latencies::defaults_for(name).latencies;
+            assert_eq!(l.near_dram, near, "{name}");
+            assert!(l.local_dram <= l.near_dram && l.near_dram <= l.remote_dram);
+        }
+        let (l, keys) = Latencies::generic()
+            .with_overrides(r#"{"near_dram": 300}"#, ORIGIN)
+            .unwrap();
+        assert_eq!((l.near_dram, keys), (300, vec!["near_dram".to_owned()]));
     }
 
     #[test]

@@ -22,7 +22,8 @@
 //!   page's node. Every line that crosses a package boundary (a DRAM access to another
 //!   package's node, or a fetch from another package's cache) adds its size to the
 //!   interconnect bytes; a line from another node of the core's own package (several
-//!   nodes per socket, EPYC's NPS4) is a remote DRAM access that stays in the package.
+//!   nodes per socket, EPYC's NPS4) is a remote DRAM access that stays in the package,
+//!   at the `near_dram` latency.
 //! - Time: an access costs the latency of the level that serves it
 //!   ([`crate::latency::Latencies`]); a write that must remove copies elsewhere pays
 //!   one more round to the farthest of them. Each access also says which shared
@@ -511,8 +512,10 @@ impl Machine {
                     != self.package_of_core[core]
                 {
                     counts.interconnect_bytes += self.line_bytes;
+                    u64::from(self.lat.remote_dram)
+                } else {
+                    u64::from(self.lat.near_dram)
                 }
-                u64::from(self.lat.remote_dram)
             }
         }
     }
@@ -696,13 +699,14 @@ mod tests {
         m.access(1, 0, false); // core 1: package 0, node 1
         assert_eq!(m.node_of_page(0), Some(1));
         // Core 0 (package 0, node 0) misses another line of that page in its L3, and no
-        // cache holds it: remote DRAM, inside the package.
+        // cache holds it: remote DRAM, inside the package, at the near latency.
         let s = m.access(0, 1, false);
-        assert_eq!(s.cycles, u64::from(lat().remote_dram));
+        assert_eq!(s.cycles, u64::from(lat().near_dram));
         assert_eq!(m.counts()[0].dram_remote, 1);
         assert_eq!(m.counts()[0].interconnect_bytes, 0);
         // Core 2 (package 1) reads a third line of it: across packages.
-        m.access(2, 2, false);
+        let s = m.access(2, 2, false);
+        assert_eq!(s.cycles, u64::from(lat().remote_dram));
         assert_eq!(m.counts()[2].dram_remote, 1);
         assert_eq!(m.counts()[2].interconnect_bytes, 64);
     }
