@@ -213,22 +213,22 @@ pub fn parse_stat(line: &str) -> Result<Stat, ProcError> {
         .ok_or_else(|| bad("the line ends before field 9 (the flags)"))?
         .parse()
         .map_err(|_| bad("field 9 (the flags) is not a number"))?;
-    let start_time = match rest.get(22 - 3) {
-        None => None,
-        Some(field) => Some(
-            field
-                .parse()
-                .map_err(|_| bad("field 22 (the start time) is not a number"))?,
-        ),
+    // Field n (n >= 3) where the line is long enough: absent is not an error (old
+    // kernels, odd tasks), present and not a number is.
+    let optional = |n: usize, what: &str| -> Result<Option<u64>, ProcError> {
+        rest.get(n - 3)
+            .map(|field| {
+                field
+                    .parse()
+                    .map_err(|_| bad(&format!("field {n} ({what}) is not a number")))
+            })
+            .transpose()
     };
-    let processor = match rest.get(39 - 3) {
-        None => None,
-        Some(field) => Some(
-            field
-                .parse()
-                .map_err(|_| bad("field 39 (the last CPU) is not a number"))?,
-        ),
-    };
+    let start_time = optional(22, "the start time")?;
+    let processor = optional(39, "the last CPU")?
+        .map(usize::try_from)
+        .transpose()
+        .map_err(|_| bad("field 39 (the last CPU) is out of range"))?;
     Ok(Stat {
         id,
         comm,
