@@ -489,3 +489,16 @@ fn sim_results_are_the_same_in_every_process() {
     assert!(first.status.success(), "{}", text(&first.stderr));
     assert_eq!(text(&first.stdout), text(&locus(&args).stdout));
 }
+
+#[test]
+fn sim_help_names_every_latency_key() {
+    let out = locus(&["sim", "--help"]);
+    assert!(out.status.success());
+    let help = text(&out.stdout);
+    for key in locus_sim::latency::KEYS {
+        assert!(
+            help.contains(key),
+            "`locus sim --help` lacks {key}:\n{help}"
+        );
+    }
+}

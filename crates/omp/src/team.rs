@@ -12,10 +12,10 @@
 //! A region's tasks are published to its pool, where any worker may take one; a worker
 //! must then already be the member that runs it. So each member first publishes itself
 //! (its `MEMBER`, and `share`: the member it is of its pool's region), then waits until
-//! every member has (`gather`), before it runs any of the region's code; it runs no task
-//! while it waits, since the first members through may already have made some. A task taken
-//! from the pool runs as the worker's `share` member, even if the worker waits inside a
-//! nested team of one.
+//! every member has (`gather`), before it runs any of the region's code; it runs no
+//! task while it waits, since the first members through may already have made some. A
+//! task taken from the pool runs as the worker's `share` member, even if the worker
+//! waits inside a nested team of one.
 //!
 //! # The barrier
 //! A member first waits until its implicit task's references fall to its own (every
@@ -424,8 +424,8 @@ impl Starter {
 /// outside every region and open a nested region as a real team. (After the closing
 /// barrier no task of the team is left either.)
 ///
-/// The wait runs nothing: not [`locus::raw::wait_until`], whose worker runs the pool's
-/// tasks meanwhile. The first members through may already have made tasks, and a
+/// The wait runs nothing ([`locus::raw::spin_until`]), unlike
+/// [`locus::raw::wait_until`], whose worker runs the pool's tasks meanwhile. The first members through may already have made tasks, and a
 /// member that ran one before its own region began would count it, say, in a
 /// `threadprivate` variable that the region's first statement then resets
 /// (`tests/c/threadprivate.c`, 200 short regions: before, it lost counts in both runs
@@ -433,15 +433,7 @@ impl Starter {
 /// worker on its way here, so the wait is short.
 fn gather(team: &Team) {
     team.entered.fetch_add(1, Ordering::SeqCst);
-    let mut spins = 0u32;
-    while team.entered.load(Ordering::SeqCst) != team.size {
-        if spins < 64 {
-            spins += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
-    }
+    locus::raw::spin_until(|| team.entered.load(Ordering::SeqCst) == team.size);
 }
 
 /// `GOMP_barrier` (and the barrier closing every region and loop).

@@ -9,7 +9,8 @@
 //! - [`wait_until`] is how such a layer waits for its own counts: on a worker it runs
 //!   other tasks (or sleeps) until the condition holds, as a `join` does (under `ws`
 //!   popping its own deque first, as a join takes its second half back); elsewhere it
-//!   spins and yields.
+//!   spins and yields, as [`spin_until`] does everywhere (for a wait in which the
+//!   caller must not run a task).
 //! - [`wake`] and [`wake_all`]: whoever makes a waited-for condition true must call one
 //!   of them afterwards, so that a waiter that went to sleep sees it. Both begin with a
 //!   `SeqCst` fence that pairs with the sleeper's (the handshake of `sleep/README.md`):
@@ -92,16 +93,22 @@ pub fn wait_until(done: impl Fn() -> bool) {
                 worker.wait_until_cold(done);
             }
         }
-        None => {
-            let mut spins = 0u32;
-            while !done() {
-                if spins < 64 {
-                    spins += 1;
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
-                }
-            }
+        None => spin_until(done),
+    }
+}
+
+/// Waits until `done()` holds, running nothing meanwhile, on a worker too: spins a
+/// little, then yields the CPU between checks. For short waits in which the caller must
+/// not run a task (a team member entering its region before any of the region's code);
+/// needs no [`wake`].
+pub fn spin_until(done: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while !done() {
+        if spins < 64 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
         }
     }
 }

@@ -127,3 +127,33 @@ fn raw_tasks_run_once_each_and_their_maker_waits_for_them() {
     // SAFETY: refused before anything is published.
     assert!(unsafe { raw::spawn(&mut task.raw) }.is_err());
 }
+
+/// `spin_until` runs nothing while it waits, on a worker too: the task spawned before
+/// the wait is still waiting in the one worker's deque when the condition comes true
+/// (set by a thread outside the pool), and runs after. `wait_until` would have run it.
+#[test]
+fn spin_until_runs_no_task_while_it_waits() {
+    let pool = pool(PolicyKind::Ws, 1, "this");
+    let ran = AtomicUsize::new(0);
+    let released = AtomicUsize::new(0);
+    std::thread::scope(|threads| {
+        threads.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            released.store(1, Ordering::SeqCst);
+        });
+        pool.install(|| {
+            locus::scope(|s| {
+                s.spawn(|_| {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                });
+                raw::spin_until(|| released.load(Ordering::SeqCst) == 1);
+                assert_eq!(
+                    ran.load(Ordering::SeqCst),
+                    0,
+                    "the task ran during the wait"
+                );
+            });
+        });
+    });
+    assert_eq!(ran.into_inner(), 1);
+}

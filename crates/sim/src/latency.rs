@@ -300,8 +300,8 @@
 //! estimates for a current two-socket server, in the middle of the recent
 //! presets: 2.5 GHz, L1 4, L2 14, L3 40 (16 ns), another chiplet's L3 80 ns,
 //! another socket's cache 120 ns, local DRAM 90 ns, another node of the own package's
-//! DRAM 100 ns, remote DRAM 140 ns, 12 fill
-//! buffers, 100 GB/s per NUMA node, 50 GB/s per direction between packages.
+//! DRAM 100 ns, remote DRAM 140 ns, 12 fill buffers, 100 GB/s per NUMA node, 50 GB/s
+//! per direction between packages.
 //! Measure the real machine and override them.
 
 use std::fmt;
@@ -616,7 +616,7 @@ const GENERIC: Latencies = Latencies {
 };
 
 /// Every key an override file may hold, in the order of the fields.
-const KEYS: [&str; 18] = [
+pub const KEYS: [&str; 18] = [
     "clock_ghz",
     "ipc",
     "l1_hit",

@@ -71,10 +71,11 @@ pub(crate) struct SimCommonArgs {
     pub(crate) seed: u64,
 
     /// A JSON file overriding some of the machine's latencies (keys: clock_ghz, ipc,
-    /// l1_hit, l2_hit, l3_hit, near_cache, remote_cache, local_dram, near_dram, remote_dram, spawn,
-    /// probe_local, probe_remote, steal_local, steal_remote, in cycles; fill_buffers,
-    /// per core; dram_gbps, per NUMA node, and link_gbps, per direction between two
-    /// packages, in GB/s). [default: the preset's documented table, or generic values]
+    /// l1_hit, l2_hit, l3_hit, near_cache, remote_cache, local_dram, near_dram,
+    /// remote_dram, spawn, probe_local, probe_remote, steal_local, steal_remote, in
+    /// cycles; fill_buffers, per core; dram_gbps, per NUMA node, and link_gbps, per
+    /// direction between two packages, in GB/s). [default: the preset's documented
+    /// table, or generic values]
     #[arg(long, value_name = "FILE")]
     pub(crate) latencies: Option<PathBuf>,
 

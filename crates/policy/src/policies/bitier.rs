@@ -207,6 +207,17 @@ impl BiTier {
         (self.num_squads() as u64).saturating_mul(shared_cache)
     }
 
+    /// The end of `--explain`'s line for a program whose data outgrows the caches
+    /// ([`BiTier::outgrows_caches`]), after the policy has said how large the data is.
+    pub(crate) fn outgrown_line(&self, shared_cache: u64) -> String {
+        format!(
+            "the data outgrows the squads' caches together (M * S_c = {} bytes), so no \
+             partition keeps it cached between iterations: tasks run as ws, loop chunks \
+             keep their homes\n",
+            self.caches_together(shared_cache)
+        )
+    }
+
     /// The shared cache size of the squads: the smallest last-level cache any squad
     /// has, or `None` if the topology describes none.
     pub(crate) fn shared_cache(&self) -> Option<u64> {

@@ -338,26 +338,26 @@ impl Policy for Cab {
             (CabInputs::Auto, Some((part, _))) => Some((part.data_bytes, "learned")),
             _ => None,
         };
-        let mut text = match (self.inputs, self.boundary(), self.learned.get(), data) {
-            (_, Some(0), _, Some((d, how))) if m > 1 && self.outgrown(d) => {
-                format!(
-                    "{name}: M = {m} squads, S_c = {sc} bytes, S_d = {d} bytes ({how}): the data outgrows the \
-                     squads' caches together (M * S_c = {} bytes), so no partition \
-                     keeps it cached between iterations: BL = 0, tasks run as ws, loop chunks keep their homes\n",
-                    self.core.caches_together(sc)
-                )
-            }
-            (_, Some(0), _, _) => format!("{name}: M = {m} squad(s): BL = 0, every task intra-squad (plain ws)\n"),
-            (CabInputs::Level(_), Some(bl), _, _) => format!(
+        if let Some((d, how)) =
+            data.filter(|(d, _)| self.boundary() == Some(0) && self.outgrown(*d))
+        {
+            return format!(
+                "{name}: M = {m} squads, S_c = {sc} bytes, S_d = {d} bytes ({how}), BL = 0: {}",
+                self.core.outgrown_line(sc)
+            );
+        }
+        let mut text = match (self.inputs, self.boundary(), self.learned.get()) {
+            (_, Some(0), _) => format!("{name}: M = {m} squad(s): BL = 0, every task intra-squad (plain ws)\n"),
+            (CabInputs::Level(_), Some(bl), _) => format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes: BL = {bl} (given), leaf inter-squad tasks at locus level {}\n",
                 bl - 1
             ),
-            (CabInputs::Given { branching, data_bytes }, Some(bl), _, _) => format!(
+            (CabInputs::Given { branching, data_bytes }, Some(bl), _) => format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes, B = {branching}, S_d = {data_bytes} bytes (given): \
                  BL = {bl} (Eq. 4), leaf inter-squad tasks at locus level {}\n",
                 bl - 1
             ),
-            (CabInputs::Auto, Some(bl), Some((part, _)), _) => format!(
+            (CabInputs::Auto, Some(bl), Some((part, _))) => format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes, B = {:.2} and S_d = {} bytes learned from {} tasks of the \
                  first iteration: BL = {bl} (Eq. 4), leaf inter-squad tasks at locus level {}\n",
                 part.branching,

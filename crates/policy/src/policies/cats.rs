@@ -237,13 +237,11 @@ impl Policy for Cats {
             ),
             (CPU_BOUND, Some(p)) => format!("{}: {}", self.name(), p.report),
             (OUTGROWN, Some(p)) => format!(
-                "{}: {}the data ({} bytes summed over the top tasks) outgrows the squads' caches \
-                 together (M * S_c = {} bytes), so no partition keeps it \
-                 cached between iterations: tasks run as ws, loop chunks keep their homes\n",
+                "{}: {}S_d = {} bytes (summed over the top tasks): {}",
                 self.name(),
                 p.report,
                 p.data_bytes,
-                self.core.caches_together(self.shared_cache)
+                self.core.outgrown_line(self.shared_cache)
             ),
             (_, Some(p)) => format!("{}: {}{}", self.name(), p.report, self.core.affinity_line()),
             _ => String::new(),
