@@ -122,10 +122,13 @@ fn iterate(policy: PolicyKind, machine: &str, threads: usize) -> ThreadPool {
 
 #[test]
 fn bi_tier_policies_conserve_tasks_and_keep_one_subtree_per_squad() {
-    // Under `declared`, CMPI is misses per nanosecond, and Miri's clock runs a thousand
-    // times slow: every program would look CPU-bound there, so Miri takes threshold 0.
+    // Under `declared`, CMPI is misses per nanosecond, so it falls as the machine gets
+    // busier: this program measured 0.0008 to 0.05 here (16 workers on 2 cores beside
+    // other work), around the default threshold of 0.001, and Miri's clock runs a
+    // thousand times slow. The test is about the partition, not the CPU-bound verdict
+    // (tested on recorded counts in the policy crate), so it takes threshold 0.
     let cats = PolicyKind::Cats {
-        cmpi_threshold: if cfg!(miri) { Some(0.0) } else { None },
+        cmpi_threshold: Some(0.0),
     };
     let policies = [
         cats.clone(),
