@@ -275,7 +275,7 @@ mod tests {
     #[test]
     fn policies_of_the_simulator() {
         let policies = |list| policies(list, Engine::Simulator);
-        assert_eq!(policies("all").unwrap().len(), 9);
+        assert_eq!(policies("all").unwrap().len(), 10);
         let e = format!("{:#}", policies("ws-unpinned").unwrap_err());
         assert!(
             e.starts_with("bad --policy \"ws-unpinned\": ws-unpinned differs"),
@@ -299,7 +299,7 @@ mod tests {
         assert_eq!(locality_list(), "mts,cab,cats");
         let help = flag_help(Engine::Simulator);
         assert!(
-            help.contains("`all`: ws, central, rr-fifo, rr-lifo, mts, cab, cab-paper, cats and cats-paper (the"),
+            help.contains("`all`: ws, central, rr-fifo, rr-lifo, mts, mts-paper, cab, cab-paper, cats and cats-paper (the"),
             "{help}"
         );
         let help = flag_help(Engine::Runtime);

@@ -19,6 +19,7 @@ const CATS_PAPER: PolicyKind = PolicyKind::CatsPaper {
 const CAB: PolicyKind = PolicyKind::Cab(CabInputs::Auto);
 const CAB_PAPER: PolicyKind = PolicyKind::CabPaper(CabInputs::Auto);
 const MTS: PolicyKind = PolicyKind::Mts { batch: None };
+const MTS_PAPER: PolicyKind = PolicyKind::MtsPaper { batch: None };
 
 fn input(kernel: Kernel, size: &str) -> (Params, Workload) {
     let params = kernel.parse_size(size).unwrap();
@@ -349,16 +350,19 @@ fn cab_fig5_eq4_picks_the_best_boundary_level() {
 
 /// MTS paper Table 4 (4 x 8 Xeon X7550): work stealing steals remotely about twice as
 /// often as MTS on Health and over twice as often on Sort. The simulator agrees in
-/// direction, summed over four seeds; the gap is smaller on Sort (MTS 0.65-0.9 of ws's
-/// remote steals depending on the seed, against the paper's < 0.5): MTS's workers pop
-/// the squad's shared queue newest first, so they take small tasks and a squad runs dry
-/// sooner than a worker owning a deque does.
+/// direction, summed over four seeds. As published (`mts-paper`) the gap is smaller on
+/// Sort (0.56 of ws's remote steals, against the paper's < 0.5): its workers pop the
+/// squad's shared queue newest first, so they take small tasks and a squad runs dry
+/// sooner than a worker owning a deque does. `mts`, whose idle workers take the
+/// shallower end, steals remotely 0.27x as often as ws on Sort (heat 0.47x).
 #[test]
 fn mts_table4_fewer_remote_steals() {
     let topo = Topology::preset("xeon-x7550").unwrap();
-    for (kernel, size, most) in [
-        (Kernel::Heat, "1024x512,leaf=8,iters=10", 0.7),
-        (Kernel::Sort, "1000000,cutoff=2048", 0.95),
+    for (policy, kernel, size, most) in [
+        (MTS_PAPER, Kernel::Heat, "1024x512,leaf=8,iters=10", 0.7),
+        (MTS_PAPER, Kernel::Sort, "1000000,cutoff=2048", 0.7),
+        (MTS, Kernel::Heat, "1024x512,leaf=8,iters=10", 0.6),
+        (MTS, Kernel::Sort, "1000000,cutoff=2048", 0.5),
     ] {
         let (_, w) = input(kernel, size);
         let (mut ws, mut mts) = (0, 0);
@@ -366,14 +370,22 @@ fn mts_table4_fewer_remote_steals() {
             let mut config = SimConfig::for_machine(&topo);
             config.seed = seed;
             let a = simulate(&w, &topo, PolicyKind::Ws, &config).unwrap();
-            let b = simulate(&w, &topo, MTS, &config).unwrap();
-            assert_eq!(b.sched.bulk_steals, b.sched.steals_remote, "{kernel}");
+            let b = simulate(&w, &topo, policy.clone(), &config).unwrap();
+            assert_eq!(
+                b.sched.bulk_steals, b.sched.steals_remote,
+                "{policy} {kernel}"
+            );
             ws += a.sched.steals_remote;
             mts += b.sched.steals_remote;
         }
         let ratio = mts as f64 / ws as f64;
-        eprintln!("{kernel}: remote steals over 4 seeds ws {ws} mts {mts} ({ratio:.2})");
-        assert!(ratio <= most, "{kernel}: mts/ws remote steals {ratio:.2}");
+        eprintln!(
+            "{policy} {kernel}: remote steals over 4 seeds ws {ws} {policy} {mts} ({ratio:.2})"
+        );
+        assert!(
+            ratio <= most,
+            "{kernel}: {policy}/ws remote steals {ratio:.2}"
+        );
     }
 }
 

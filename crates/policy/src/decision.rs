@@ -14,7 +14,7 @@ pub enum Place {
     Local,
     /// The inbox of the given worker (round-robin dealing).
     Worker(WorkerId),
-    /// The shared LIFO queue of the given squad.
+    /// The shared queue of the given squad (popped as the policy's probes say).
     Squad(SquadId),
     /// The one central LIFO queue.
     Central,
@@ -36,8 +36,15 @@ pub enum Probe {
     /// Steal the oldest task from the deque of one other worker, trying victims from a
     /// random start until one succeeds (nearest first where [`Victims`] says so).
     Steal(Victims),
-    /// Pop the newest task of a squad's shared queue.
+    /// Pop the newest task of a squad's shared queue (Qthreads MTS).
     SquadQueue(SquadId),
+    /// Pop a squad's shared queue at the end [`pick_shallow`] chooses: a worker waiting
+    /// inside a task takes the newest task it queued itself, if one is still there
+    /// (depth-first, as from an own deque); otherwise the oldest task when it is
+    /// shallower in the task tree than the newest (a larger subtree, as a thief takes
+    /// from a deque), else the newest (siblings of one depth, such as a loop's chunks,
+    /// newest first as MTS takes them).
+    SquadQueueShallow(SquadId),
     /// Take up to `batch` of the oldest tasks of one remote squad's queue into the
     /// worker's own squad queue, trying squads nearest first
     /// ([`crate::WorkerMap::remote_squads`]: group by group, a random start in each). At most one worker of a squad does this at a time; the
@@ -82,6 +89,49 @@ pub enum Victims {
     Nearest,
 }
 
+/// How far from the newest end [`pick_shallow`] looks for the searching worker's own
+/// tasks: as many entries as the squad has workers, times this (a guess: beyond it, the
+/// worker's own tasks are older than most of its squad's and the search goes on as an
+/// idle worker's would, so that the scan under the queue's lock stays short).
+pub const OWN_TASK_SCAN_PER_WORKER: usize = 4;
+
+/// Which entry of a squad's shared queue (`queue`, oldest first) a
+/// [`Probe::SquadQueueShallow`] takes, or `None` for an empty queue. `waiting`: the
+/// searching worker waits inside a task (at a join, a scope's end, a taskwait), and
+/// `own(e)` says whether it queued entry `e` itself; `level(e)` is the entry's depth in
+/// its task tree; `scan` is how many of the newest entries to look through for an own
+/// task (the squad's size times [`OWN_TASK_SCAN_PER_WORKER`]).
+///
+/// Why: MTS's workers all pop the newest task, so an idle worker takes the smallest,
+/// the last one spawned, and fine-grained trees are split into pieces that cost more to
+/// share than to run (fib 30 without cutoff took 1.67x ws's simulated time on
+/// xeon-x7550). A thief in work stealing takes the oldest task, the largest. Taking the
+/// oldest from a queue that others spawn into would, for a waiting worker, run the
+/// squad's tasks breadth first, each on top of the waiting one: the stack would grow
+/// with the number of tasks queued (a program that spawns two tasks and waits, as
+/// OpenMP's fib does, on a squad of one worker). So a waiting worker takes its own
+/// newest first, as a worker with a deque pops its own end first.
+pub fn pick_shallow<E>(
+    queue: &std::collections::VecDeque<E>,
+    waiting: bool,
+    scan: usize,
+    own: impl Fn(&E) -> bool,
+    level: impl Fn(&E) -> u32,
+) -> Option<usize> {
+    let newest = queue.len().checked_sub(1)?;
+    if waiting {
+        let start = queue.len().saturating_sub(scan.max(1));
+        if let Some(i) = queue.range(start..).rposition(&own) {
+            return Some(start + i);
+        }
+    }
+    if level(&queue[0]) < level(&queue[newest]) {
+        Some(0)
+    } else {
+        Some(newest)
+    }
+}
+
 /// Which end of a per-worker inbox the owner pops.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Order {
@@ -96,7 +146,7 @@ pub enum Order {
 pub struct Layout {
     /// Per-worker inboxes that any worker may push into, popped by their owner.
     pub inbox: Option<Order>,
-    /// One shared LIFO queue per squad.
+    /// One shared queue per squad.
     pub squad_queues: bool,
     /// One central LIFO queue.
     pub central: bool,
@@ -181,5 +231,72 @@ impl LoopPlan {
     /// Chunks in lanes.
     pub fn planned(&self) -> usize {
         self.lanes.iter().map(Vec::len).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pick_shallow;
+    use std::collections::VecDeque;
+
+    /// Entries are (worker that queued it, level).
+    fn pick(queue: &[(usize, u32)], waiting: bool, me: usize, scan: usize) -> Option<usize> {
+        let queue: VecDeque<(usize, u32)> = queue.iter().copied().collect();
+        pick_shallow(&queue, waiting, scan, |e| e.0 == me, |e| e.1)
+    }
+
+    #[test]
+    fn an_empty_queue_gives_nothing() {
+        assert_eq!(pick(&[], false, 0, 8), None);
+        assert_eq!(pick(&[], true, 0, 8), None);
+    }
+
+    #[test]
+    fn an_idle_worker_takes_the_oldest_when_it_is_shallower() {
+        // A recursive tree: the oldest entry is the largest subtree left.
+        assert_eq!(pick(&[(1, 2), (1, 5), (2, 7)], false, 0, 8), Some(0));
+        // Whose they are does not matter to an idle worker.
+        assert_eq!(pick(&[(0, 2), (0, 5), (0, 7)], false, 0, 8), Some(0));
+    }
+
+    #[test]
+    fn siblings_of_one_depth_go_newest_first() {
+        // A loop's chunks: one level, so MTS's newest first.
+        assert_eq!(pick(&[(1, 3), (1, 3), (1, 3)], false, 0, 8), Some(2));
+        // An older entry deeper than the newest: still the newest.
+        assert_eq!(pick(&[(1, 6), (1, 3)], false, 0, 8), Some(1));
+        assert_eq!(pick(&[(1, 4)], false, 0, 8), Some(0));
+    }
+
+    #[test]
+    fn a_waiting_worker_takes_its_own_newest_first() {
+        let q = [(0, 2), (1, 3), (0, 5), (2, 6), (1, 6)];
+        assert_eq!(pick(&q, true, 0, 8), Some(2));
+        assert_eq!(pick(&q, true, 2, 8), Some(3));
+        // Nothing of its own: as an idle worker.
+        assert_eq!(pick(&q, true, 3, 8), Some(0));
+        // Not waiting: its own entries are not preferred.
+        assert_eq!(pick(&q, false, 2, 8), Some(0));
+    }
+
+    #[test]
+    fn the_own_task_scan_stops_at_its_bound() {
+        let q = [(0, 1), (1, 4), (1, 4), (1, 4)];
+        // Worker 0's only entry is the fourth from the newest end.
+        assert_eq!(pick(&q, true, 0, 4), Some(0));
+        assert_eq!(
+            pick(&q, true, 0, 3),
+            Some(0),
+            "found as the shallow end instead"
+        );
+        let q = [(1, 1), (0, 4), (1, 4), (1, 4)];
+        assert_eq!(pick(&q, true, 0, 3), Some(1));
+        assert_eq!(
+            pick(&q, true, 0, 2),
+            Some(0),
+            "beyond the scan: the shallow end"
+        );
+        // A zero bound still looks at the newest entry.
+        assert_eq!(pick(&[(1, 1), (0, 4)], true, 0, 0), Some(1));
     }
 }

@@ -23,7 +23,8 @@
 //! | `central` | Qthreads CQ (Olivier et al. 2012) | one central LIFO queue | the central queue |
 //! | `rr-fifo` | Qthreads Q | per-worker queues, dealt round robin | own queue, oldest first; no stealing |
 //! | `rr-lifo` | Qthreads L | per-worker queues, dealt round robin | own queue, newest first; no stealing |
-//! | `mts` | Qthreads MTS | own squad's shared LIFO queue | own squad's queue; when it is empty, one worker of the squad at a time steals a batch (default: the squad's size; `mts:N` for N) of the oldest tasks of a remote squad for the whole squad |
+//! | `mts` | Qthreads MTS | own squad's shared queue | own squad's queue: a worker waiting in a task its own newest task there, else the oldest task if shallower than the newest (a larger subtree), else the newest; when the queue is empty, one worker of the squad at a time steals a batch (default: the squad's size; `mts:N` for N) of the oldest tasks of a remote squad for the whole squad |
+//! | `mts-paper` | Qthreads MTS as published | own squad's shared LIFO queue | as `mts`, but the squad queue's newest task first |
 //! | `cab` | CAB (Chen, Guo, Huang): cache-aware bi-tier stealing | inter-squad tasks (DAG levels up to the boundary level `BL` of Eq. 4) go parent-first to the squad's inter-squad pool; the others child-first to the own deque | own deque, squad peers; the head of a squad that runs no leaf inter-squad subtree (`busy_state`): its squad's inter-squad pool, then other squads' (Algorithm I) |
 //! | `cab-paper` | CAB as published | as `cab`, but a leaf inter-squad task waits in its spawner's squad's pool for whichever head takes it | as `cab`, one leaf inter-squad subtree per squad at a time |
 //! | `cats` | CATS (Chen, Guo, Huang): cache-aware stealing from online profiling | first iteration: own deque, child-first, as `ws`, each task's cost measured; then by each task's SOID (Eq. 1) against the shared cache (Fig. 6), as `cab` | as `ws` while profiling; then as `cab`; as `ws` if the program is CPU-bound (CMPI below the threshold) |
@@ -80,7 +81,9 @@ mod policies;
 mod stability;
 mod workers;
 
-pub use decision::{Layout, LoopPlan, Order, Place, Probe, Source, Victims};
+pub use decision::{
+    pick_shallow, Layout, LoopPlan, Order, Place, Probe, Source, Victims, OWN_TASK_SCAN_PER_WORKER,
+};
 pub use factory::PolicyFactory;
 pub use locus_task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
 pub use logged::{Logged, PolicyCall};

@@ -118,6 +118,6 @@ fn a_changed_row_is_seen() {
     assert!(made.starts_with("# x\n\n| name | from | spawned"), "{made}");
     assert!(made.ends_with("|\n\nafter\n"), "{made}");
     assert_eq!(made.lines().count(), 2 + table().len() + 2);
-    assert!(locus_policy_row().contains("`mts:BATCH`, `cab`"));
+    assert!(locus_policy_row().contains("`mts:BATCH`, `mts-paper`, `mts-paper:BATCH`, `cab`"));
     assert!(locus_policy_row().contains("(not `affinity`"));
 }

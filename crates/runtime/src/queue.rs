@@ -1,5 +1,5 @@
 //! `SharedQueue`: a locked double-ended queue that any worker may push to and pop from,
-//! for the policies whose queues are shared (a squad's LIFO, the central LIFO, the
+//! for the policies whose queues are shared (a squad's queue, the central LIFO, the
 //! round-robin inboxes). Per-worker work-stealing deques are crossbeam's Chase-Lev
 //! deques instead; these queues are shared by design, so a lock is what Qthreads uses
 //! too and what a benchmark would have to beat before something cleverer is worth it.
@@ -67,6 +67,18 @@ impl<T> SharedQueue<T> {
         item
     }
 
+    /// Removes the item `pick` chooses, by its index in the queue (oldest first), under
+    /// one lock; `None` when `pick` chooses none (it is not called on an empty queue).
+    pub(crate) fn pop_picked(&self, pick: impl FnOnce(&VecDeque<T>) -> Option<usize>) -> Option<T> {
+        let mut q = lock(&self.items);
+        if q.is_empty() {
+            return None;
+        }
+        let item = pick(&q).and_then(|at| q.remove(at));
+        self.len.store(q.len(), Ordering::Relaxed);
+        item
+    }
+
     /// Moves up to `max` of the oldest items into `out`, oldest first; returns how many.
     pub(crate) fn steal_oldest(&self, max: usize, out: &mut Vec<T>) -> usize {
         let mut q = lock(&self.items);
@@ -82,6 +94,16 @@ impl<T> SharedQueue<T> {
         q.extend(items);
         self.len.store(q.len(), Ordering::Relaxed);
     }
+}
+
+/// An entry of a squad's shared queue: the job, the worker that queued it and the job's
+/// level, which `mts` reads to choose the end it pops
+/// ([`locus_policy::pick_shallow`]) without touching the job itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Queued<J> {
+    pub(crate) job: J,
+    pub(crate) by: usize,
+    pub(crate) level: u32,
 }
 
 /// What one bulk-steal attempt came to.
@@ -157,6 +179,35 @@ mod tests {
         let mut out = Vec::new();
         assert_eq!(q.steal_oldest(10, &mut out), 2);
         assert_eq!(out, vec![1, 3]);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_picked_pop_removes_what_the_pick_names() {
+        let q = SharedQueue::new();
+        let mut called = false;
+        assert_eq!(
+            q.pop_picked(|_| {
+                called = true;
+                Some(0)
+            }),
+            None
+        );
+        assert!(!called, "an empty queue is not shown to the pick");
+        q.push_all([10, 11, 12, 13]);
+        assert_eq!(
+            q.pop_picked(|items| items.iter().position(|&x| x == 12)),
+            Some(12)
+        );
+        assert_eq!(q.pop_picked(|_| None), None);
+        assert_eq!(
+            q.pop_picked(|_| Some(9)),
+            None,
+            "an index past the end takes nothing"
+        );
+        assert_eq!(q.pop_picked(|_| Some(0)), Some(10));
+        assert_eq!(q.pop_newest(), Some(13));
+        assert_eq!(q.pop_oldest(), Some(11));
         assert!(q.is_empty());
     }
 

@@ -27,15 +27,15 @@ use crate::counters::{CounterSource, Sample, ThreadCounters};
 use crate::job::JobRef;
 use crate::latch::LockLatch;
 use crate::pin;
-use crate::queue::{self, BulkSteal, SharedQueue};
+use crate::queue::{self, BulkSteal, Queued, SharedQueue};
 use crate::sleep::Sleep;
 use crate::stats::{bump, Counters, PoolStats};
 use crate::sync::AtomicBool;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 use locus_policy::{
-    from_random_start, ChunkPlacement, Layout, Order, Place, Policy, Probe, Source, TaskCost,
-    TaskId, TaskInfo, Victims, WorkerMap,
+    from_random_start, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy, Probe, Source,
+    TaskCost, TaskId, TaskInfo, Victims, WorkerMap, OWN_TASK_SCAN_PER_WORKER,
 };
 use locus_task::rng::XorShift64Star;
 use locus_task::Spawner;
@@ -62,7 +62,7 @@ pub(crate) struct Registry {
     pub(crate) topology: Topology,
     stealers: Box<[Stealer<JobRef>]>,
     inboxes: Box<[SharedQueue<JobRef>]>,
-    squad_queues: Box<[SharedQueue<JobRef>]>,
+    squad_queues: Box<[SharedQueue<Queued<JobRef>>]>,
     squad_stealing: Box<[CachePadded<AtomicBool>]>,
     central: SharedQueue<JobRef>,
     /// Bi-tier policies: one inter-squad pool per squad.
@@ -273,7 +273,7 @@ impl Registry {
         let worker = WorkerThread::new(self, index, deque);
         WORKER.with(|w| w.set(&worker));
         let registry = Arc::clone(&worker.registry);
-        worker.wait_until_cold(|| registry.terminate.load(Ordering::Acquire));
+        worker.work_until(|| registry.terminate.load(Ordering::Acquire), false);
         WORKER.with(|w| w.set(ptr::null()));
     }
 }
@@ -307,7 +307,7 @@ pub(crate) struct WorkerThread {
     /// nested search (a task run during a search waits in a join) starts a fresh one.
     plan: Cell<Vec<Probe>>,
     /// Buffer for bulk steals, reused like `plan`.
-    scratch: Cell<Vec<JobRef>>,
+    scratch: Cell<Vec<Queued<JobRef>>>,
     /// This worker's counters in the registry, cached to keep counting one store.
     counters: *const Counters,
     /// The policy wants task events (`Layout::task_events`).
@@ -467,9 +467,8 @@ impl WorkerThread {
         let registry = &*self.registry;
         let parent = self.ctx.get().info();
         // SAFETY: the job was just made by this worker and is not yet published.
-        let place = registry
-            .policy
-            .place(self.index, &parent, &unsafe { job.info() });
+        let info = unsafe { job.info() };
+        let place = registry.policy.place(self.index, &parent, &info);
         match place {
             Place::Local => {
                 self.deque.push(job);
@@ -480,7 +479,11 @@ impl WorkerThread {
                 registry.sleep.wake(target);
             }
             Place::Squad(squad) => {
-                registry.squad_queues[squad].push(job);
+                registry.squad_queues[squad].push(Queued {
+                    job,
+                    by: self.index,
+                    level: info.level,
+                });
                 if squad == self.squad {
                     registry.sleep.new_work(registry.map.squad(squad));
                 } else {
@@ -525,14 +528,16 @@ impl WorkerThread {
     #[inline(never)]
     fn take_back_shared(&self, job: &JobRef, place: Place) -> bool {
         let registry = &*self.registry;
-        let queue = match place {
+        let found = match place {
             // Inter-squad tasks are taken by squad heads only, through their plans.
             Place::Local | Place::InterPool(_) => return false,
-            Place::Worker(target) => &registry.inboxes[target],
-            Place::Squad(squad) => &registry.squad_queues[squad],
-            Place::Central => &registry.central,
-        };
-        let found = queue.take_back(|queued| queued.same(job)).is_some();
+            Place::Worker(target) => registry.inboxes[target].take_back(|q| q.same(job)),
+            Place::Squad(squad) => registry.squad_queues[squad]
+                .take_back(|q| q.job.same(job))
+                .map(|q| q.job),
+            Place::Central => registry.central.take_back(|q| q.same(job)),
+        }
+        .is_some();
         if found {
             bump(&self.counters().taken_back, 1);
         }
@@ -557,10 +562,17 @@ impl WorkerThread {
         true
     }
 
-    /// Works (or sleeps) until `done` holds: the idle loop of a worker, and the wait of
-    /// a join or scope whose jobs run elsewhere.
+    /// Works (or sleeps) until `done` holds: the wait of a join, scope or raw wait whose
+    /// jobs run elsewhere (the idle loop of a worker is `work_until` not waiting).
     #[cold]
     pub(crate) fn wait_until_cold(&self, done: impl Fn() -> bool) {
+        self.work_until(done, true);
+    }
+
+    /// Works (or sleeps) until `done` holds; `waiting`: inside a task (its join, scope
+    /// or raw wait), not the worker's idle loop, which some probes tell apart
+    /// ([`Probe::SquadQueueShallow`]).
+    fn work_until(&self, done: impl Fn() -> bool, waiting: bool) {
         let mut rounds = 0;
         let mut idle_since: Option<u64> = None;
         while !done() {
@@ -572,7 +584,7 @@ impl WorkerThread {
                 rounds = 0;
                 continue;
             }
-            if let Some((job, source)) = self.find_work() {
+            if let Some((job, source)) = self.find_work(waiting) {
                 if let Some(start) = idle_since.take() {
                     self.end_idle(start);
                 }
@@ -651,17 +663,20 @@ impl WorkerThread {
         x
     }
 
-    /// One search for work: the policy's plan, then the injector.
-    fn find_work(&self) -> Option<(JobRef, Source)> {
+    /// One search for work: the policy's plan, then the injector. `waiting`: the worker
+    /// waits inside a task.
+    fn find_work(&self, waiting: bool) -> Option<(JobRef, Source)> {
         let mut plan = self.plan.take();
         plan.clear();
         self.registry.policy.search(self.index, &mut plan);
-        let found = plan.iter().find_map(|&probe| self.try_probe(probe));
+        let found = plan
+            .iter()
+            .find_map(|&probe| self.try_probe(probe, waiting));
         self.plan.set(plan);
         found.or_else(|| self.steal_injected().map(|job| (job, Source::OwnSquad)))
     }
 
-    fn try_probe(&self, probe: Probe) -> Option<(JobRef, Source)> {
+    fn try_probe(&self, probe: Probe, waiting: bool) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
         let local = |job: Option<JobRef>| job.map(|j| (j, Source::OwnSquad));
         match probe {
@@ -672,7 +687,17 @@ impl WorkerThread {
                 None => None,
             }),
             Probe::Steal(victims) => self.steal_one(victims),
-            Probe::SquadQueue(squad) => local(registry.squad_queues[squad].pop_newest()),
+            Probe::SquadQueue(squad) => {
+                local(registry.squad_queues[squad].pop_newest().map(|q| q.job))
+            }
+            Probe::SquadQueueShallow(squad) => {
+                let scan = registry.map.squad(squad).len() * OWN_TASK_SCAN_PER_WORKER;
+                let me = self.index;
+                let picked = registry.squad_queues[squad].pop_picked(|queue| {
+                    pick_shallow(queue, waiting, scan, |q| q.by == me, |q| q.level)
+                });
+                local(picked.map(|q| q.job))
+            }
             Probe::BulkSteal { batch } => self.bulk_steal(batch).map(|j| (j, Source::OtherSquad)),
             Probe::Central => local(registry.central.pop_newest()),
             Probe::InterPool(squad) => local(registry.inter_pools[squad].pop_newest()),
@@ -808,7 +833,7 @@ impl WorkerThread {
                         if moved > 1 {
                             registry.sleep.new_work(registry.map.squad(self.squad));
                         }
-                        result = Some(first);
+                        result = Some(first.job);
                         break 'groups;
                     }
                 }
@@ -845,7 +870,9 @@ impl WorkerThread {
                 .is_some_and(|q| !q.is_empty()),
             Probe::Steal(victims) => (0..registry.num_workers())
                 .any(|v| self.is_victim(v, victims) && !registry.stealers[v].is_empty()),
-            Probe::SquadQueue(squad) => !registry.squad_queues[squad].is_empty(),
+            Probe::SquadQueue(squad) | Probe::SquadQueueShallow(squad) => {
+                !registry.squad_queues[squad].is_empty()
+            }
             Probe::BulkSteal { .. } => registry
                 .squad_queues
                 .iter()

@@ -192,3 +192,42 @@ fn bad_builds_are_errors() {
         .unwrap_err();
     assert!(e.to_string().contains("at most"), "{e}");
 }
+
+/// Under `mts`, a worker waiting inside a task (a scope's end, a join) takes the newest
+/// task it queued itself, so a program that spawns and waits runs depth first and its
+/// stack stays as deep as its task tree. Taking the queue's shallow end there instead
+/// would run the squad's tasks breadth first, each on top of the waiting one: with one
+/// worker, 256 tasks deep for this tree of depth 8 (measured with the rule taken out).
+#[test]
+fn mts_waiting_workers_run_their_own_tasks_depth_first() {
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    thread_local! {
+        static NESTING: Cell<usize> = const { Cell::new(0) };
+    }
+    fn tree(depth: u32, deepest: &AtomicUsize) {
+        let nesting = NESTING.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        deepest.fetch_max(nesting, Ordering::Relaxed);
+        if depth > 0 {
+            locus::scope(|s| {
+                s.spawn(|_| tree(depth - 1, deepest));
+                s.spawn(|_| tree(depth - 1, deepest));
+            });
+        }
+        NESTING.with(|n| n.set(n.get() - 1));
+    }
+    const DEPTH: u32 = 8;
+    for batch in [None, Some(1)] {
+        let pool = pool(PolicyKind::Mts { batch }, 1, "1x1");
+        let deepest = AtomicUsize::new(0);
+        pool.install(|| tree(DEPTH, &deepest));
+        let deepest = deepest.into_inner();
+        assert!(
+            deepest <= DEPTH as usize + 1,
+            "tasks nested {deepest} deep on one worker for a tree {DEPTH} deep"
+        );
+    }
+}

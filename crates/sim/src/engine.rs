@@ -43,8 +43,8 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use locus_policy::{
-    from_random_start, ChunkPlacement, Layout, Order, Place, Policy, PolicyFactory, PolicyKind,
-    Probe, Source, TaskCost, TaskInfo, Victims, WorkerMap,
+    from_random_start, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy, PolicyFactory,
+    PolicyKind, Probe, Source, TaskCost, TaskInfo, Victims, WorkerMap, OWN_TASK_SCAN_PER_WORKER,
 };
 use locus_topo::{SquadTier, Topology};
 use serde::Serialize;
@@ -920,6 +920,21 @@ impl<'w> Sim<'w> {
             Probe::SquadQueue(s) => {
                 self.spend(w, self.probe_cost(w, s));
                 local(self.queues.squad[s].pop_back())
+            }
+            Probe::SquadQueueShallow(s) => {
+                self.spend(w, self.probe_cost(w, s));
+                // A worker with a task on its stack is waiting inside it.
+                let waiting = !self.workers[w].frames.is_empty();
+                let scan = self.map.squad(s).len() * OWN_TASK_SCAN_PER_WORKER;
+                let (pushed_by, tasks, me) = (&self.pushed_by, self.workload.tasks(), w as u32);
+                let at = pick_shallow(
+                    &self.queues.squad[s],
+                    waiting,
+                    scan,
+                    |&t| pushed_by[t as usize] == me,
+                    |&t| tasks[t as usize].info.level,
+                );
+                local(at.and_then(|i| self.queues.squad[s].remove(i)))
             }
             Probe::Central => {
                 let cost = if self.map.num_squads() > 1 {

@@ -46,9 +46,15 @@ pub enum PolicyKind {
     RrFifo,
     /// `rr-lifo`: round robin to per-worker LIFO queues (L).
     RrLifo,
-    /// `mts`: a shared LIFO per squad, bulk stealing between squads (MTS).
+    /// `mts`: a shared queue per squad, its shallow end first, bulk stealing between
+    /// squads (MTS).
     Mts {
         /// Tasks moved by one bulk steal; `None` means the thief's squad size.
+        batch: Option<usize>,
+    },
+    /// MTS as published: the squad queue popped newest first.
+    MtsPaper {
+        /// As for [`PolicyKind::Mts`].
         batch: Option<usize>,
     },
     /// `cab`: cache-aware bi-tier stealing with the boundary level of Eq. 4 (CAB), with
@@ -218,18 +224,36 @@ pub const POLICIES: &[PolicyInfo] = &[
         aliases: &[],
         forms: &["mts:BATCH"],
         examples: &["mts:3"],
-        help: "a shared LIFO queue per squad; an idle squad bulk-steals BATCH tasks \
-               (default: its size) from a remote squad (Qthreads MTS)",
+        help: "a shared queue per squad, its shallowest task first; an idle squad \
+               bulk-steals BATCH tasks (default: its size) from a remote squad (Qthreads \
+               MTS)",
         paper: "Qthreads MTS",
-        spawn: "own squad's shared LIFO queue",
-        idle: "own squad's queue; when it is empty, one worker of the squad at a time \
-               steals a batch (default: the squad's size; `mts:N` for N) of the oldest \
-               tasks of a remote squad for the whole squad",
+        spawn: "own squad's shared queue",
+        idle: "own squad's queue: a worker waiting in a task its own newest task there, \
+               else the oldest task if shallower than the newest (a larger subtree), \
+               else the newest; when the queue is empty, one worker of the squad at a \
+               time steals a batch (default: the squad's size; `mts:N` for N) of the \
+               oldest tasks of a remote squad for the whole squad",
         in_all: true,
         in_sim_all: true,
         locality: true,
         not_simulated: None,
-        parse: parse_mts,
+        parse: |args| parse_mts(args, false),
+    },
+    PolicyInfo {
+        name: "mts-paper",
+        aliases: &[],
+        forms: &["mts-paper:BATCH"],
+        examples: &["mts-paper:3"],
+        help: "MTS as published: the squad's shared queue popped newest first (LIFO)",
+        paper: "Qthreads MTS as published",
+        spawn: "own squad's shared LIFO queue",
+        idle: "as `mts`, but the squad queue's newest task first",
+        in_all: false,
+        in_sim_all: true,
+        locality: false,
+        not_simulated: None,
+        parse: |args| parse_mts(args, true),
     },
     PolicyInfo {
         name: "cab",
@@ -384,6 +408,7 @@ impl PolicyKind {
             PolicyKind::RrFifo => "rr-fifo",
             PolicyKind::RrLifo => "rr-lifo",
             PolicyKind::Mts { .. } => "mts",
+            PolicyKind::MtsPaper { .. } => "mts-paper",
             PolicyKind::Cab(_) => "cab",
             PolicyKind::CabPaper(_) => "cab-paper",
             PolicyKind::Cats { .. } => "cats",
@@ -411,7 +436,8 @@ impl PolicyKind {
             PolicyKind::Central => Arc::new(Central),
             PolicyKind::RrFifo => Arc::new(RoundRobin::new(map, Order::Fifo)),
             PolicyKind::RrLifo => Arc::new(RoundRobin::new(map, Order::Lifo)),
-            PolicyKind::Mts { batch } => Arc::new(Mts::new(map, *batch)),
+            PolicyKind::Mts { batch } => Arc::new(Mts::new(map, *batch, false)),
+            PolicyKind::MtsPaper { batch } => Arc::new(Mts::new(map, *batch, true)),
             PolicyKind::Cab(inputs) => Arc::new(Cab::new(map, *inputs, true)),
             PolicyKind::CabPaper(inputs) => Arc::new(Cab::new(map, *inputs, false)),
             PolicyKind::Cats { cmpi_threshold } => Arc::new(Cats::new(
@@ -434,7 +460,9 @@ impl fmt::Display for PolicyKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PolicyKind::WsNear => f.write_str("ws:near"),
-            PolicyKind::Mts { batch: Some(c) } => write!(f, "{}:{c}", self.name()),
+            PolicyKind::Mts { batch: Some(c) } | PolicyKind::MtsPaper { batch: Some(c) } => {
+                write!(f, "{}:{c}", self.name())
+            }
             PolicyKind::Cab(inputs) | PolicyKind::CabPaper(inputs) => {
                 write_cab(f, self.name(), inputs)
             }
@@ -508,13 +536,20 @@ fn parse_ws(args: Option<&str>) -> Result<PolicyKind, String> {
 }
 
 /// `mts` or `mts:BATCH`.
-fn parse_mts(args: Option<&str>) -> Result<PolicyKind, String> {
+fn parse_mts(args: Option<&str>, paper: bool) -> Result<PolicyKind, String> {
+    let kind = |batch| {
+        if paper {
+            PolicyKind::MtsPaper { batch }
+        } else {
+            PolicyKind::Mts { batch }
+        }
+    };
     let Some(batch) = args else {
-        return Ok(PolicyKind::Mts { batch: None });
+        return Ok(kind(None));
     };
     match batch.parse::<usize>() {
         Ok(0) => Err("the mts batch must be at least 1".to_owned()),
-        Ok(c) => Ok(PolicyKind::Mts { batch: Some(c) }),
+        Ok(c) => Ok(kind(Some(c))),
         Err(_) => Err("the mts batch after ':' must be a positive integer".to_owned()),
     }
 }
@@ -688,6 +723,14 @@ mod tests {
             "mts:3".parse::<PolicyKind>().unwrap(),
             PolicyKind::Mts { batch: Some(3) }
         );
+        assert_eq!(
+            "mts-paper:3".parse::<PolicyKind>().unwrap().to_string(),
+            "mts-paper:3"
+        );
+        for bad in ["mts-paper:0", "mts-paper:x", "mts:-1"] {
+            let e = bad.parse::<PolicyKind>().unwrap_err().to_string();
+            assert!(e.contains(bad) && e.contains("batch"), "{e}");
+        }
         assert_eq!("CQ".parse::<PolicyKind>().unwrap(), PolicyKind::Central);
         assert_eq!(
             "cab:2:48MiB".parse::<PolicyKind>().unwrap(),
@@ -832,19 +875,27 @@ mod tests {
         assert_eq!(mts.place(3, &task, &task), Place::Squad(1));
         assert_eq!(
             plan(&*mts, 3),
-            vec![Probe::SquadQueue(1), Probe::BulkSteal { batch: 2 }]
+            vec![Probe::SquadQueueShallow(1), Probe::BulkSteal { batch: 2 }]
         );
         let mts7 = PolicyKind::Mts { batch: Some(7) }.build(&map);
         assert_eq!(
             plan(&*mts7, 0),
-            vec![Probe::SquadQueue(0), Probe::BulkSteal { batch: 7 }]
+            vec![Probe::SquadQueueShallow(0), Probe::BulkSteal { batch: 7 }]
+        );
+        let paper = PolicyKind::MtsPaper { batch: None }.build(&map);
+        assert_eq!(paper.name(), "mts-paper");
+        assert_eq!(paper.place(3, &task, &task), Place::Squad(1));
+        assert_eq!(
+            plan(&*paper, 3),
+            vec![Probe::SquadQueue(1), Probe::BulkSteal { batch: 2 }],
+            "the published MTS pops its squad queue newest first"
         );
 
         // One squad: nothing to steal from remotely.
         let one = WorkerMap::from_squad_sizes(&[3]);
         assert_eq!(
             plan(&*PolicyKind::Mts { batch: None }.build(&one), 1),
-            vec![Probe::SquadQueue(0)]
+            vec![Probe::SquadQueueShallow(0)]
         );
     }
 }

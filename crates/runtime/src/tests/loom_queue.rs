@@ -43,3 +43,30 @@ fn bulk_steal_conserves_tasks_and_excludes_a_second_thief() {
         assert_eq!(seen, vec![1, 2, 3], "each task exactly once");
     });
 }
+
+#[test]
+fn a_picked_pop_and_a_newest_pop_take_each_item_once() {
+    loom::model(|| {
+        let queue = Arc::new(SharedQueue::new());
+        queue.push_all([1u32, 2, 3]);
+        let picker = {
+            let queue = queue.clone();
+            // The oldest, as `mts` takes a shallower task.
+            thread::spawn(move || queue.pop_picked(|_| Some(0)))
+        };
+        let mut seen: Vec<u32> = queue.pop_newest().into_iter().collect();
+        seen.extend(picker.join().unwrap());
+        assert_eq!(seen.len(), 2, "both pops found an item");
+        while let Some(x) = queue.pop_oldest() {
+            seen.push(x);
+        }
+        seen.sort_unstable();
+        assert_eq!(seen, vec![1, 2, 3], "each item exactly once");
+        assert!(queue.is_empty());
+        assert_eq!(
+            queue.pop_picked(|_| Some(0)),
+            None,
+            "an empty queue gives nothing"
+        );
+    });
+}
