@@ -17,22 +17,27 @@
 //! The one [`Cache`] type picks its representation from the effective associativity:
 //!
 //! - **Sets** (`ways <= 64`, [`MAX_SCAN_WAYS`]): each set's lines stay in fixed ways
-//!   (the valid ones first), with two bytes per way packed 8 to a 64-bit word: a 7-bit
-//!   fingerprint of the line (high bit set when valid) and the way's LRU rank, its
-//!   position in the set's recency order (0 for the most recently used). A lookup
-//!   compares the probe's fingerprint with 8 ways at a time by word arithmetic (SWAR,
-//!   exact per byte) and checks the full tag only of ways whose fingerprint matches
-//!   (1 in 128 of the others). A hit ages the ways more recent than it (every rank
-//!   below its own gains one, again 8 at a time) and takes rank 0; a miss into a full
-//!   set evicts the way of rank `ways - 1` and ages all others. Nothing moves but
-//!   bytes within words: no `memmove`, no hashing of set indices, no pointers, no
-//!   allocation. The words per set are a compile-time constant (1, 2, 4 or 8: the
-//!   smallest that covers the ways), so the loops over them unroll. (The previous
-//!   version kept each set's tags most recently used first, found a line by comparing
-//!   full tags and moved the hit to the front with a `memmove`; this one takes 0.7 to
-//!   0.85 of its CPU time on `cache_walk`'s stencil and sequential walks and about
-//!   0.95 on its random ones, where the host's own cache misses dominate.) Cost:
-//!   O(ways / 8) word operations per access, 10 bytes per line plus 8 per set.
+//!   (the valid ones first), with a 7-bit fingerprint of each way's line (high bit set
+//!   when valid) packed 8 to a 64-bit word, and the set's recency order as a doubly
+//!   linked list of its ways, one byte per link. A lookup compares the probe's
+//!   fingerprint with 8 ways at a time by word arithmetic (SWAR, exact per byte) and
+//!   checks the full tag only of ways whose fingerprint matches (1 in 128 of the
+//!   others). A hit moves its way to the head of the list; a miss into a full set
+//!   evicts the tail and puts its way at the head: a few byte writes either way, however
+//!   many the ways. Nothing moves but bytes: no `memmove`, no hashing of set indices,
+//!   no pointers, no allocation. The fingerprint words per set are a compile-time
+//!   constant (1, 2, 4 or 8: the smallest that covers the ways), so the loops over them
+//!   unroll. (The version before kept a rank byte per way beside its fingerprint and
+//!   aged every rank, 8 to a word, on each miss and each hit below the head: on
+//!   heat 3072x2048 under ws on opteron-8380, whose walk misses every level, this one
+//!   takes 0.85 to 0.9 of the whole simulation's CPU time, and on `cache_walk`, one
+//!   process alternating the two, 0.8 on the sequential walk, the same on the random
+//!   one and 1.07 on the stencil, whose hits in the 48-way L3 follow links where the
+//!   ranks aged 8 ways a step. The one before that kept each set's tags most recently
+//!   used first and moved a hit to the front with a `memmove`.) Cost: O(ways / 8) word
+//!   operations per lookup, O(1) per recency update; 8 bytes per line for its tag and 3
+//!   per way for its fingerprint and links (the ways rounded up to a multiple of 8),
+//!   plus 8 per set.
 //! - **Hashed** (`ways > 64`, e.g. a 6 MiB fully associative cache of 98,304 lines):
 //!   scanning would cost O(lines) per access, so lines are found through an
 //!   open-addressing hash table (linear probing, Fibonacci hashing, backward-shift
@@ -238,7 +243,7 @@ enum Repr {
 impl Cache {
     /// An empty cache of the given shape.
     ///
-    /// Allocates all its storage now (8 bytes per line for up to [`MAX_SCAN_WAYS`]
+    /// Allocates all its storage now (11 bytes per line for up to [`MAX_SCAN_WAYS`]
     /// ways, 48 to 80 above); accesses never allocate.
     pub fn new(geometry: Geometry) -> Result<Cache, GeometryError> {
         geometry.validate()?;
@@ -391,23 +396,23 @@ impl SetIndex {
     }
 }
 
-/// The scanned representation: per set, `ways` tags in fixed ways, with a fingerprint
-/// byte and an LRU rank byte per way packed 8 to a word, in `K` words of each kind
-/// (`K` the power of two with `4 * K < ways <= 8 * K`, or 1, a constant so that every
-/// loop over them unrolls; words past the last way hold only unused bytes).
+/// The scanned representation: per set, `ways` tags in fixed ways, a fingerprint byte
+/// per way packed 8 to a word in `K` words (`K` the power of two with
+/// `4 * K < ways <= 8 * K`, or 1, a constant so that every loop over them unrolls;
+/// bytes past the last way are never used), and the set's recency order as a doubly
+/// linked list of ways, one byte per link.
 ///
-/// Set `s` is `blocks[s]` and `tags[s * ways..][..ways]`. Way `w`'s bytes are byte
-/// `w % 8` of word `w / 8`. The valid ways are ways `0..n` (`n` the block's `held`):
-/// a valid way's fingerprint is [`fingerprint`] of its line (high bit set) and its
-/// rank its position in the set's recency order (0 for the most recently used), the
-/// valid ways' ranks being `0..n` in some order; every other byte, of a free way or
-/// past the last way, has fingerprint 0 and rank [`FREE`].
+/// Set `s` is `blocks[s]` and `tags[s * ways..][..ways]`. Way `w`'s fingerprint is byte
+/// `w % 8` of word `w / 8`. The valid ways are ways `0..n` (`n` the block's `held`): a
+/// valid way's fingerprint is [`fingerprint`] of its line (high bit set), and it is on
+/// the list, from `head` (the most recently used) through `older` links to `tail` (the
+/// least recently used), `newer` links going back; the ends' outward links are
+/// [`END`], as are `head` and `tail` of an empty set. Every other way's fingerprint is 0
+/// and its links mean nothing.
 #[derive(Clone)]
 struct Sets<const K: usize> {
     index: SetIndex,
     ways: usize,
-    /// `0x01` in each byte of the rank words that is a way (added to age a full set).
-    ones: [u64; K],
     /// Valid lines held, over all sets.
     held: usize,
     blocks: Vec<Block<K>>,
@@ -417,28 +422,89 @@ struct Sets<const K: usize> {
 /// One set's bookkeeping.
 #[derive(Clone, Copy)]
 struct Block<const K: usize> {
-    /// Valid ways: ways `0..held`.
-    held: u64,
     fingerprints: [u64; K],
-    ranks: [u64; K],
+    /// Per valid way, the next less recently used way, or [`END`] for the tail.
+    older: Links<K>,
+    /// Per valid way, the next more recently used way, or [`END`] for the head.
+    newer: Links<K>,
+    /// Valid ways: ways `0..held`.
+    held: u8,
+    /// The most recently used way, or [`END`].
+    head: u8,
+    /// The least recently used way, or [`END`].
+    tail: u8,
 }
+
+/// One link (a way number, or [`END`]) per way of a set.
+#[derive(Clone, Copy)]
+struct Links<const K: usize>([[u8; 8]; K]);
+
+impl<const K: usize> std::ops::Index<u8> for Links<K> {
+    type Output = u8;
+
+    #[inline(always)]
+    fn index(&self, way: u8) -> &u8 {
+        &self.0[usize::from(way / 8)][usize::from(way % 8)]
+    }
+}
+
+impl<const K: usize> std::ops::IndexMut<u8> for Links<K> {
+    #[inline(always)]
+    fn index_mut(&mut self, way: u8) -> &mut u8 {
+        &mut self.0[usize::from(way / 8)][usize::from(way % 8)]
+    }
+}
+
+/// The end of a set's recency list: no way.
+const END: u8 = 0xFF;
 
 impl<const K: usize> Block<K> {
     const EMPTY: Block<K> = Block {
-        held: 0,
         fingerprints: [0; K],
-        ranks: [u64::MAX; K],
+        older: Links([[END; 8]; K]),
+        newer: Links([[END; 8]; K]),
+        held: 0,
+        head: END,
+        tail: END,
     };
+
+    /// Takes valid way `w` off the recency list.
+    #[inline(always)]
+    fn unlink(&mut self, w: u8) {
+        let (newer, older) = (self.newer[w], self.older[w]);
+        if newer == END {
+            self.head = older;
+        } else {
+            self.older[newer] = older;
+        }
+        if older == END {
+            self.tail = newer;
+        } else {
+            self.newer[older] = newer;
+        }
+    }
+
+    /// Puts way `w`, off the list, at its head (the most recently used).
+    #[inline(always)]
+    fn push_head(&mut self, w: u8) {
+        let head = self.head;
+        self.older[w] = head;
+        self.newer[w] = END;
+        if head == END {
+            self.tail = w;
+        } else {
+            self.newer[head] = w;
+        }
+        self.head = w;
+    }
 }
 
 /// `0x01` in every byte.
 const LANES: u64 = 0x0101_0101_0101_0101;
 /// The high bit of every byte.
 const HIGH: u64 = 0x8080_8080_8080_8080;
-/// The rank byte of a free way or of a byte past the last way.
-const FREE: u8 = 0xFF;
 
-const _: () = assert!(MAX_SCAN_WAYS <= 64);
+const _: () = assert!(MAX_SCAN_WAYS <= 64 && (END as u64) >= MAX_SCAN_WAYS);
 
 /// The high bit of each byte of `word` that equals `byte`, exactly (no false
 /// positives: no carry crosses a byte).
@@ -446,14 +512,6 @@ const _: () = assert!(MAX_SCAN_WAYS <= 64);
 fn bytes_equal(word: u64, byte: u8) -> u64 {
     let x = word ^ (u64::from(byte) * LANES);
     !(((x & !HIGH) + !HIGH) | x) & HIGH
-}
-
-/// The high bit of each byte of `word` below `r`, for `r <= 0x7F`; bytes of `0x80` and
-/// above ([`FREE`]) are never below. (`(x | 0x80) - r` cannot borrow from the next
-/// byte, and its high bit is clear exactly when `x < r`.)
-#[inline(always)]
-fn bytes_below(word: u64, r: u8) -> u64 {
-    !((word | HIGH) - u64::from(r) * LANES) & HIGH
 }
 
 /// Byte `lane` of `word`.
@@ -479,15 +537,10 @@ fn fingerprint(line: u64) -> u8 {
 impl<const K: usize> Sets<K> {
     fn new(index: SetIndex, ways: usize) -> Sets<K> {
         debug_assert!(ways >= 1 && ways <= 8 * K && (K == 1 || ways > 4 * K));
-        let ones = std::array::from_fn(|i| {
-            let lanes = ways.saturating_sub(8 * i).min(8);
-            (0..lanes).fold(0, |word, lane| with_byte(word, lane, 1))
-        });
         let sets = index.sets as usize;
         Sets {
             index,
             ways,
-            ones,
             held: 0,
             blocks: vec![Block::EMPTY; sets],
             tags: vec![0; sets * ways],
@@ -526,14 +579,10 @@ impl<const K: usize> Sets<K> {
         let found = self.way(set, line);
         let block = &mut self.blocks[set];
         if let Some(way) = found {
-            let r = byte(block.ranks[way / 8], way % 8);
-            if r != 0 {
-                // The ways more recent than `way` age by one; `way` becomes the most
-                // recent.
-                for word in &mut block.ranks {
-                    *word += bytes_below(*word, r) >> 7;
-                }
-                block.ranks[way / 8] = with_byte(block.ranks[way / 8], way % 8, 0);
+            let way = way as u8;
+            if block.head != way {
+                block.unlink(way);
+                block.push_head(way);
             }
             return Lookup::Hit;
         }
@@ -548,34 +597,22 @@ impl<const K: usize> Sets<K> {
         let ways = self.ways;
         let block = &mut self.blocks[set];
         let tags = &mut self.tags[set * ways..][..ways];
-        let held = block.held as usize;
+        let held = usize::from(block.held);
         let (way, evicted) = if held < ways {
-            // A free way: every valid way (rank below `held`) ages by one.
-            for word in &mut block.ranks {
-                *word += bytes_below(*word, held as u8) >> 7;
-            }
+            // A free way.
             block.held += 1;
             self.held += 1;
-            (held, None)
+            (held as u8, None)
         } else {
-            // A full set: its ranks are 0..ways, each once. Every way ages by one, and
-            // the least recently used (rank ways - 1) makes room.
-            let oldest = (ways - 1) as u8;
-            let mut victim = 0;
-            for (i, word) in block.ranks.iter_mut().enumerate() {
-                // One byte of one word matches: select it without a branch, which
-                // would mispredict on most evictions.
-                let at = bytes_equal(*word, oldest);
-                let here = 8 * i + (at.trailing_zeros() / 8) as usize;
-                victim |= here & usize::from(at != 0).wrapping_neg();
-                *word += self.ones[i];
-            }
-            (victim, Some(tags[victim]))
+            // A full set: the least recently used way makes room.
+            let victim = block.tail;
+            block.unlink(victim);
+            (victim, Some(tags[usize::from(victim)]))
         };
-        let (i, lane) = (way / 8, way % 8);
-        block.ranks[i] = with_byte(block.ranks[i], lane, 0);
+        block.push_head(way);
+        let (i, lane) = (usize::from(way / 8), usize::from(way % 8));
         block.fingerprints[i] = with_byte(block.fingerprints[i], lane, fingerprint(line));
-        tags[way] = line;
+        tags[usize::from(way)] = line;
         evicted
     }
 
@@ -585,25 +622,33 @@ impl<const K: usize> Sets<K> {
         };
         let block = &mut self.blocks[set];
         let tags = &mut self.tags[set * self.ways..][..self.ways];
+        let way = way as u8;
+        block.unlink(way);
         block.held -= 1;
         self.held -= 1;
-        let last = block.held as usize;
-        let r = byte(block.ranks[way / 8], way % 8);
-        // The valid ways less recent than `way` get one more recent.
-        for word in &mut block.ranks {
-            let older = !bytes_below(*word, r + 1) & !*word & HIGH;
-            *word -= older >> 7;
-        }
-        // The last valid way moves into the hole, keeping the valid ways first.
-        let (i, lane) = (way / 8, way % 8);
-        let (j, from) = (last / 8, last % 8);
+        // The last valid way moves into the hole, keeping the valid ways first; its
+        // neighbours on the list follow it.
+        let last = block.held;
+        let (j, from) = (usize::from(last / 8), usize::from(last % 8));
         if last != way {
-            tags[way] = tags[last];
-            let (ranks, fps) = (&mut block.ranks, &mut block.fingerprints);
-            ranks[i] = with_byte(ranks[i], lane, byte(ranks[j], from));
-            fps[i] = with_byte(fps[i], lane, byte(fps[j], from));
+            tags[usize::from(way)] = tags[usize::from(last)];
+            let (i, lane) = (usize::from(way / 8), usize::from(way % 8));
+            let fp = byte(block.fingerprints[j], from);
+            block.fingerprints[i] = with_byte(block.fingerprints[i], lane, fp);
+            let (newer, older) = (block.newer[last], block.older[last]);
+            block.newer[way] = newer;
+            block.older[way] = older;
+            if newer == END {
+                block.head = way;
+            } else {
+                block.older[newer] = way;
+            }
+            if older == END {
+                block.tail = way;
+            } else {
+                block.newer[older] = way;
+            }
         }
-        block.ranks[j] = with_byte(block.ranks[j], from, FREE);
         block.fingerprints[j] = with_byte(block.fingerprints[j], from, 0);
         true
     }
@@ -616,12 +661,15 @@ impl<const K: usize> Sets<K> {
     /// Set `set`'s valid lines, most recently used first.
     fn contents(&self, set: usize) -> Vec<u64> {
         let block = &self.blocks[set];
-        let tags = &self.tags[set * self.ways..][..block.held as usize];
-        let mut ranked: Vec<(u8, u64)> = (tags.iter().enumerate())
-            .map(|(way, &line)| (byte(block.ranks[way / 8], way % 8), line))
-            .collect();
-        ranked.sort_unstable_by_key(|&(rank, _)| rank);
-        ranked.into_iter().map(|(_, line)| line).collect()
+        let tags = &self.tags[set * self.ways..][..self.ways];
+        let mut lines = Vec::with_capacity(usize::from(block.held));
+        let mut way = block.head;
+        while way != END {
+            lines.push(tags[usize::from(way)]);
+            way = block.older[way];
+        }
+        debug_assert_eq!(lines.len(), usize::from(block.held));
+        lines
     }
 }
 
@@ -1346,23 +1394,12 @@ mod tests {
     fn swar_bytes_match_bytewise() {
         let mut rng = XorShift64Star::new(0x5EED_B17E5);
         for _ in 0..20_000 {
-            // Ranks below 64 or FREE, and arbitrary fingerprint bytes.
-            let r = rng.next_u64();
-            let ranks = u64::from_le_bytes(std::array::from_fn(|i| match (r >> (8 * i)) as u8 {
-                b if b >= 0xF0 => FREE,
-                b => b % 64,
-            }));
             let word = rng.next_u64();
             let probe = rng.next_u64() as u8;
-            let below = (rng.next_u64() % 65) as u8;
             let want_equal = (0..8).fold(0, |m, i| {
                 m | (u64::from(byte(word, i) == probe) << (8 * i + 7))
             });
             assert_eq!(bytes_equal(word, probe), want_equal, "{word:#x} {probe:#x}");
-            let want_below = (0..8).fold(0, |m, i| {
-                m | (u64::from(byte(ranks, i) < below) << (8 * i + 7))
-            });
-            assert_eq!(bytes_below(ranks, below), want_below, "{ranks:#x} {below}");
             let lane = (probe % 8) as usize;
             assert_eq!(byte(with_byte(word, lane, probe), lane), probe);
             assert_eq!(with_byte(word, lane, byte(word, lane)), word);
