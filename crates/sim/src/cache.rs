@@ -484,6 +484,25 @@ impl<const K: usize> Block<K> {
         }
     }
 
+    /// Moves valid way `w`, not the head, to the head: as [`Block::unlink`] then
+    /// [`Block::push_head`], without their tests for an end that cannot be (`w` has a
+    /// newer way, and the list a head other than `w`).
+    #[inline(always)]
+    fn move_to_head(&mut self, w: u8) {
+        let (newer, older) = (self.newer[w], self.older[w]);
+        self.older[newer] = older;
+        if older == END {
+            self.tail = newer;
+        } else {
+            self.newer[older] = newer;
+        }
+        let head = self.head;
+        self.older[w] = head;
+        self.newer[w] = END;
+        self.newer[head] = w;
+        self.head = w;
+    }
+
     /// Puts way `w`, off the list, at its head (the most recently used).
     #[inline(always)]
     fn push_head(&mut self, w: u8) {
@@ -581,8 +600,7 @@ impl<const K: usize> Sets<K> {
         if let Some(way) = found {
             let way = way as u8;
             if block.head != way {
-                block.unlink(way);
-                block.push_head(way);
+                block.move_to_head(way);
             }
             return Lookup::Hit;
         }
