@@ -1,4 +1,4 @@
-//! Guards that the simulator's cache walk stays above 10 M accesses/s on one core.
+//! Guards the speed of the simulator's cache walk on one core.
 //!
 //! Each access walks a three-level hierarchy shaped like one AMD Opteron 8380 core
 //! (L1d 64 KiB 2-way, L2 512 KiB 16-way, L3 6 MiB 48-way, 64-byte lines): an L1 hit ends
@@ -17,7 +17,13 @@
 //! - `random_8mib_full_l3`: as `random_8mib` with a fully associative 6 MiB L3, which
 //!   guards the hashed representation (98,304 ways).
 //!
-//! A regression shows as any of these falling below 10 Melem/s.
+//! Measured on a 2-core EPYC (Zen 3) VM shared with other builds, medians of three
+//! criterion runs alternating with the version before the recency lists (`cache`, module
+//! documentation): sequential 24 (before: 17), random 13.5 (12.3), stencil 29.5 (29.8),
+//! random with the fully associative L3 5.6 (5.3) Melem/s; far from the 60 M that issue
+//! 21 asks for, as the walk costs three levels' fingerprint searches and, off the
+//! stencil, host cache misses on the sets and tags of a 6 MiB L3. A regression shows as
+//! the first three falling below 10 Melem/s, or the last below 4.
 
 use std::hint::black_box;
 use std::time::Duration;

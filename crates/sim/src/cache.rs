@@ -32,12 +32,12 @@
 //!   heat 3072x2048 under ws on opteron-8380, whose walk misses every level, this one
 //!   takes 0.85 to 0.9 of the whole simulation's CPU time, and on `cache_walk`, one
 //!   process alternating the two, 0.8 on the sequential walk, the same on the random
-//!   one and 1.07 on the stencil, whose hits in the 48-way L3 follow links where the
-//!   ranks aged 8 ways a step. The one before that kept each set's tags most recently
-//!   used first and moved a hit to the front with a `memmove`.) Cost: O(ways / 8) word
-//!   operations per lookup, O(1) per recency update; 8 bytes per line for its tag and 3
-//!   per way for its fingerprint and links (the ways rounded up to a multiple of 8),
-//!   plus 8 per set.
+//!   one and 1.02 to 1.06 on the stencil, whose hits in the 48-way L3 follow links
+//!   where the ranks aged 8 ways a step. The one before that kept each set's tags most
+//!   recently used first and moved a hit to the front with a `memmove`.) Cost:
+//!   O(ways / 8) word operations per lookup, O(1) per recency update; 8 bytes per line
+//!   for its tag and 3 per way for its fingerprint and links (the ways rounded up to a
+//!   multiple of 8), plus 8 per set.
 //! - **Hashed** (`ways > 64`, e.g. a 6 MiB fully associative cache of 98,304 lines):
 //!   scanning would cost O(lines) per access, so lines are found through an
 //!   open-addressing hash table (linear probing, Fibonacci hashing, backward-shift
