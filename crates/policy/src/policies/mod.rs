@@ -224,7 +224,7 @@ pub const POLICIES: &[PolicyInfo] = &[
         aliases: &[],
         forms: &["mts:BATCH"],
         examples: &["mts:3"],
-        help: "a shared queue per squad, its shallowest task first; an idle squad \
+        help: "a shared queue per squad, taken at its shallower end; an idle squad \
                bulk-steals BATCH tasks (default: its size) from a remote squad (Qthreads \
                MTS)",
         paper: "Qthreads MTS",
