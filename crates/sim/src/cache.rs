@@ -468,20 +468,45 @@ impl<const K: usize> Block<K> {
         tail: END,
     };
 
-    /// Takes valid way `w` off the recency list.
+    /// Makes `older` the next less recently used way after `newer` ([`END`] for either
+    /// end of the list: `older` becomes the head when `newer` is END).
     #[inline(always)]
-    fn unlink(&mut self, w: u8) {
-        let (newer, older) = (self.newer[w], self.older[w]);
+    fn set_older(&mut self, newer: u8, older: u8) {
         if newer == END {
             self.head = older;
         } else {
             self.older[newer] = older;
         }
+    }
+
+    /// Makes `newer` the next more recently used way before `older` (`newer` becomes
+    /// the tail when `older` is [`END`]).
+    #[inline(always)]
+    fn set_newer(&mut self, older: u8, newer: u8) {
         if older == END {
             self.tail = newer;
         } else {
             self.newer[older] = newer;
         }
+    }
+
+    /// Takes valid way `w` off the recency list.
+    #[inline(always)]
+    fn unlink(&mut self, w: u8) {
+        let (newer, older) = (self.newer[w], self.older[w]);
+        self.set_older(newer, older);
+        self.set_newer(older, newer);
+    }
+
+    /// Puts way `to`, off the list, in valid way `from`'s place on it (`from` then off
+    /// the list): the same neighbours, which now point at `to`.
+    #[inline(always)]
+    fn move_links(&mut self, from: u8, to: u8) {
+        let (newer, older) = (self.newer[from], self.older[from]);
+        self.newer[to] = newer;
+        self.older[to] = older;
+        self.set_older(newer, to);
+        self.set_newer(older, to);
     }
 
     /// Moves valid way `w`, not the head, to the head: as [`Block::unlink`] then
@@ -491,11 +516,7 @@ impl<const K: usize> Block<K> {
     fn move_to_head(&mut self, w: u8) {
         let (newer, older) = (self.newer[w], self.older[w]);
         self.older[newer] = older;
-        if older == END {
-            self.tail = newer;
-        } else {
-            self.newer[older] = newer;
-        }
+        self.set_newer(older, newer);
         let head = self.head;
         self.older[w] = head;
         self.newer[w] = END;
@@ -509,11 +530,7 @@ impl<const K: usize> Block<K> {
         let head = self.head;
         self.older[w] = head;
         self.newer[w] = END;
-        if head == END {
-            self.tail = w;
-        } else {
-            self.newer[head] = w;
-        }
+        self.set_newer(head, w);
         self.head = w;
     }
 }
@@ -653,19 +670,7 @@ impl<const K: usize> Sets<K> {
             let (i, lane) = (usize::from(way / 8), usize::from(way % 8));
             let fp = byte(block.fingerprints[j], from);
             block.fingerprints[i] = with_byte(block.fingerprints[i], lane, fp);
-            let (newer, older) = (block.newer[last], block.older[last]);
-            block.newer[way] = newer;
-            block.older[way] = older;
-            if newer == END {
-                block.head = way;
-            } else {
-                block.older[newer] = way;
-            }
-            if older == END {
-                block.tail = way;
-            } else {
-                block.newer[older] = way;
-            }
+            block.move_links(last, way);
         }
         block.fingerprints[j] = with_byte(block.fingerprints[j], from, 0);
         true
