@@ -133,6 +133,8 @@ pub(crate) struct MatrixPlan {
     cases: Vec<Params>,
     limit: Option<f64>,
     seed: u64,
+    /// Seeds per case, from `seed` on.
+    seeds: u32,
 }
 
 impl MatrixPlan {
@@ -202,6 +204,7 @@ impl MatrixPlan {
             cases,
             limit: args.limit,
             seed: args.seed,
+            seeds: args.seeds,
         })
     }
 }
@@ -215,19 +218,22 @@ struct Row {
 
 /// Runs the matrix; the report, and whether every worst ratio is within `--limit`.
 pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)> {
-    let per_case = plan.machines.len() * (plan.policies.len() + 1);
+    let runs_per_machine = (plan.policies.len() + 1) * plan.seeds as usize;
+    let per_case = plan.machines.len() * runs_per_machine;
     bar.set_length((plan.cases.len() * per_case) as u64);
     let mut rows = Vec::new();
     for (case, params) in plan.cases.iter().enumerate() {
         bar.set_message(format!("{} {params}", params.kernel()));
         let workload = record(params)
             .with_context(|| format!("cannot record {} {params}", params.kernel()))?;
-        let runs: Vec<(usize, usize)> = (0..plan.machines.len())
+        // (machine, policy (0: ws), seed offset), in that order of nesting.
+        let runs: Vec<(usize, usize, u32)> = (0..plan.machines.len())
             .flat_map(|m| (0..=plan.policies.len()).map(move |p| (m, p)))
+            .flat_map(|(m, p)| (0..plan.seeds).map(move |s| (m, p, s)))
             .collect();
         let makespans = runs
             .par_iter()
-            .map(|&(m, p)| {
+            .map(|&(m, p, s)| {
                 let (name, topology) = &plan.machines[m];
                 let kind = if p == 0 {
                     PolicyKind::Ws
@@ -236,7 +242,7 @@ pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)
                 };
                 let config = SimConfig {
                     threads: None,
-                    seed: plan.seed,
+                    seed: plan.seed.wrapping_add(u64::from(s)),
                     latencies: Latencies::defaults_for(topology.name()),
                     clock: locus_sim::clock::ClockKind::default(),
                     trace: false,
@@ -251,12 +257,17 @@ pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)
                 r.map(|r| r.makespan)
             })
             .collect::<Result<Vec<u64>>>()?;
-        for (m, chunk) in makespans.chunks(plan.policies.len() + 1).enumerate() {
-            let ws = chunk[0].max(1) as f64;
+        for (m, machine) in makespans.chunks(runs_per_machine).enumerate() {
+            // Each policy's makespans summed over the seeds: a ratio of means.
+            let sums: Vec<f64> = machine
+                .chunks(plan.seeds as usize)
+                .map(|per_seed| per_seed.iter().map(|&t| t as f64).sum())
+                .collect();
+            let ws = sums[0].max(1.0);
             rows.push(Row {
                 machine: m,
                 case,
-                ratios: chunk[1..].iter().map(|&t| t as f64 / ws).collect(),
+                ratios: sums[1..].iter().map(|&t| t / ws).collect(),
             });
         }
     }
@@ -264,9 +275,18 @@ pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)
 }
 
 fn report(plan: &MatrixPlan, rows: &[Row]) -> (String, bool) {
-    let mut out = String::from(
-        "simulated makespan of each policy over ws's in the same run (below 1: faster)\n",
-    );
+    let mut out = if plan.seeds == 1 {
+        String::from(
+            "simulated makespan of each policy over ws's in the same run (below 1: faster)\n",
+        )
+    } else {
+        format!(
+            "simulated makespan of each policy over ws's, each the mean over seeds {} to {} \
+             (below 1: faster)\n",
+            plan.seed,
+            plan.seed.wrapping_add(u64::from(plan.seeds) - 1),
+        )
+    };
     let label = |p: &Params| format!("{:<12}{}", p.kernel().name(), p);
     let width = plan.cases.iter().map(|p| label(p).len()).max().unwrap_or(0);
     let names: Vec<String> = plan.policies.iter().map(|p| p.to_string()).collect();

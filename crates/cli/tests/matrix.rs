@@ -93,4 +93,47 @@ fn bad_matrix_flags_are_refused() {
         &["--policy", "bogus"],
     );
     refused(&["sim", "matrix", "--machine", "pack:0"], &["--machine"]);
+    refused(&["sim", "matrix", "--seeds", "0"], &["--seeds", "0"]);
+    refused(&["sim", "matrix", "--seeds", "101"], &["--seeds", "101"]);
+    refused(&["sim", "matrix", "--seeds", "two"], &["--seeds", "two"]);
+}
+
+/// `--seeds N` averages each policy's makespan over N seeds before dividing by ws's:
+/// one seed gives the plain table, and the mean over seeds 1 and 2 lies between what
+/// each seed gives alone, for every case (a ratio of sums is a weighted mean of the
+/// ratios).
+#[test]
+fn seeds_average_the_makespans_of_consecutive_seeds() {
+    let table = |extra: &[&str]| {
+        let mut args = vec![
+            "sim", "matrix", "--quick", "--kernel", "sort,fft", "--policy", "mts",
+        ];
+        args.extend_from_slice(extra);
+        let out = locus(&args);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+        (rows(&stdout, 1), stdout)
+    };
+    let (one, _) = table(&[]);
+    let (also_one, _) = table(&["--seeds", "1"]);
+    assert_eq!(one, also_one);
+    let (second, _) = table(&["--seed", "2"]);
+    let (both, stdout) = table(&["--seeds", "2"]);
+    assert!(stdout.contains("mean over seeds 1 to 2"), "{stdout}");
+    assert_eq!(both.len(), one.len(), "{stdout}");
+    // fft 16384 takes 1.68 of ws's time under mts with seed 1 and 0.96 with seed 2.
+    assert_ne!(one, second, "the seeds give different tables");
+    assert_ne!(
+        both, one,
+        "the mean of two seeds is not the first seed's table"
+    );
+    for ((case, a), (b, m)) in one.iter().zip(second.iter().map(|r| &r.1).zip(&both)) {
+        let (lo, hi) = (a[0].min(b[0]), a[0].max(b[0]));
+        // The table prints two decimals.
+        assert!(
+            lo - 0.01 <= m.1[0] && m.1[0] <= hi + 0.01,
+            "{case}: {a:?} {b:?} {m:?}"
+        );
+        assert_eq!(case, &m.0);
+    }
 }

@@ -300,6 +300,13 @@ pub(crate) struct MatrixArgs {
     /// Seed of the simulated workers' random choices.
     #[arg(long, value_name = "SEED", default_value_t = 1)]
     pub(crate) seed: u64,
+
+    /// Run every case with N seeds (SEED to SEED+N-1) and report each policy's mean
+    /// makespan over ws's: a program of a few dozen coarse tasks moves by 10% or more
+    /// from one seed to the next, under ws too (1 to 100).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub(crate) seeds: u32,
 }
 
 fn limit(s: &str) -> Result<f64, String> {
