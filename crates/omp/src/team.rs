@@ -425,12 +425,12 @@ impl Starter {
 /// barrier no task of the team is left either.)
 ///
 /// The wait runs nothing ([`locus::raw::spin_until`]), unlike
-/// [`locus::raw::wait_until`], whose worker runs the pool's tasks meanwhile. The first members through may already have made tasks, and a
-/// member that ran one before its own region began would count it, say, in a
-/// `threadprivate` variable that the region's first statement then resets
-/// (`tests/c/threadprivate.c`, 200 short regions: before, it lost counts in both runs
-/// tried, under `static` on 2x2 and under `cab` on 3x1). Every member is a started
-/// worker on its way here, so the wait is short.
+/// [`locus::raw::wait_until`], whose worker runs the pool's tasks meanwhile. The first
+/// members through may already have made tasks, and a member that ran one before its
+/// own region began would count it, say, in a `threadprivate` variable that the
+/// region's first statement then resets (`tests/c/threadprivate.c`, 200 short regions:
+/// before, it lost counts in both runs tried, under `static` on 2x2 and under `cab` on
+/// 3x1). Every member is a started worker on its way here, so the wait is short.
 fn gather(team: &Team) {
     team.entered.fetch_add(1, Ordering::SeqCst);
     locus::raw::spin_until(|| team.entered.load(Ordering::SeqCst) == team.size);

@@ -47,8 +47,9 @@ pub enum Probe {
     SquadQueueShallow(SquadId),
     /// Take up to `batch` of the oldest tasks of one remote squad's queue into the
     /// worker's own squad queue, trying squads nearest first
-    /// ([`crate::WorkerMap::remote_squads`]: group by group, a random start in each). At most one worker of a squad does this at a time; the
-    /// others go on looking in their squad queue, where the stolen work will appear.
+    /// ([`crate::WorkerMap::remote_squads`]: group by group, a random start in each).
+    /// At most one worker of a squad does this at a time; the others go on looking in
+    /// their squad queue, where the stolen work will appear.
     BulkSteal {
         /// The most tasks moved by one steal.
         batch: usize,

@@ -535,7 +535,7 @@ fn parse_ws(args: Option<&str>) -> Result<PolicyKind, String> {
     }
 }
 
-/// `mts` or `mts:BATCH`.
+/// `mts`, `mts:BATCH`, or the same forms of `mts-paper` (`paper`).
 fn parse_mts(args: Option<&str>, paper: bool) -> Result<PolicyKind, String> {
     let kind = |batch| {
         if paper {
