@@ -28,6 +28,10 @@ fn the_quick_matrix_keeps_the_gains_and_loses_little() {
         "--quick",
         "--policy",
         "cab,cats,cab-paper,cats-paper",
+        // A program of a few dozen coarse tasks moves by 10% from one seed to the next
+        // (irreg small under cab: 1.14 with seed 1 alone, 1.05 over seeds 1-4).
+        "--seeds",
+        "4",
     ]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
@@ -52,12 +56,10 @@ fn the_quick_matrix_keeps_the_gains_and_loses_little() {
     let heat = "heat 256x128,leaf=8,iters=10";
     assert!(ratio(heat, 0) <= 0.8 && ratio(heat, 1) <= 0.8, "{stdout}");
     for (case, r) in &rows {
-        // cab and cats lose at most this much anywhere in the quick matrix (the
-        // remaining losses are listed in docs/results.md, "Against ws everywhere").
-        // The worst is irreg small: 1.07 (as before cab and cats ran the tasks of data
-        // beyond every cache as ws). heat-moving 512x256 took 1.05 before that rule
-        // (its 2 MiB outgrow the scaled machine's 1.5 MiB of L3) and 1.00 now.
-        assert!(r[0] <= 1.08 && r[1] <= 1.08, "{case}: {r:?}\n{stdout}");
+        // cab and cats lose at most this much anywhere in the quick matrix (see
+        // docs/results.md, "Against ws everywhere"). The worst is irreg small, 11 tasks
+        // an iteration: 1.05 under cab, 1.01 under cats.
+        assert!(r[0] <= 1.06 && r[1] <= 1.06, "{case}: {r:?}\n{stdout}");
     }
 }
 

@@ -89,6 +89,9 @@ fn cats_with_affinity_feeds_every_squad() {
         cmpi_threshold: None,
     });
     let (stats, explain) = run_heat(&ex, "1024x512,leaf=8,iters=4");
+    // Fig. 6 gives the 2 halves at level 1; fed one leaf for each of the 4 squads, the
+    // 4 tasks of level 2. The squads' shares of the work are even (declared work, the
+    // same per row), so the cut is not made finer.
     assert_eq!(
         stat(&stats, "leaf_inter_tasks_level2"),
         Some(4),
@@ -97,6 +100,10 @@ fn cats_with_affinity_feeds_every_squad() {
     assert_eq!(stat(&stats, "leaf_inter_tasks_level1"), None, "{explain}");
     assert!(
         explain.contains("split 2 leaf inter-squad task(s)"),
+        "{explain}"
+    );
+    assert!(
+        explain.contains("shares of the profiled work: the largest 1.00x"),
         "{explain}"
     );
     assert!(explain.contains("iteration affinity"), "{explain}");

@@ -30,8 +30,10 @@
 //!   may start another leaf (its own squad's first, then other squads' when its own have
 //!   all started). A leaf's width is the number of tasks without children in its
 //!   subtree, as the first iteration's profile showed it; a leaf of unknown width counts
-//!   as the whole squad, which is `busy_state` exactly. So a wide subtree still runs
-//!   alone in its squad, as the papers intend, and narrow ones run side by side.
+//!   as the whole squad, which is `busy_state` exactly. So a wide subtree still keeps
+//!   other squads' leaves out, as the papers intend, and narrow ones run side by side;
+//!   the squad's own leaves it starts whenever a worker is idle (see "Several leaves
+//!   per squad" below).
 //! - **Work stuck in another squad.** Tasks below a leaf never leave their squad, so a
 //!   squad whose subtree is heavy (a band that moves, a skewed tree) keeps working while
 //!   the others idle. A squad that runs no leaf subtree and whose own leaves of this
@@ -41,7 +43,33 @@
 //!   tree above the leaves unfolds and taking another squad's tasks in the meantime
 //!   costs both squads their caches (on `heat 1024x512` the steals took half the L3
 //!   gain away). So the partition is kept wherever it keeps workers busy, and only
-//!   otherwise idle time is spent away from it.
+//!   otherwise idle time is spent away from it. One more case counts as idle: a squad
+//!   whose leaf subtree still runs while every one of its workers searches (each
+//!   worker's own searches and task starts say whether it searches): what is left of
+//!   the subtree is in other squads' hands, the steals of the idle ones.
+//! - **Waiting inside a subtree.** A worker that searches while it waits inside a task
+//!   of a leaf subtree (for a child another worker took) steals from no other squad's
+//!   deque: what it finds runs on top of the waiting task, so its whole subtree, and
+//!   its squad, would wait for a foreign task to end. (Traced on `heat-moving` on
+//!   xeon-x7550: a squad's head, waiting for a last child, took another squad's hot
+//!   leaf of 680 µs while its seven mates idled for the subtree's end.) Waiting in a
+//!   task above the leaves is waiting for other squads anyway, and does steal.
+//!
+//! # Several leaves per squad (with iteration affinity)
+//!
+//! Eq. 4 and Fig. 6 cut the tree where the subtrees' data fits a squad's cache, which
+//! often gives each squad exactly one leaf subtree. Then the inter-squad tier cannot
+//! balance: a squad whose subtree holds more work (a hot band that moves between
+//! sweeps) keeps it, and the others help only by stealing single tasks from its deques
+//! once they run dry, late, and at the cost of their caches. So with affinity the cut
+//! goes deeper, to at least [`LEAVES_PER_SQUAD`] leaves per squad where the tree has
+//! them (`cab`: the first level below Eq. 4's that has so many tasks; `cats`: Fig. 6's
+//! leaves split, the largest first). The leaves are dealt contiguously, so each squad
+//! still owns one contiguous share of the data, and the subtrees only get smaller (they
+//! fit the cache better). Since a squad's own leaves are its share of the data, its
+//! idle workers start them whatever the squad runs already (the `busy_state` rule
+//! stays for other squads' leaves), and a squad done with its own takes the unstarted
+//! leaves of a late one, which then move home to it.
 //!
 //! # Data that outgrows every cache (with iteration affinity)
 //!
@@ -69,17 +97,30 @@
 //! with `Relaxed` loads and may be one search late, which costs a search, not a task.
 //! Paper-faithful, only the head starts leaves for its squad, so the published invariant
 //! (one leaf subtree per squad) holds exactly, and `leaf_subtree_overlaps` stays 0. With
-//! affinity, two workers of a squad that both read room before either started its leaf
-//! both start one; the counter shows how often (a preempted worker makes it likelier),
-//! and the squad runs over its size until one of them finishes.
+//! affinity a full squad starts its own leaves, and two workers of a squad that both
+//! read room before either started its leaf both start one (a preempted worker makes it
+//! likelier); `leaf_subtrees_stacked` counts both, and the squad runs over its size
+//! until one of them finishes.
 
 use crate::policies::iteration::{contiguous_squad, IterationAffinity};
 use crate::Source;
 use crate::{Layout, Place, Probe, SquadId, TaskId, TaskInfo, Victims, WorkerId, WorkerMap};
 use crossbeam_utils::CachePadded;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
+
+/// With iteration affinity, the partition gives each squad at least this many leaf
+/// inter-squad tasks where the tree has them (see "Several leaves per squad" in the
+/// module documentation). Chosen by measurement between balance and the subtrees'
+/// size; 1 is the papers' cut.
+pub(crate) const LEAVES_PER_SQUAD: usize = 4;
+
+/// With iteration affinity, the partition is cut finer (to [`LEAVES_PER_SQUAD`] leaves
+/// per squad) when the squads' shares of the profiled work are this uneven: the largest
+/// share over the mean. A guess: a quarter more than the mean; a stencil's shares differ
+/// by its boundary rows only (about 1.0), a moving hot band's by its factor.
+pub(crate) const UNEVEN_SHARES: f64 = 1.25;
 
 /// The tier of a task in a partitioned DAG.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -99,6 +140,17 @@ impl Tier {
     }
 }
 
+/// What a worker is doing, as its own calls tell: written by that worker only (plain
+/// loads and stores, on its own cache line), read by its squad mates' searches.
+#[derive(Debug, Default)]
+struct Activity {
+    /// Searching for work since its last task start (idle, or waiting inside a task).
+    searching: AtomicBool,
+    /// Tasks of a leaf subtree (a leaf inter-squad task and the tasks below it) started
+    /// and not finished: when positive, a search is a wait inside the squad's subtree.
+    depth: AtomicU32,
+}
+
 /// Squads, heads and busy states of a bi-tier policy, with its statistics.
 #[derive(Debug)]
 pub(crate) struct BiTier {
@@ -108,6 +160,13 @@ pub(crate) struct BiTier {
     single_worker: bool,
     /// Workers per squad.
     squad_size: Vec<u32>,
+    /// The workers of each squad.
+    members: Vec<Vec<WorkerId>>,
+    /// Per worker, what its own searches, starts and finishes say of it.
+    workers: Box<[CachePadded<Activity>]>,
+    /// Searches that stole from any worker while their squad's leaf subtree still ran
+    /// (every worker of the squad searching: the rest of it was in other squads' hands).
+    stalled_steals: AtomicU64,
     /// Per squad, the widths (capped at the squad's size) of its running leaf
     /// subtrees, summed: the squad is full when this reaches its size.
     load: Box<[CachePadded<AtomicU32>]>,
@@ -116,10 +175,13 @@ pub(crate) struct BiTier {
     widths: OnceLock<HashMap<TaskId, u32>>,
     /// Leaf inter-squad tasks running per squad: instrumentation of the invariant.
     running_leaves: Box<[CachePadded<AtomicU32>]>,
-    /// Leaf subtrees started in a squad past what its free workers allow.
+    /// Paper-faithful: leaf subtrees started in a squad past what its free workers allow.
     violations: AtomicU64,
     /// Leaf subtrees started beside narrow ones that left workers free.
     side_by_side: AtomicU64,
+    /// With affinity: leaf subtrees started in a squad already full (its own leaves, or
+    /// two workers that both saw room), which the rules allow.
+    stacked: AtomicU64,
     inter_taken: Box<[AtomicU64]>,
     busy_refusals: Box<[AtomicU64]>,
     pub(crate) affinity: IterationAffinity,
@@ -143,6 +205,11 @@ impl BiTier {
             llc: (0..squads).map(|s| map.llc_size(s)).collect(),
             single_worker: map.num_workers() == 1,
             squad_size: (0..squads).map(|s| map.squad(s).len() as u32).collect(),
+            members: (0..squads).map(|s| map.squad(s).to_vec()).collect(),
+            workers: (0..map.num_workers())
+                .map(|_| CachePadded::new(Activity::default()))
+                .collect(),
+            stalled_steals: AtomicU64::new(0),
             load: (0..squads)
                 .map(|_| CachePadded::new(AtomicU32::new(0)))
                 .collect(),
@@ -152,6 +219,7 @@ impl BiTier {
                 .collect(),
             violations: AtomicU64::new(0),
             side_by_side: AtomicU64::new(0),
+            stacked: AtomicU64::new(0),
             inter_taken: (0..squads).map(|_| AtomicU64::new(0)).collect(),
             busy_refusals: (0..squads).map(|_| AtomicU64::new(0)).collect(),
             affinity: IterationAffinity::new(squads, affinity),
@@ -248,6 +316,7 @@ impl BiTier {
     /// stealing from any worker comes last of all (see the module documentation).
     pub(crate) fn plan(&self, worker: WorkerId, plan: &mut Vec<Probe>) {
         let squad = self.squad_of[worker];
+        self.set_searching(worker, true);
         plan.push(Probe::OwnDeque);
         plan.push(Probe::Steal(Victims::Squad));
         let chunks = self.chunks_waiting();
@@ -256,7 +325,13 @@ impl BiTier {
         }
         let load = self.load[squad].load(Ordering::Relaxed);
         let takes_leaves = self.heads[squad] == worker || self.affinity.enabled();
-        if takes_leaves && load < self.squad_size[squad] {
+        if self.affinity.enabled()
+            && load >= self.squad_size[squad]
+            && !self.affinity.own_leaves_started(squad)
+        {
+            // The squad's own leaves, whatever it runs: they hold its share of the data.
+            plan.push(Probe::InterPool(squad));
+        } else if takes_leaves && load < self.squad_size[squad] {
             plan.push(Probe::InterPool(squad));
             if self.num_squads() > 1 && self.affinity.may_steal_remote(squad) {
                 plan.push(Probe::RemoteInterPools);
@@ -268,14 +343,62 @@ impl BiTier {
             plan.push(Probe::BulkSteal { batch: 1 });
         }
         // An idle squad whose leaves have all started this iteration waits for nothing
-        // of its own: the rest of the iteration is other squads' work.
+        // of its own: the rest of the iteration is other squads' work. So does a squad
+        // whose leaf subtree still runs while every one of its workers searches: what
+        // is left of the subtree is in other squads' hands (see the module documentation).
         if self.affinity.enabled()
             && !self.single_worker
-            && load == 0
+            && !self.waits_in_subtree(worker)
             && self.affinity.own_leaves_started(squad)
         {
-            plan.push(Probe::Steal(Victims::All));
+            if load == 0 {
+                plan.push(Probe::Steal(Victims::All));
+            } else if self.squad_searching(squad) {
+                self.stalled_steals.fetch_add(1, Ordering::Relaxed);
+                plan.push(Probe::Steal(Victims::All));
+            }
         }
+    }
+
+    /// `worker` starts a task, whatever its tier: it no longer searches.
+    #[inline]
+    pub(crate) fn task_begins(&self, worker: WorkerId) {
+        self.set_searching(worker, false);
+    }
+
+    /// Counts `worker` one task deeper into a leaf subtree (`by` 1) or one out (`by`
+    /// -1).
+    #[inline]
+    fn subtree_depth(&self, worker: WorkerId, tier: Tier, by: i32) {
+        if tier != Tier::Inter {
+            let depth = &self.workers[worker].depth;
+            let d = depth.load(Ordering::Relaxed).saturating_add_signed(by);
+            depth.store(d, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `worker` searches from inside a leaf subtree's task, for its children.
+    fn waits_in_subtree(&self, worker: WorkerId) -> bool {
+        self.workers[worker].depth.load(Ordering::Relaxed) > 0
+    }
+
+    /// Records whether `worker` searches, writing its flag only when that changes (the
+    /// flag is on the worker's own cache line; others read it only in
+    /// [`BiTier::squad_searching`]).
+    #[inline]
+    fn set_searching(&self, worker: WorkerId, searching: bool) {
+        let flag = &self.workers[worker].searching;
+        if flag.load(Ordering::Relaxed) != searching {
+            flag.store(searching, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether every worker of `squad` is searching. A stale flag costs one search or
+    /// one early steal, never a task.
+    fn squad_searching(&self, squad: SquadId) -> bool {
+        self.members[squad]
+            .iter()
+            .all(|&w| self.workers[w].searching.load(Ordering::Relaxed))
     }
 
     /// Gives the width of each leaf inter-squad task (see the module documentation);
@@ -388,6 +511,8 @@ impl BiTier {
     /// `task`, of `tier`, starts on `worker`.
     pub(crate) fn started(&self, worker: WorkerId, task: &TaskInfo, tier: Tier) {
         let squad = self.squad_of[worker];
+        self.task_begins(worker);
+        self.subtree_depth(worker, tier, 1);
         if tier.is_inter() {
             self.inter_taken[squad].fetch_add(1, Ordering::Relaxed);
         }
@@ -396,11 +521,12 @@ impl BiTier {
             let occupancy = self.occupancy(squad, task);
             let before = self.load[squad].fetch_add(occupancy, Ordering::Relaxed);
             if before > 0 {
-                // Allowed beside narrow subtrees; a second subtree in a squad it fills
-                // breaks the protocol.
-                let side_by_side = before + occupancy <= self.squad_size[squad];
-                let counter = if side_by_side {
+                // Allowed beside narrow subtrees, and with affinity in a full squad; a
+                // second subtree in a squad it fills breaks the published protocol.
+                let counter = if before + occupancy <= self.squad_size[squad] {
                     &self.side_by_side
+                } else if self.affinity.enabled() {
+                    &self.stacked
                 } else {
                     &self.violations
                 };
@@ -412,6 +538,7 @@ impl BiTier {
 
     /// `task`, of `tier`, finished on `worker`.
     pub(crate) fn finished(&self, worker: WorkerId, task: &TaskInfo, tier: Tier) {
+        self.subtree_depth(worker, tier, -1);
         if tier == Tier::LeafInter {
             let squad = self.squad_of[worker];
             self.running_leaves[squad].fetch_sub(1, Ordering::Relaxed);
@@ -435,7 +562,8 @@ impl BiTier {
     }
 
     /// Statistics by name: inter-squad tasks taken and busy refusals per squad, and
-    /// the invariant's violations (always 0 unless the protocol is broken).
+    /// the published invariant's violations (always 0 unless the protocol is broken;
+    /// with affinity a full squad may start more, counted as stacked).
     pub(crate) fn stats(&self) -> Vec<(String, u64)> {
         let mut out = Vec::new();
         for (s, n) in self.inter_taken.iter().enumerate() {
@@ -452,6 +580,14 @@ impl BiTier {
             out.push((
                 "leaf_subtrees_side_by_side".to_string(),
                 self.side_by_side.load(Ordering::Relaxed),
+            ));
+            out.push((
+                "leaf_subtrees_stacked".to_string(),
+                self.stacked.load(Ordering::Relaxed),
+            ));
+            out.push((
+                "stalled_squad_searches".to_string(),
+                self.stalled_steals.load(Ordering::Relaxed),
             ));
         }
         self.affinity.stats(&mut out);
@@ -583,7 +719,8 @@ mod tests {
             ],
             "squad 0 has no leaf of its own: other squads' leaves, then any deque"
         );
-        // A leaf of unknown width fills its squad: the other worker waits inside it.
+        // A leaf of unknown width fills its squad, which has no other leaf of its own:
+        // the other worker looks in its squad only.
         bt.started(2, &leaf(2), Tier::LeafInter);
         plan.clear();
         bt.plan(3, &mut plan);
@@ -595,6 +732,44 @@ mod tests {
             plan[3..],
             [Probe::RemoteInterPools, Probe::Steal(Victims::All)]
         );
+    }
+
+    #[test]
+    fn a_worker_waiting_inside_its_subtree_steals_from_no_other_squad() {
+        let map = WorkerMap::from_squad_sizes(&[3, 2]);
+        let bt = BiTier::new(&map, true);
+        let task = |id, level| TaskInfo {
+            id: crate::TaskId(id),
+            level,
+            loop_chunks: 0,
+        };
+        let mut plan = Vec::new();
+        let mut steals_anywhere = |worker| {
+            plan.clear();
+            bt.plan(worker, &mut plan);
+            plan.contains(&Probe::Steal(Victims::All))
+        };
+        // Worker 0 runs a leaf subtree of squad 0 (unknown width: the squad is full)
+        // and waits inside an intra-squad task of it; worker 2 runs a task of it.
+        bt.started(0, &task(2, 1), Tier::LeafInter);
+        bt.started(0, &task(3, 2), Tier::Intra);
+        bt.task_begins(2);
+        assert!(!steals_anywhere(0), "waiting inside its subtree");
+        assert!(!steals_anywhere(1), "the subtree still runs in the squad");
+        // Worker 2 searches too: nothing of the subtree runs in the squad, so the idle
+        // workers take work anywhere; the waiting one still does not.
+        assert!(steals_anywhere(2));
+        assert!(steals_anywhere(1));
+        assert!(
+            !steals_anywhere(0),
+            "what a waiting worker takes runs on top of its subtree's task"
+        );
+        // The subtree done, worker 0 is idle and its squad runs nothing: any deque.
+        bt.finished(0, &task(3, 2), Tier::Intra);
+        bt.finished(0, &task(2, 1), Tier::LeafInter);
+        assert!(steals_anywhere(0));
+        let stats = bt.stats();
+        assert!(stats.contains(&("stalled_squad_searches".to_string(), 2)));
     }
 
     #[test]
@@ -626,11 +801,21 @@ mod tests {
             "one worker's worth of work in a squad of two: the other starts a leaf too"
         );
         bt.started(1, &leaf(3), Tier::LeafInter);
-        assert_eq!(plan_of(1).len(), 2, "full: the squad's search only");
+        let own_only = [
+            Probe::OwnDeque,
+            Probe::Steal(Victims::Squad),
+            Probe::InterPool(0),
+        ];
+        assert_eq!(
+            plan_of(1),
+            own_only,
+            "full, with a leaf of its own still to start: that leaf only"
+        );
         bt.finished(0, &leaf(2), Tier::LeafInter);
         bt.finished(1, &leaf(3), Tier::LeafInter);
         bt.started(0, &leaf(4), Tier::LeafInter);
         assert_eq!(plan_of(1).len(), 2, "a wide leaf fills its squad alone");
+        assert_eq!(bt.stacked.load(Ordering::Relaxed), 0);
         bt.finished(0, &leaf(4), Tier::LeafInter);
         let stats = bt.stats();
         assert!(stats.contains(&("leaf_subtrees_side_by_side".to_string(), 1)));

@@ -20,7 +20,10 @@
 //! With affinity each leaf inter-squad task has a home squad (see `iteration.rs`): first
 //! subtree `i` of the `k` leaves in squad `⌊i·m/k⌋`, later the squad that last ran it.
 //! In auto mode the leaves and their order come from the profile; with given inputs,
-//! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`).
+//! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`). In auto mode
+//! the leaves are also cut below Eq. 4's level where that level gives a squad fewer
+//! than [`LEAVES_PER_SQUAD`] of them, so that squads can balance by leaves (see
+//! `bitier.rs`); given inputs and a given level are taken as they are.
 //!
 //! With affinity, data that outgrows the squads' caches together (`S_d > M · S_c`,
 //! given or learned) is not partitioned: `cab` then runs its tasks as `ws` (`BL = 0`),
@@ -28,9 +31,12 @@
 //! chunks keep the homes they have had since the first iteration (see `bitier.rs`).
 //! `cab-paper`, and a boundary level given as such, partition it as Eq. 4 says.
 
-use crate::policies::bitier::{BiTier, Tier};
+use crate::policies::bitier::{BiTier, Tier, LEAVES_PER_SQUAD, UNEVEN_SHARES};
 use crate::policies::iteration::{contiguous_counts, contiguous_squad};
-use crate::policies::online::{leaf_order, widths, Entry, LearnedTiers, OnlineProfile, Spawned};
+use crate::policies::online::{
+    leaf_order, share_imbalance, subtree_work, widths, Entry, LearnedTiers, OnlineProfile, Spawned,
+    PROFILE_BUDGET,
+};
 use crate::{
     Layout, Place, Policy, Probe, Source, SquadId, TaskCost, TaskId, TaskInfo, WorkerId, WorkerMap,
 };
@@ -55,6 +61,23 @@ pub fn boundary_level(squads: usize, shared_cache: u64, branching: u32, data_byt
     k + 1
 }
 
+/// With iteration affinity: the first level at or below Eq. 4's `leaf` level whose
+/// profiled tasks number at least [`LEAVES_PER_SQUAD`] per squad, or the level where the
+/// tree stops growing (the next holds no more tasks).
+fn deepened_leaf_level(entries: &HashMap<TaskId, Entry>, leaf: u32, squads: usize) -> u32 {
+    let mut per_level: HashMap<u32, usize> = HashMap::new();
+    for e in entries.values() {
+        *per_level.entry(e.level).or_default() += 1;
+    }
+    let count = |level: u32| per_level.get(&level).copied().unwrap_or(0);
+    let wanted = squads.saturating_mul(LEAVES_PER_SQUAD);
+    let mut leaf = leaf;
+    while count(leaf) < wanted && count(leaf + 1) > count(leaf) {
+        leaf += 1;
+    }
+    leaf
+}
+
 /// How CAB gets `B` and `S_d`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CabInputs {
@@ -76,6 +99,8 @@ pub enum CabInputs {
 const LEVEL_UNKNOWN: u32 = u32::MAX;
 /// No inter-squad tier: plain work stealing (one squad).
 const NO_TIER: u32 = u32::MAX - 1;
+/// Auto mode: the first iteration outgrew the profile's budget; plain work stealing.
+const UNPROFILED: u32 = u32::MAX - 2;
 
 /// Positions of the inter-squad tasks in a complete `B`-ary tree, for first homes
 /// when no profile says where the leaves are: the root is at 0, and child `j` of the
@@ -120,6 +145,17 @@ impl Positions {
     }
 }
 
+/// What auto mode learned from its first iteration.
+#[derive(Debug)]
+struct Learned {
+    part: LearnedTiers,
+    /// Eq. 4's boundary level (0 when the data outgrows the caches).
+    eq4: u32,
+    /// With affinity, the squads' shares of the profiled work at Eq. 4's level: the
+    /// largest over the mean.
+    shares: Option<f64>,
+}
+
 /// Cache Aware Bi-tier task stealing.
 #[derive(Debug)]
 pub struct Cab {
@@ -130,7 +166,7 @@ pub struct Cab {
     leaf_level: AtomicU32,
     /// Auto mode: the first iteration's profile, and what was learned.
     profile: OnlineProfile,
-    learned: OnceLock<(LearnedTiers, u32)>,
+    learned: OnceLock<Learned>,
     /// With affinity and given inputs: positions for the leaves' first homes.
     positions: Option<Positions>,
 }
@@ -153,7 +189,7 @@ impl Cab {
                 data_bytes,
             } => boundary_level(core.num_squads(), shared_cache, branching, data_bytes) - 1,
             CabInputs::Level(0) => NO_TIER,
-            CabInputs::Level(bl) => (bl - 1).min(NO_TIER - 1),
+            CabInputs::Level(bl) => (bl - 1).min(UNPROFILED - 1),
             CabInputs::Auto => LEVEL_UNKNOWN,
         };
         let core = if leaf_level == NO_TIER && !outgrown {
@@ -162,7 +198,7 @@ impl Cab {
             core
         };
         let positions = match inputs {
-            _ if !affinity || leaf_level >= NO_TIER => None,
+            _ if !affinity || leaf_level >= UNPROFILED => None,
             CabInputs::Given { branching, .. } => Some(Positions::new(branching)),
             CabInputs::Level(_) => Some(Positions::new(2)),
             CabInputs::Auto => None,
@@ -192,18 +228,20 @@ impl Cab {
         self.core.affinity.enabled() && self.core.outgrows_caches(data_bytes, self.shared_cache)
     }
 
-    /// The boundary level in CAB's numbering (0: no inter-squad tier), once known.
+    /// The boundary level in CAB's numbering (0: no inter-squad tier), once known: Eq. 4's,
+    /// or with iteration affinity in auto mode the level below it that gives each squad
+    /// several leaves (see the module documentation).
     pub fn boundary(&self) -> Option<u32> {
         match self.leaf_level.load(Ordering::Acquire) {
             LEVEL_UNKNOWN => None,
-            NO_TIER => Some(0),
+            NO_TIER | UNPROFILED => Some(0),
             leaf => Some(leaf + 1),
         }
     }
 
     fn tier(&self, level: u32) -> Option<Tier> {
         match self.leaf_level.load(Ordering::Acquire) {
-            LEVEL_UNKNOWN | NO_TIER => None,
+            LEVEL_UNKNOWN | NO_TIER | UNPROFILED => None,
             leaf if level < leaf => Some(Tier::Inter),
             leaf if level == leaf => Some(Tier::LeafInter),
             _ => Some(Tier::Intra),
@@ -214,7 +252,15 @@ impl Cab {
         if self.leaf_level.load(Ordering::Acquire) != LEVEL_UNKNOWN {
             return;
         }
-        if self.profile.spawned(parent, task) == Spawned::Repeat {
+        let spawned = self.profile.spawned(parent, task);
+        if spawned == Spawned::OverBudget {
+            let _ = self.leaf_level.compare_exchange(
+                LEVEL_UNKNOWN,
+                UNPROFILED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+        } else if spawned == Spawned::Repeat {
             self.learned.get_or_init(|| {
                 let entries = self.profile.snapshot();
                 let part = LearnedTiers::new(&entries, self.shared_cache, 0.0);
@@ -222,18 +268,34 @@ impl Cab {
                 let m = self.core.num_squads();
                 if self.outgrown(part.data_bytes) {
                     self.leaf_level.store(NO_TIER, Ordering::Release);
-                    return (part, 0);
+                    return Learned {
+                        part,
+                        eq4: 0,
+                        shares: None,
+                    };
                 }
                 let bl = boundary_level(m, self.shared_cache, b, part.data_bytes);
+                let mut leaf = bl - 1;
+                let mut shares = None;
                 if self.core.affinity.enabled() {
-                    let is_leaf = |_: &TaskId, e: &Entry| e.level == bl - 1;
+                    let at = |level: u32| leaf_order(&entries, |_, e: &Entry| e.level == level);
+                    let imbalance = share_imbalance(&subtree_work(&entries, &at(leaf)), m);
+                    if imbalance > UNEVEN_SHARES {
+                        leaf = deepened_leaf_level(&entries, leaf, m);
+                    }
+                    shares = Some(imbalance);
+                    let is_leaf = |_: &TaskId, e: &Entry| e.level == leaf;
                     self.core
                         .affinity
                         .preset_contiguous(leaf_order(&entries, is_leaf));
                     self.core.set_widths(widths(&entries, is_leaf));
                 }
-                self.leaf_level.store(bl - 1, Ordering::Release);
-                (part, bl)
+                self.leaf_level.store(leaf, Ordering::Release);
+                Learned {
+                    part,
+                    eq4: bl,
+                    shares,
+                }
             });
         }
     }
@@ -311,6 +373,7 @@ impl Policy for Cab {
     }
 
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
+        self.core.task_begins(worker);
         if self.core.is_placed_chunk(task) {
             self.core.chunk_started(worker, task, source);
         } else if let Some(tier) = self.tier(task.level) {
@@ -335,7 +398,7 @@ impl Policy for Cab {
         let name = self.name();
         let data = match (self.inputs, self.learned.get()) {
             (CabInputs::Given { data_bytes, .. }, _) => Some((data_bytes, "given")),
-            (CabInputs::Auto, Some((part, _))) => Some((part.data_bytes, "learned")),
+            (CabInputs::Auto, Some(learned)) => Some((learned.part.data_bytes, "learned")),
             _ => None,
         };
         if let Some((d, how)) =
@@ -344,6 +407,12 @@ impl Policy for Cab {
             return format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes, S_d = {d} bytes ({how}), BL = 0: {}",
                 self.core.outgrown_line(sc)
+            );
+        }
+        if self.leaf_level.load(Ordering::Acquire) == UNPROFILED {
+            return format!(
+                "{name}: M = {m} squads: no iteration within the profile's first {PROFILE_BUDGET} tasks: \
+                 BL = 0, plain ws, no profiling\n"
             );
         }
         let mut text = match (self.inputs, self.boundary(), self.learned.get()) {
@@ -357,13 +426,22 @@ impl Policy for Cab {
                  BL = {bl} (Eq. 4), leaf inter-squad tasks at locus level {}\n",
                 bl - 1
             ),
-            (CabInputs::Auto, Some(bl), Some((part, _))) => format!(
+            (CabInputs::Auto, Some(level), Some(Learned { part, eq4, shares })) => format!(
                 "{name}: M = {m} squads, S_c = {sc} bytes, B = {:.2} and S_d = {} bytes learned from {} tasks of the \
-                 first iteration: BL = {bl} (Eq. 4), leaf inter-squad tasks at locus level {}\n",
+                 first iteration: BL = {eq4} (Eq. 4), leaf inter-squad tasks at locus level {}{}\n",
                 part.branching,
                 part.data_bytes,
                 part.tasks,
-                bl - 1
+                level - 1,
+                match shares {
+                    Some(r) if level > *eq4 => format!(
+                        " (the squads' shares of the profiled work at Eq. 4's level {} were uneven, the largest {r:.2}x \
+                         the mean, so cut finer for {LEAVES_PER_SQUAD} leaves per squad)",
+                        eq4 - 1
+                    ),
+                    Some(r) => format!(" (the squads' shares of the profiled work: the largest {r:.2}x the mean)"),
+                    None => String::new(),
+                }
             ),
             _ => format!("{name}: M = {m} squads, S_c = {sc} bytes: B and S_d not learned yet (first iteration runs as ws)\n"),
         };
@@ -379,6 +457,10 @@ impl Policy for Cab {
             "profile_iterations".to_string(),
             u64::from(self.learned.get().is_some()),
         ));
+        out.push((
+            "profile_abandoned".to_string(),
+            u64::from(self.leaf_level.load(Ordering::Acquire) == UNPROFILED),
+        ));
         out
     }
 }
@@ -388,6 +470,69 @@ mod tests {
     use super::*;
 
     const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn a_program_that_never_iterates_stops_being_profiled() {
+        let cab = Cab::new(&WorkerMap::from_squad_sizes(&[2, 2]), CabInputs::Auto, true);
+        assert!(cab.wants_cost(), "the first iteration is profiled");
+        crate::policies::cats::tests::spawn_chain(&cab, PROFILE_BUDGET, || !cab.wants_cost());
+        assert_eq!(cab.boundary(), Some(0));
+        assert!(cab.stats().contains(&("profile_abandoned".to_string(), 1)));
+        let mut plan = Vec::new();
+        cab.search(0, &mut plan);
+        assert_eq!(plan, [Probe::OwnDeque, Probe::Steal(crate::Victims::All)]);
+        assert!(
+            cab.explain().contains("no iteration within"),
+            "{}",
+            cab.explain()
+        );
+    }
+
+    #[test]
+    fn leaves_are_cut_finer_until_each_squad_has_several() {
+        // A binary tree of levels 0-4 (1, 2, 4, 8, 16 tasks) and a chain below one leaf.
+        let mut entries = HashMap::new();
+        let mut id = 0u64;
+        for level in 0..=4u32 {
+            for _ in 0..1u32 << level {
+                id += 1;
+                let e = Entry {
+                    level,
+                    ..Entry::default()
+                };
+                entries.insert(TaskId(id), e);
+            }
+        }
+        assert_eq!(LEAVES_PER_SQUAD, 4, "the cases below assume 4 per squad");
+        assert_eq!(
+            deepened_leaf_level(&entries, 1, 2),
+            3,
+            "8 leaves for 2 squads"
+        );
+        assert_eq!(
+            deepened_leaf_level(&entries, 3, 1),
+            3,
+            "Eq. 4's level has enough"
+        );
+        assert_eq!(
+            deepened_leaf_level(&entries, 1, 8),
+            4,
+            "32 wanted: the deepest level, where the tree stops growing"
+        );
+        id += 1;
+        entries.insert(
+            TaskId(id),
+            Entry {
+                level: 5,
+                ..Entry::default()
+            },
+        );
+        assert_eq!(
+            deepened_leaf_level(&entries, 1, 8),
+            4,
+            "one task below is no more"
+        );
+    }
 
     #[test]
     fn the_papers_example_gives_bl_4() {

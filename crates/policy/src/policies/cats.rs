@@ -19,7 +19,8 @@
 //!
 //! # Iteration affinity (`cats`; `cats-paper` is the published algorithm)
 //! With affinity the partition is made to feed every squad (Fig. 6's leaves are split,
-//! the largest first, until there are at least as many as squads), its leaves get first
+//! the largest first, until there are at least [`LEAVES_PER_SQUAD`] per squad, so that
+//! squads can balance by leaves: see `bitier.rs`), its leaves get first
 //! homes in depth-first order, subtree `i` of `k` in squad `⌊i·m/k⌋`, and from then on
 //! each leaf goes back to the squad that ran it last (see `iteration.rs`). A program
 //! whose profiled data outgrows the squads' caches together (`S_d > M · S_c`, as CAB
@@ -27,11 +28,15 @@
 //! one does, since no partition keeps a squad's share cached between iterations; its
 //! loops' chunks keep their homes (see `bitier.rs`).
 
-use crate::policies::bitier::{BiTier, Tier};
-use crate::policies::online::{leaf_order, widths, Entry, LearnedTiers, OnlineProfile, Spawned};
+use crate::policies::bitier::{BiTier, Tier, LEAVES_PER_SQUAD, UNEVEN_SHARES};
+use crate::policies::online::{
+    leaf_order, share_imbalance, subtree_work, widths, Entry, LearnedTiers, OnlineProfile, Spawned,
+    PROFILE_BUDGET,
+};
 use crate::{
     Layout, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo, WorkerId, WorkerMap,
 };
+use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 
@@ -49,6 +54,9 @@ const SINGLE_SQUAD: u8 = 3;
 /// With affinity: the profiled data outgrows the squads' caches together; its tasks
 /// run as plain work stealing from the second iteration on, its loop chunks go home.
 const OUTGROWN: u8 = 4;
+/// The first iteration outgrew the profile's budget (a program that does not iterate,
+/// or a very fine-grained one): plain work stealing from then on, its loop chunks home.
+const UNPROFILED: u8 = 5;
 
 /// Cache Aware Task Stealing.
 #[derive(Debug)]
@@ -121,12 +129,34 @@ impl Cats {
         if self.state.load(Ordering::Acquire) != PROFILING {
             return;
         }
-        if self.profile.spawned(parent, task) == Spawned::Repeat {
+        let spawned = self.profile.spawned(parent, task);
+        if spawned == Spawned::OverBudget {
+            let _ = self.state.compare_exchange(
+                PROFILING,
+                UNPROFILED,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            );
+        } else if spawned == Spawned::Repeat {
             let partition = self.partition.get_or_init(|| {
                 let entries = self.profile.snapshot();
                 let mut part = LearnedTiers::new(&entries, self.shared_cache, self.threshold);
                 if self.core.affinity.enabled() && !part.cpu_bound && !self.outgrown(&part) {
-                    part.feed(&entries, self.core.num_squads());
+                    let m = self.core.num_squads();
+                    part.feed(&entries, m, 1);
+                    let leaves = |part: &LearnedTiers| {
+                        leaf_order(&entries, |id, _| part.tiers.get(id) == Some(&Tier::LeafInter))
+                    };
+                    let imbalance = share_imbalance(&subtree_work(&entries, &leaves(&part)), m);
+                    let uneven = imbalance > UNEVEN_SHARES;
+                    let _ = writeln!(
+                        part.report,
+                        "the squads' shares of the profiled work: the largest {imbalance:.2}x the mean{}",
+                        if uneven { ", uneven: cut finer" } else { "" }
+                    );
+                    if uneven {
+                        part.feed(&entries, m, LEAVES_PER_SQUAD);
+                    }
                     let is_leaf =
                         |id: &TaskId, _: &Entry| part.tiers.get(id) == Some(&Tier::LeafInter);
                     self.core
@@ -207,6 +237,7 @@ impl Policy for Cats {
     }
 
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
+        self.core.task_begins(worker);
         if self.places_chunks() && self.core.is_placed_chunk(task) {
             self.core.chunk_started(worker, task, source);
         } else if let Some(tier) = self.tier(task) {
@@ -235,6 +266,10 @@ impl Policy for Cats {
                 "{}: still in the first (profiling) iteration: no task id has repeated\n",
                 self.name()
             ),
+            (UNPROFILED, _) => format!(
+                "{}: no iteration within the profile's first {PROFILE_BUDGET} tasks: plain ws, no profiling\n",
+                self.name()
+            ),
             (CPU_BOUND, Some(p)) => format!("{}: {}", self.name(), p.report),
             (OUTGROWN, Some(p)) => format!(
                 "{}: {}S_d = {} bytes (summed over the top tasks): {}",
@@ -254,6 +289,10 @@ impl Policy for Cats {
             "profile_iterations".to_string(),
             u64::from(self.partition.get().is_some()),
         ));
+        out.push((
+            "profile_abandoned".to_string(),
+            u64::from(self.state.load(Ordering::Acquire) == UNPROFILED),
+        ));
         if let Some(p) = self.partition.get() {
             out.push(("cpu_bound".to_string(), u64::from(p.cpu_bound)));
             out.push(("outgrown".to_string(), u64::from(self.outgrown(p))));
@@ -262,5 +301,54 @@ impl Policy for Cats {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::Victims;
+
+    /// Spawns a chain of joins through `policy` (each first half spawns the next pair)
+    /// until `done` says so, at most `limit` joins.
+    pub(crate) fn spawn_chain(policy: &dyn Policy, limit: usize, done: impl Fn() -> bool) {
+        let mut parent = TaskInfo {
+            id: TaskId(1),
+            level: 0,
+            loop_chunks: 0,
+        };
+        let site = std::panic::Location::caller();
+        for _ in 0..limit {
+            let (a, b) =
+                locus_task::Spawner::of(parent).join_children(locus_task::JoinSite::of(site));
+            policy.place(0, &parent, &b);
+            policy.parent_first(0, &parent, &a);
+            if done() {
+                return;
+            }
+            parent = a;
+        }
+        panic!("still not done after {limit} joins");
+    }
+
+    #[test]
+    fn a_program_that_never_iterates_stops_being_profiled() {
+        let cats = Cats::new(&WorkerMap::from_squad_sizes(&[2, 2]), 0.001, true);
+        assert!(cats.wants_cost(), "the first iteration is profiled");
+        spawn_chain(&cats, PROFILE_BUDGET, || !cats.wants_cost());
+        let stats = cats.stats();
+        assert!(stats.contains(&("profile_abandoned".to_string(), 1)));
+        let mut plan = Vec::new();
+        cats.search(0, &mut plan);
+        assert_eq!(
+            plan,
+            [Probe::OwnDeque, Probe::Steal(Victims::All)],
+            "plain ws"
+        );
+        assert!(
+            cats.explain().contains("no iteration within"),
+            "{}",
+            cats.explain()
+        );
     }
 }

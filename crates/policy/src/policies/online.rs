@@ -112,6 +112,15 @@ impl Table {
     }
 }
 
+/// The most tasks a first iteration may have for the profile to record it. Recording
+/// takes a lock per spawn and per completion (and the engine reads counters around every
+/// task), so a program that does not iterate, or whose iteration is very fine-grained,
+/// would pay that on every task for good (`fib 30` on a virtual opteron-8380: 53x
+/// `ws`'s time under `cats` before this bound). Past the budget the profile gives up and
+/// the policy runs as `ws`. A guess, with room: the iterative kernels here have up to
+/// 4,096 tasks per iteration (`spmv-crs laplace2d:1024,grain=256`).
+pub(crate) const PROFILE_BUDGET: usize = 1 << 15;
+
 /// What a spawn tells the profile.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Spawned {
@@ -121,6 +130,8 @@ pub(crate) enum Spawned {
     /// A task that completed before, spawned when nothing else of the iteration runs:
     /// the second iteration has begun.
     Repeat,
+    /// A new task past [`PROFILE_BUDGET`]: the profile gives up, not recorded.
+    OverBudget,
 }
 
 impl OnlineProfile {
@@ -179,6 +190,7 @@ impl OnlineProfile {
                 };
             }
             Some(e) if e.parent.is_some() => return Spawned::New,
+            None if table.entries.len() >= PROFILE_BUDGET => return Spawned::OverBudget,
             _ => {}
         }
         let entry = table.entry(task.id, task.level);
@@ -318,10 +330,19 @@ pub(crate) fn widths(
 
 impl LearnedTiers {
     /// Splits leaf inter-squad tasks, the largest first, until there are at least
-    /// `squads` of them or none can be split: Fig. 6 alone gives a program whose data
-    /// is twice one squad's cache two subtrees, and leaves half of four squads idle.
-    /// Returns how many were split.
-    pub(crate) fn feed(&mut self, entries: &HashMap<TaskId, Entry>, squads: usize) -> usize {
+    /// `per_squad` of them for each of `squads` squads, or none can be split: Fig. 6
+    /// alone gives a program whose data is twice one squad's cache two subtrees, and
+    /// leaves half of four squads idle (and see [`LEAVES_PER_SQUAD`] for more than one
+    /// each). Returns how many were split.
+    ///
+    /// [`LEAVES_PER_SQUAD`]: crate::policies::bitier::LEAVES_PER_SQUAD
+    pub(crate) fn feed(
+        &mut self,
+        entries: &HashMap<TaskId, Entry>,
+        squads: usize,
+        per_squad: usize,
+    ) -> usize {
+        let wanted = squads.saturating_mul(per_squad);
         let children = children(entries);
         let mut split = 0;
         loop {
@@ -331,7 +352,7 @@ impl LearnedTiers {
                 .filter(|(_, t)| **t == Tier::LeafInter)
                 .map(|(id, _)| *id)
                 .collect();
-            if leaves.len() >= squads {
+            if leaves.len() >= wanted {
                 break;
             }
             let largest = leaves
@@ -350,7 +371,7 @@ impl LearnedTiers {
             use std::fmt::Write as _;
             let _ = writeln!(
                 self.report,
-                "split {split} leaf inter-squad task(s), the largest first, to give each of {squads} squads one: now {}",
+                "split {split} leaf inter-squad task(s), the largest first, to give each of {squads} squads {per_squad}: now {}",
                 self.leaves_by_level
                     .iter()
                     .map(|(level, n)| format!("{n} at level {level}"))
@@ -520,6 +541,66 @@ fn children(entries: &HashMap<TaskId, Entry>) -> HashMap<TaskId, Vec<TaskId>> {
     children
 }
 
+/// The profiled work of the subtree under each of `leaves` (the leaf and every task
+/// below it): their own instructions where the counters counted any in the profile,
+/// else their own nanoseconds.
+pub(crate) fn subtree_work(entries: &HashMap<TaskId, Entry>, leaves: &[TaskId]) -> Vec<u64> {
+    let by_instructions = entries.values().any(|e| e.own.instructions > 0);
+    let own = |e: &Entry| {
+        if by_instructions {
+            e.own.instructions
+        } else {
+            e.own.nanos
+        }
+    };
+    let children = children(entries);
+    let mut seen = std::collections::HashSet::new();
+    leaves
+        .iter()
+        .map(|leaf| {
+            // Ids are hashes: a task met twice (a parent link that loops) counts once.
+            seen.clear();
+            let mut sum = 0u64;
+            let mut stack = vec![*leaf];
+            while let Some(id) = stack.pop() {
+                if !seen.insert(id) {
+                    continue;
+                }
+                if let Some(e) = entries.get(&id) {
+                    sum = sum.saturating_add(own(e));
+                }
+                if let Some(kids) = children.get(&id) {
+                    stack.extend(kids.iter().copied());
+                }
+            }
+            sum
+        })
+        .collect()
+}
+
+/// How uneven the squads' shares of work are when leaves of `work` (in their order)
+/// are dealt contiguously to `squads` squads ([`contiguous_squad`]): the largest share
+/// over the mean share; 1 with no work or one squad.
+///
+/// [`contiguous_squad`]: crate::policies::iteration::contiguous_squad
+pub(crate) fn share_imbalance(work: &[u64], squads: usize) -> f64 {
+    use crate::policies::iteration::contiguous_squad;
+    if squads <= 1 || work.is_empty() {
+        return 1.0;
+    }
+    let mut shares = vec![0u64; squads];
+    for (i, w) in work.iter().enumerate() {
+        let s = contiguous_squad(i, work.len(), squads);
+        shares[s] = shares[s].saturating_add(*w);
+    }
+    let total: u64 = shares.iter().fold(0u64, |a, b| a.saturating_add(*b));
+    if total == 0 {
+        return 1.0;
+    }
+    let max = shares.iter().copied().max().unwrap_or(0);
+    max as f64 * squads as f64 / total as f64
+}
+
 /// Leaf inter-squad tasks of `tiers`, counted by level.
 fn leaves_by_level(
     entries: &HashMap<TaskId, Entry>,
@@ -628,6 +709,33 @@ mod tests {
             misses: bytes / 64,
             ..TaskCost::default()
         }
+    }
+
+    #[test]
+    fn a_first_iteration_past_the_budget_is_not_recorded() {
+        let p = OnlineProfile::default();
+        let root = info(1, 0);
+        // A chain of joins: each first half spawns the next pair (two entries per join,
+        // the spawner's counted with its first spawn).
+        let mut parent = root;
+        let mut spawned = 0;
+        'chain: loop {
+            let (a, b) = halves(&parent);
+            for task in [a, b] {
+                match p.spawned(&parent, &task) {
+                    Spawned::OverBudget => break 'chain,
+                    answer => assert_eq!(answer, Spawned::New),
+                }
+                spawned += 1;
+                assert!(spawned <= PROFILE_BUDGET, "the budget must stop it");
+            }
+            parent = a;
+        }
+        assert_eq!(p.snapshot().len(), PROFILE_BUDGET);
+        assert_eq!(spawned, PROFILE_BUDGET - 1, "the root's entry counts too");
+        // A task already recorded is still known.
+        let (a, _) = halves(&root);
+        assert_eq!(p.spawned(&root, &a), Spawned::New);
     }
 
     #[test]
@@ -748,6 +856,32 @@ mod tests {
 
     /// A complete binary tree of `depth` below a loop task, each leaf task costing
     /// `leaf_bytes`, profiled; returns the profile's entries and the ids by level.
+    #[test]
+    fn uneven_shares_show_in_the_profiled_work() {
+        let (mut entries, levels) = binary_tree(3, 1 << 20);
+        // Every leaf 10 instructions, the first two 80: a hot band at the start.
+        for (i, t) in levels[3].iter().enumerate() {
+            entries.get_mut(&t.id).unwrap().own.instructions = if i < 2 { 80 } else { 10 };
+        }
+        let quarters: Vec<TaskId> = levels[2].iter().map(|t| t.id).collect();
+        let work = subtree_work(&entries, &quarters);
+        assert_eq!(work, [160, 20, 20, 20]);
+        assert!((share_imbalance(&work, 4) - 160.0 * 4.0 / 220.0).abs() < 1e-9);
+        assert!((share_imbalance(&work, 2) - 180.0 * 2.0 / 220.0).abs() < 1e-9);
+        assert_eq!(share_imbalance(&work, 1), 1.0);
+        assert_eq!(share_imbalance(&[5, 5, 5, 5], 2), 1.0);
+        assert_eq!(share_imbalance(&[0, 0], 2), 1.0, "no work counted: even");
+        assert_eq!(share_imbalance(&[], 4), 1.0);
+        // Without instructions in the profile, nanoseconds.
+        for t in &levels[3] {
+            let e = entries.get_mut(&t.id).unwrap();
+            e.own.instructions = 0;
+            e.own.nanos = 3;
+        }
+        assert_eq!(subtree_work(&entries, &quarters), [6, 6, 6, 6]);
+        assert_eq!(subtree_work(&entries, &[levels[0][0].id]), [24]);
+    }
+
     fn binary_tree(depth: u32, leaf_bytes: u64) -> (HashMap<TaskId, Entry>, Vec<Vec<TaskInfo>>) {
         let p = OnlineProfile::default();
         let root = TaskInfo {
@@ -807,16 +941,30 @@ mod tests {
         let (entries, levels) = binary_tree(3, 1 << 20);
         let mut part = LearnedTiers::new(&entries, 6 << 20, 0.0);
         assert_eq!(part.leaves_by_level.get(&1), Some(&2), "Fig. 6 alone");
-        assert_eq!(part.feed(&entries, 4), 2);
+        assert_eq!(part.feed(&entries, 4, 1), 2);
         assert_eq!(part.leaves_by_level.get(&2), Some(&4));
         assert_eq!(part.leaves_by_level.get(&1), None);
         assert_eq!(part.tiers[&levels[1][0].id], Tier::Inter);
         assert_eq!(part.tiers[&levels[3][5].id], Tier::Intra);
         assert!(part.report.contains("split 2"), "{}", part.report);
-        assert_eq!(part.feed(&entries, 4), 0, "already fed");
+        assert_eq!(part.feed(&entries, 4, 1), 0, "already fed");
+        // Two each for two squads: one more split, the largest (by SOID, then id) first.
+        assert_eq!(
+            part.feed(&entries, 2, 3),
+            2,
+            "six leaves wanted: two more splits"
+        );
+        assert_eq!(part.leaves_by_level.values().sum::<u64>(), 6);
         // More squads than tasks can be split into: stops at the leaves of the tree.
         let mut part = LearnedTiers::new(&entries, 6 << 20, 0.0);
-        part.feed(&entries, 100);
+        part.feed(&entries, 100, 1);
         assert_eq!(part.leaves_by_level.get(&3), Some(&8));
+        let mut part = LearnedTiers::new(&entries, 6 << 20, 0.0);
+        part.feed(&entries, 4, 4);
+        assert_eq!(
+            part.leaves_by_level.get(&3),
+            Some(&8),
+            "16 wanted, 8 there are"
+        );
     }
 }
