@@ -61,10 +61,15 @@
 //! often gives each squad exactly one leaf subtree. Then the inter-squad tier cannot
 //! balance: a squad whose subtree holds more work (a hot band that moves between
 //! sweeps) keeps it, and the others help only by stealing single tasks from its deques
-//! once they run dry, late, and at the cost of their caches. So with affinity the cut
-//! goes deeper, to at least [`LEAVES_PER_SQUAD`] leaves per squad where the tree has
-//! them (`cab`: the first level below Eq. 4's that has so many tasks; `cats`: Fig. 6's
-//! leaves split, the largest first). The leaves are dealt contiguously, so each squad
+//! once they run dry, late, and at the cost of their caches. So with affinity, where
+//! the first iteration's profile shows the squads' shares of the work uneven (the
+//! largest over [`UNEVEN_SHARES`] times the mean; the work is the tasks' instructions
+//! where the counters count them, else their time), the cut goes deeper, to at least
+//! [`LEAVES_PER_SQUAD`] leaves per squad where the tree has them (`cab`: the first level
+//! below Eq. 4's that has so many tasks; `cats`: Fig. 6's leaves split, the largest
+//! first). Even shares keep the papers' cut: cutting those finer cost them part of their
+//! gain (smaller subtrees go to whichever worker is idle, and the workers' private caches
+//! lose the rows they had). The leaves are dealt contiguously, so each squad
 //! still owns one contiguous share of the data, and the subtrees only get smaller (they
 //! fit the cache better). Since a squad's own leaves are its share of the data, its
 //! idle workers start them whatever the squad runs already (the `busy_state` rule

@@ -20,10 +20,11 @@
 //! With affinity each leaf inter-squad task has a home squad (see `iteration.rs`): first
 //! subtree `i` of the `k` leaves in squad `⌊i·m/k⌋`, later the squad that last ran it.
 //! In auto mode the leaves and their order come from the profile; with given inputs,
-//! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`). In auto mode
-//! the leaves are also cut below Eq. 4's level where that level gives a squad fewer
-//! than [`LEAVES_PER_SQUAD`] of them, so that squads can balance by leaves (see
-//! `bitier.rs`); given inputs and a given level are taken as they are.
+//! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`). In auto mode,
+//! where the squads' shares of the profiled work at Eq. 4's level are uneven
+//! ([`UNEVEN_SHARES`]), the leaves are cut below it, to at least [`LEAVES_PER_SQUAD`] per
+//! squad, so that squads can balance by leaves (see `bitier.rs`); given inputs and a
+//! given level are taken as they are.
 //!
 //! With affinity, data that outgrows the squads' caches together (`S_d > M · S_c`,
 //! given or learned) is not partitioned: `cab` then runs its tasks as `ws` (`BL = 0`),

@@ -19,7 +19,8 @@
 //!
 //! # Iteration affinity (`cats`; `cats-paper` is the published algorithm)
 //! With affinity the partition is made to feed every squad (Fig. 6's leaves are split,
-//! the largest first, until there are at least [`LEAVES_PER_SQUAD`] per squad, so that
+//! the largest first, until there is one per squad, and [`LEAVES_PER_SQUAD`] per squad
+//! where the squads' shares of the profiled work are uneven ([`UNEVEN_SHARES`]), so that
 //! squads can balance by leaves: see `bitier.rs`), its leaves get first
 //! homes in depth-first order, subtree `i` of `k` in squad `⌊i·m/k⌋`, and from then on
 //! each leaf goes back to the squad that ran it last (see `iteration.rs`). A program
