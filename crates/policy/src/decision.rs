@@ -96,12 +96,18 @@ pub enum Victims {
 /// idle worker's would, so that the scan under the queue's lock stays short).
 pub const OWN_TASK_SCAN_PER_WORKER: usize = 4;
 
+/// The `scan` both engines pass to [`pick_shallow`] for a squad of `squad_size` workers:
+/// its size times [`OWN_TASK_SCAN_PER_WORKER`].
+pub fn own_task_scan(squad_size: usize) -> usize {
+    squad_size.saturating_mul(OWN_TASK_SCAN_PER_WORKER)
+}
+
 /// Which entry of a squad's shared queue (`queue`, oldest first) a
 /// [`Probe::SquadQueueShallow`] takes, or `None` for an empty queue. `waiting`: the
 /// searching worker waits inside a task (at a join, a scope's end, a taskwait), and
 /// `own(e)` says whether it queued entry `e` itself; `level(e)` is the entry's depth in
 /// its task tree; `scan` is how many of the newest entries to look through for an own
-/// task (the squad's size times [`OWN_TASK_SCAN_PER_WORKER`]).
+/// task ([`own_task_scan`] of the squad's size).
 ///
 /// Why: MTS's workers all pop the newest task, so an idle worker takes the smallest,
 /// the last one spawned, and fine-grained trees are split into pieces that cost more to

@@ -82,7 +82,8 @@ mod stability;
 mod workers;
 
 pub use decision::{
-    pick_shallow, Layout, LoopPlan, Order, Place, Probe, Source, Victims, OWN_TASK_SCAN_PER_WORKER,
+    own_task_scan, pick_shallow, Layout, LoopPlan, Order, Place, Probe, Source, Victims,
+    OWN_TASK_SCAN_PER_WORKER,
 };
 pub use factory::PolicyFactory;
 pub use locus_task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};

@@ -34,8 +34,8 @@ use crate::sync::AtomicBool;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 use locus_policy::{
-    from_random_start, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy, Probe, Source,
-    TaskCost, TaskId, TaskInfo, Victims, WorkerMap, OWN_TASK_SCAN_PER_WORKER,
+    from_random_start, own_task_scan, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy,
+    Probe, Source, TaskCost, TaskId, TaskInfo, Victims, WorkerMap,
 };
 use locus_task::rng::XorShift64Star;
 use locus_task::Spawner;
@@ -691,7 +691,7 @@ impl WorkerThread {
                 local(registry.squad_queues[squad].pop_newest().map(|q| q.job))
             }
             Probe::SquadQueueShallow(squad) => {
-                let scan = registry.map.squad(squad).len() * OWN_TASK_SCAN_PER_WORKER;
+                let scan = own_task_scan(registry.map.squad(squad).len());
                 let me = self.index;
                 let picked = registry.squad_queues[squad].pop_picked(|queue| {
                     pick_shallow(queue, waiting, scan, |q| q.by == me, |q| q.level)

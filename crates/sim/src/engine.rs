@@ -43,8 +43,8 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use locus_policy::{
-    from_random_start, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy, PolicyFactory,
-    PolicyKind, Probe, Source, TaskCost, TaskInfo, Victims, WorkerMap, OWN_TASK_SCAN_PER_WORKER,
+    from_random_start, own_task_scan, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy,
+    PolicyFactory, PolicyKind, Probe, Source, TaskCost, TaskInfo, Victims, WorkerMap,
 };
 use locus_topo::{SquadTier, Topology};
 use serde::Serialize;
@@ -925,7 +925,7 @@ impl<'w> Sim<'w> {
                 self.spend(w, self.probe_cost(w, s));
                 // A worker with a task on its stack is waiting inside it.
                 let waiting = !self.workers[w].frames.is_empty();
-                let scan = self.map.squad(s).len() * OWN_TASK_SCAN_PER_WORKER;
+                let scan = own_task_scan(self.map.squad(s).len());
                 let (pushed_by, tasks, me) = (&self.pushed_by, self.workload.tasks(), w as u32);
                 let at = pick_shallow(
                     &self.queues.squad[s],

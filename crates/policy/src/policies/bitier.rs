@@ -68,8 +68,8 @@
 //! [`LEAVES_PER_SQUAD`] leaves per squad where the tree has them (`cab`: the first level
 //! below Eq. 4's that has so many tasks; `cats`: Fig. 6's leaves split, the largest
 //! first). Even shares keep the papers' cut: cutting those finer cost them part of their
-//! gain (smaller subtrees go to whichever worker is idle, and the workers' private caches
-//! lose the rows they had). The leaves are dealt contiguously, so each squad
+//! gain (smaller subtrees go to whichever worker is idle; on `heat 512x512` the L2 misses
+//! rose by a tenth, docs/results.md). The leaves are dealt contiguously, so each squad
 //! still owns one contiguous share of the data, and the subtrees only get smaller (they
 //! fit the cache better). Since a squad's own leaves are its share of the data, its
 //! idle workers start them whatever the squad runs already (the `busy_state` rule
@@ -163,15 +163,14 @@ pub(crate) struct BiTier {
     heads: Vec<WorkerId>,
     llc: Vec<Option<u64>>,
     single_worker: bool,
-    /// Workers per squad.
-    squad_size: Vec<u32>,
     /// The workers of each squad.
     members: Vec<Vec<WorkerId>>,
     /// Per worker, what its own searches, starts and finishes say of it.
     workers: Box<[CachePadded<Activity>]>,
-    /// Searches that stole from any worker while their squad's leaf subtree still ran
-    /// (every worker of the squad searching: the rest of it was in other squads' hands).
-    stalled_steals: AtomicU64,
+    /// Plans that let a worker steal from any worker while its squad's leaf subtree
+    /// still ran (every worker of the squad searching: the rest of it was in other
+    /// squads' hands).
+    stalled_searches: AtomicU64,
     /// Per squad, the widths (capped at the squad's size) of its running leaf
     /// subtrees, summed: the squad is full when this reaches its size.
     load: Box<[CachePadded<AtomicU32>]>,
@@ -209,12 +208,11 @@ impl BiTier {
             heads: (0..squads).map(|s| map.head(s)).collect(),
             llc: (0..squads).map(|s| map.llc_size(s)).collect(),
             single_worker: map.num_workers() == 1,
-            squad_size: (0..squads).map(|s| map.squad(s).len() as u32).collect(),
             members: (0..squads).map(|s| map.squad(s).to_vec()).collect(),
             workers: (0..map.num_workers())
                 .map(|_| CachePadded::new(Activity::default()))
                 .collect(),
-            stalled_steals: AtomicU64::new(0),
+            stalled_searches: AtomicU64::new(0),
             load: (0..squads)
                 .map(|_| CachePadded::new(AtomicU32::new(0)))
                 .collect(),
@@ -257,6 +255,12 @@ impl BiTier {
             task_events: true,
             ..Layout::deques()
         }
+    }
+
+    /// Workers in `squad`.
+    #[inline]
+    fn squad_size(&self, squad: SquadId) -> u32 {
+        self.members[squad].len() as u32
     }
 
     pub(crate) fn num_squads(&self) -> usize {
@@ -331,12 +335,12 @@ impl BiTier {
         let load = self.load[squad].load(Ordering::Relaxed);
         let takes_leaves = self.heads[squad] == worker || self.affinity.enabled();
         if self.affinity.enabled()
-            && load >= self.squad_size[squad]
+            && load >= self.squad_size(squad)
             && !self.affinity.own_leaves_started(squad)
         {
             // The squad's own leaves, whatever it runs: they hold its share of the data.
             plan.push(Probe::InterPool(squad));
-        } else if takes_leaves && load < self.squad_size[squad] {
+        } else if takes_leaves && load < self.squad_size(squad) {
             plan.push(Probe::InterPool(squad));
             if self.num_squads() > 1 && self.affinity.may_steal_remote(squad) {
                 plan.push(Probe::RemoteInterPools);
@@ -359,7 +363,7 @@ impl BiTier {
             if load == 0 {
                 plan.push(Probe::Steal(Victims::All));
             } else if self.squad_searching(squad) {
-                self.stalled_steals.fetch_add(1, Ordering::Relaxed);
+                self.stalled_searches.fetch_add(1, Ordering::Relaxed);
                 plan.push(Probe::Steal(Victims::All));
             }
         }
@@ -415,7 +419,7 @@ impl BiTier {
     /// How much of `squad` a leaf subtree rooted at `task` occupies: its width, at most
     /// the squad's size, and the whole squad when unknown or when paper-faithful.
     fn occupancy(&self, squad: SquadId, task: &TaskInfo) -> u32 {
-        let size = self.squad_size[squad];
+        let size = self.squad_size(squad);
         if !self.affinity.enabled() {
             return size;
         }
@@ -528,7 +532,7 @@ impl BiTier {
             if before > 0 {
                 // Allowed beside narrow subtrees, and with affinity in a full squad; a
                 // second subtree in a squad it fills breaks the published protocol.
-                let counter = if before + occupancy <= self.squad_size[squad] {
+                let counter = if before + occupancy <= self.squad_size(squad) {
                     &self.side_by_side
                 } else if self.affinity.enabled() {
                     &self.stacked
@@ -592,7 +596,7 @@ impl BiTier {
             ));
             out.push((
                 "stalled_squad_searches".to_string(),
-                self.stalled_steals.load(Ordering::Relaxed),
+                self.stalled_searches.load(Ordering::Relaxed),
             ));
         }
         self.affinity.stats(&mut out);
