@@ -180,8 +180,9 @@ pub struct Machine {
     package_of_core: Vec<usize>,
     node_of_core: Vec<u16>,
     package_of_domain: Vec<usize>,
-    /// Cores of each domain, as directory bit positions (core indices).
-    cores_of_domain: Vec<Vec<usize>>,
+    /// The cores of each domain as a mask over the directory's bitmask words, `words`
+    /// words a domain.
+    core_masks: Vec<u64>,
     lat: Latencies,
     line_bytes: u64,
     /// Bitmask words per line of the cores holding the line privately.
@@ -291,7 +292,6 @@ impl Machine {
         }
         let mut shared = Vec::with_capacity(domains_n);
         let mut package_of_domain = Vec::with_capacity(domains_n);
-        let mut cores_of_domain = vec![Vec::new(); domains_n];
         for domain in topology.cache_domains() {
             shared.push(match &domain.llc {
                 Some(c) if c.size > 0 => {
@@ -302,9 +302,6 @@ impl Machine {
             });
             package_of_domain.push(domain.package);
         }
-        for (core, &d) in domain_of_core.iter().enumerate() {
-            cores_of_domain[d].push(core);
-        }
         let mut package_of_node = vec![0u16; topology.num_numa_nodes()];
         for (core, &node) in node_of_core.iter().enumerate() {
             if let Some(p) = package_of_node.get_mut(usize::from(node)) {
@@ -314,6 +311,10 @@ impl Machine {
         let line_bytes = u64::from(line.unwrap_or(64));
         let lines = pages * (PAGE_SIZE / line_bytes.min(PAGE_SIZE)).max(1);
         let words = cores.len().div_ceil(WORD);
+        let mut core_masks = vec![0; domains_n * words];
+        for (core, &d) in domain_of_core.iter().enumerate() {
+            core_masks[d * words + core / WORD] |= 1u64 << (core % WORD);
+        }
         let mut directory = vec![0; lines as usize * (words + 2)];
         for entry in directory.chunks_exact_mut(words + 2) {
             entry[words + 1] = u64::from(CLEAN);
@@ -327,7 +328,7 @@ impl Machine {
             package_of_core,
             node_of_core,
             package_of_domain,
-            cores_of_domain,
+            core_masks,
             lat,
             line_bytes,
             words,
@@ -531,12 +532,7 @@ impl Machine {
             if let Some(level) = self.shared[d].as_mut() {
                 level.cache.invalidate(l as u64);
             }
-            for k in 0..self.cores_of_domain[d].len() {
-                let c = self.cores_of_domain[d][k];
-                if self.holds(c, l) {
-                    self.drop_private(c, l);
-                }
-            }
+            self.drop_private_in(d, l, None);
             counts.invalidations += 1;
             extra = extra.max(if self.package_of_domain[d] == package {
                 u64::from(self.lat.near_cache)
@@ -545,13 +541,10 @@ impl Machine {
             });
         }
         *self.domains_mut(l) &= 1u64 << domain;
-        for k in 0..self.cores_of_domain[domain].len() {
-            let c = self.cores_of_domain[domain][k];
-            if c != core && self.holds(c, l) {
-                self.drop_private(c, l);
-                counts.invalidations += 1;
-                extra = extra.max(u64::from(self.lat.l3_hit));
-            }
+        let dropped = self.drop_private_in(domain, l, Some(core));
+        if dropped > 0 {
+            counts.invalidations += dropped;
+            extra = extra.max(u64::from(self.lat.l3_hit));
         }
         self.set_dirty(l, domain as u16);
         extra
@@ -572,12 +565,7 @@ impl Machine {
     /// The last-level cache of `domain` evicted `victim`: its cores lose it too.
     fn evict_shared(&mut self, domain: usize, victim: u64) {
         let v = victim as usize;
-        for k in 0..self.cores_of_domain[domain].len() {
-            let c = self.cores_of_domain[domain][k];
-            if self.holds(c, v) {
-                self.drop_private(c, v);
-            }
-        }
+        self.drop_private_in(domain, v, None);
         *self.domains_mut(v) &= !(1u64 << domain);
         if self.dirty(v) as usize == domain {
             self.set_dirty(v, CLEAN); // written back
@@ -588,6 +576,25 @@ impl Machine {
                 }
             }
         }
+    }
+
+    /// Removes line `l` from the private caches of every core of `domain` that holds
+    /// it, `except` one; returns how many cores lost it. The directory's holders
+    /// masked by the domain's cores: no look at a core that does not hold the line.
+    fn drop_private_in(&mut self, domain: usize, l: usize, except: Option<usize>) -> u64 {
+        let mut dropped = 0;
+        for w in 0..self.words {
+            let mut held =
+                self.directory[self.entry(l) + w] & self.core_masks[domain * self.words + w];
+            if let Some(c) = except.filter(|c| c / WORD == w) {
+                held &= !(1u64 << (c % WORD));
+            }
+            for bit in bits(held) {
+                self.drop_private(w * WORD + bit, l);
+                dropped += 1;
+            }
+        }
+        dropped
     }
 
     /// Removes line `l` from every private cache of `core`.
