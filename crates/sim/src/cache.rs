@@ -439,19 +439,25 @@ struct Block<const K: usize> {
 #[derive(Clone, Copy)]
 struct Links<const K: usize>([[u8; 8]; K]);
 
+// A link is indexed by a valid way, below `8 * K`, never by [`END`]. The mask keeps the
+// index below the length the compiler knows, so no bounds check is made: these links
+// are followed several times an access (a bounds-checked index of the nested arrays
+// cost a sixth of the walk's instructions).
 impl<const K: usize> std::ops::Index<u8> for Links<K> {
     type Output = u8;
 
     #[inline(always)]
     fn index(&self, way: u8) -> &u8 {
-        &self.0[usize::from(way / 8)][usize::from(way % 8)]
+        debug_assert!(usize::from(way) < 8 * K, "way {way} of {}", 8 * K);
+        &self.0.as_flattened()[usize::from(way) & (8 * K - 1)]
     }
 }
 
 impl<const K: usize> std::ops::IndexMut<u8> for Links<K> {
     #[inline(always)]
     fn index_mut(&mut self, way: u8) -> &mut u8 {
-        &mut self.0[usize::from(way / 8)][usize::from(way % 8)]
+        debug_assert!(usize::from(way) < 8 * K, "way {way} of {}", 8 * K);
+        &mut self.0.as_flattened_mut()[usize::from(way) & (8 * K - 1)]
     }
 }
 
@@ -572,6 +578,8 @@ fn fingerprint(line: u64) -> u8 {
 
 impl<const K: usize> Sets<K> {
     fn new(index: SetIndex, ways: usize) -> Sets<K> {
+        // The links' masked index needs `8 * K` a power of two.
+        const { assert!(K.is_power_of_two() && K <= 8) };
         debug_assert!(ways >= 1 && ways <= 8 * K && (K == 1 || ways > 4 * K));
         let sets = index.sets as usize;
         Sets {

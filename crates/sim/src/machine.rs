@@ -552,12 +552,16 @@ impl Machine {
 
     /// Private level `i` of `core` evicted `victim`: the levels above lose it too
     /// (inclusion), and if it was the last private level the core no longer holds it.
+    ///
+    /// Inlined: most evictions are an L1's, where there is nothing to do.
+    #[inline(always)]
     fn evict_private(&mut self, core: usize, i: usize, victim: u64) {
-        let levels = &mut self.private[core];
-        for above in &mut levels[..i] {
-            above.cache.invalidate(victim);
+        if i > 0 {
+            for above in &mut self.private[core][..i] {
+                above.cache.invalidate(victim);
+            }
         }
-        if i + 1 == levels.len() {
+        if i + 1 == self.private[core].len() {
             self.clear_holder(core, victim as usize);
         }
     }
@@ -581,20 +585,33 @@ impl Machine {
     /// Removes line `l` from the private caches of every core of `domain` that holds
     /// it, `except` one; returns how many cores lost it. The directory's holders
     /// masked by the domain's cores: no look at a core that does not hold the line.
+    ///
+    /// Inlined, with the drops out of line: mostly no other core holds the line.
+    #[inline(always)]
     fn drop_private_in(&mut self, domain: usize, l: usize, except: Option<usize>) -> u64 {
+        let (except_word, except_bit) = except.map_or((usize::MAX, 0), |c| (c / WORD, c % WORD));
         let mut dropped = 0;
         for w in 0..self.words {
             let mut held =
                 self.directory[self.entry(l) + w] & self.core_masks[domain * self.words + w];
-            if let Some(c) = except.filter(|c| c / WORD == w) {
-                held &= !(1u64 << (c % WORD));
+            if w == except_word {
+                held &= !(1u64 << except_bit);
             }
-            for bit in bits(held) {
-                self.drop_private(w * WORD + bit, l);
-                dropped += 1;
+            if held != 0 {
+                dropped += self.drop_holders(w, held, l);
             }
         }
         dropped
+    }
+
+    /// Removes line `l` from the private caches of the cores in `held`, a mask over
+    /// the directory's bitmask word `w`; returns how many.
+    #[inline(never)]
+    fn drop_holders(&mut self, w: usize, held: u64, l: usize) -> u64 {
+        for bit in bits(held) {
+            self.drop_private(w * WORD + bit, l);
+        }
+        u64::from(held.count_ones())
     }
 
     /// Removes line `l` from every private cache of `core`.
