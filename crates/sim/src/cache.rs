@@ -530,6 +530,27 @@ impl<const K: usize> Block<K> {
         self.head = w;
     }
 
+    /// Makes the tail of a full set its head, for the fill that reuses the least
+    /// recently used way; returns that way. As [`Block::unlink`] then
+    /// [`Block::push_head`] of the tail, without their tests for ends that cannot be.
+    #[inline(always)]
+    fn tail_to_head(&mut self) -> u8 {
+        let w = self.tail;
+        if w == self.head {
+            // One way: it stays the whole list.
+            return w;
+        }
+        let newer = self.newer[w];
+        self.older[newer] = END;
+        self.tail = newer;
+        let head = self.head;
+        self.older[w] = head;
+        self.newer[w] = END;
+        self.newer[head] = w;
+        self.head = w;
+        w
+    }
+
     /// Puts way `w`, off the list, at its head (the most recently used).
     #[inline(always)]
     fn push_head(&mut self, w: u8) {
@@ -645,14 +666,13 @@ impl<const K: usize> Sets<K> {
             // A free way.
             block.held += 1;
             self.held += 1;
+            block.push_head(held as u8);
             (held as u8, None)
         } else {
             // A full set: the least recently used way makes room.
-            let victim = block.tail;
-            block.unlink(victim);
+            let victim = block.tail_to_head();
             (victim, Some(tags[usize::from(victim)]))
         };
-        block.push_head(way);
         let (i, lane) = (usize::from(way / 8), usize::from(way % 8));
         block.fingerprints[i] = with_byte(block.fingerprints[i], lane, fingerprint(line));
         tags[usize::from(way)] = line;
