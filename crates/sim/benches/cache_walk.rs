@@ -17,13 +17,15 @@
 //! - `random_8mib_full_l3`: as `random_8mib` with a fully associative 6 MiB L3, which
 //!   guards the hashed representation (98,304 ways).
 //!
-//! Measured on a 2-core EPYC (Zen 3) VM shared with other builds, medians of three
-//! criterion runs alternating with the version before the recency lists (`cache`, module
-//! documentation): sequential 24 (before: 17), random 13.5 (12.3), stencil 29.5 (29.8),
-//! random with the fully associative L3 5.6 (5.3) Melem/s; far from the 60 M that issue
-//! 21 asks for, as the walk costs three levels' fingerprint searches and, off the
-//! stencil, host cache misses on the sets and tags of a 6 MiB L3. A regression shows as
-//! the first three falling below 10 Melem/s, or the last below 4.
+//! Measured on a 2-core EPYC VM (1 MiB of L2 a core) shared with other builds, two
+//! criterion runs alternating with the walk before its links were indexed without
+//! bounds checks and a full set's fill moved its tail to the head in one step:
+//! sequential 60 (before: 53), random 31 (28.5), stencil 86 (73), random with the
+//! fully associative L3 37 (32) Melem/s. (An earlier host, a Zen 3 VM, gave 24, 13.5,
+//! 29.5 and 5.6 for a version before those.) The random walk stays near half of 60 M:
+//! its lookups miss the host's caches on the sets and tags of a 6 MiB L3, whose
+//! fingerprints, links, list ends and tags lie in different host lines. A regression
+//! shows as the first three falling below 10 Melem/s, or the last below 4.
 
 use std::hint::black_box;
 use std::time::Duration;
