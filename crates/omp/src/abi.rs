@@ -142,22 +142,22 @@ pub unsafe extern "C" fn GOMP_task(
     _priority: c_int,
     _detach: *mut c_void,
 ) {
-    guard("GOMP_task", || {
-        // SAFETY: GCC's arguments for a task construct.
-        unsafe {
-            task::task(task::Spawn {
-                f,
-                data,
-                cpyfn,
-                arg_size: arg_size.max(0) as usize,
-                arg_align: arg_align.max(1) as usize,
-                if_clause,
-                flags,
-                depend,
-                range: None,
-            })
-        }
-    })
+    // No `guard`: the hottest entry point, and a panic cannot leave an `extern "C"`
+    // function anyway (it aborts, after the panic's message).
+    // SAFETY: GCC's arguments for a task construct.
+    unsafe {
+        task::task(task::Spawn {
+            f,
+            data,
+            cpyfn,
+            arg_size: arg_size.max(0) as usize,
+            arg_align: arg_align.max(1) as usize,
+            if_clause,
+            flags,
+            depend,
+            range: None,
+        })
+    }
 }
 
 /// `GOMP_taskloop@@GOMP_4.5`.
@@ -284,7 +284,8 @@ pub unsafe extern "C" fn GOMP_task_reduction_remap(
 /// `GOMP_taskwait@@GOMP_2.0`.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_taskwait() {
-    guard("GOMP_taskwait", || task::taskwait())
+    // No `guard`, as for `GOMP_task`.
+    task::taskwait()
 }
 
 /// `GOMP_taskgroup_start@@GOMP_4.0`.

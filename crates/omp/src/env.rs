@@ -149,6 +149,9 @@ pub(crate) struct TeamPool {
     pub(crate) pool: ThreadPool,
     /// Held while a team runs on the pool (teams from different threads take turns).
     pub(crate) region: Mutex<()>,
+    /// Tasks its teams ran at once rather than spawned (`task.rs`, `run_at_once`): each
+    /// member adds its own count as it leaves a region.
+    pub(crate) run_at_once: AtomicU64,
 }
 
 static POOLS: Mutex<Vec<&'static TeamPool>> = Mutex::new(Vec::new());
@@ -236,6 +239,7 @@ pub(crate) fn pool_for(threads: Option<usize>) -> &'static TeamPool {
     let team_pool: &'static TeamPool = Box::leak(Box::new(TeamPool {
         pool,
         region: Mutex::new(()),
+        run_at_once: AtomicU64::new(0),
     }));
     if pools.is_empty() && s.stats {
         crate::stats::print_at_exit();

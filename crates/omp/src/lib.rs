@@ -30,7 +30,10 @@
 //!
 //! # Safety at the boundary
 //! Every entry point is `extern "C"`, so a Rust panic cannot unwind into C: the entry
-//! points catch it, print it and abort (`abi.rs`). Bad settings (`OMP_*`, `LOCUS_*`)
+//! points catch it, print it, naming themselves, and abort (`abi.rs`), but for the
+//! hottest two (`GOMP_task`, `GOMP_taskwait`, a task's fixed cost), which leave it to
+//! the boundary itself: a panic reaching an `extern "C"` function's end aborts the
+//! process after the panic's message. Bad settings (`OMP_*`, `LOCUS_*`)
 //! are reported by name and the program exits with status 2 (`env.rs`).
 
 #![deny(missing_docs)]

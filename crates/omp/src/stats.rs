@@ -3,6 +3,7 @@
 //! on machines of two squads or more).
 
 use locus::WorkerStats;
+use std::sync::atomic::Ordering;
 
 /// Registers the report with `atexit`; called once, as the first pool is built.
 pub(crate) fn print_at_exit() {
@@ -16,13 +17,17 @@ pub(crate) fn print_at_exit() {
 extern "C" fn report() {
     crate::abi::guard("the LOCUS_STATS report", || {
         for p in crate::env::pools() {
-            eprint!("{}", describe(&p.pool));
+            eprint!(
+                "{}",
+                describe(&p.pool, p.run_at_once.load(Ordering::Relaxed))
+            );
         }
     });
 }
 
-/// One pool's report.
-pub(crate) fn describe(pool: &locus::ThreadPool) -> String {
+/// One pool's report; `run_at_once` counts the teams' tasks that ran at once on the
+/// thread that made them, which the pool's own `tasks` do not include.
+pub(crate) fn describe(pool: &locus::ThreadPool, run_at_once: u64) -> String {
     let total = pool.stats().total();
     let mut out = format!(
         "locus stats: {} workers, {} squads, policy {}, machine {}\n",
@@ -34,6 +39,10 @@ pub(crate) fn describe(pool: &locus::ThreadPool) -> String {
     for (name, value) in WorkerStats::NAMES.iter().zip(total.values()) {
         out.push_str(&format!("locus stats:   {name} {value}\n"));
     }
+    out.push_str(&format!(
+        "locus stats:   tasks run at once {run_at_once} (their workers had tasks enough \
+         queued for thieves)\n"
+    ));
     for (name, value) in pool.policy_stats() {
         out.push_str(&format!("locus stats:   {name} {value}\n"));
     }

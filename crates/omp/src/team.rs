@@ -155,6 +155,12 @@ pub(crate) struct Local {
     current: Cell<*const Node>,
     /// Free task records (`blocks.rs`).
     pub(crate) blocks: crate::blocks::List,
+    /// This thread's locus worker while it runs a region of its pool (set with
+    /// `share`); `None` otherwise.
+    worker: Cell<Option<locus::raw::Worker>>,
+    /// Tasks this thread ran at once in the region it runs, added to its pool's count
+    /// as it leaves the region.
+    pub(crate) run_at_once: Cell<u64>,
 }
 
 impl Local {
@@ -168,6 +174,19 @@ impl Local {
         // SAFETY: `current` points to the running task, live while it runs (restored
         // when it ends); 'static as for `member`.
         unsafe { &*t }
+    }
+
+    /// [`locus::raw::offers_enough`] for this thread's worker; `false` outside a region
+    /// of its pool.
+    #[inline]
+    pub(crate) fn offers_enough(&self, tasks: usize) -> bool {
+        match self.worker.get() {
+            // SAFETY: set only while this thread runs a region of its pool (cleared when
+            // its broadcast share ends), so the worker is live; this is its thread (a
+            // thread-local).
+            Some(worker) => unsafe { worker.offers_enough(tasks) },
+            None => false,
+        }
     }
 
     /// Makes `node` the running task until the returned guard drops.
@@ -184,6 +203,8 @@ thread_local! {
             share: Cell::new(std::ptr::null()),
             current: Cell::new(std::ptr::null()),
             blocks: crate::blocks::List::new(),
+            worker: Cell::new(None),
+            run_at_once: Cell::new(0),
         }
     };
     /// The team of one of a thread outside every region, made on first use and leaked
@@ -328,13 +349,18 @@ pub(crate) fn parallel(
             let m = Member::new(&team, i, &node, true, Some(starter.get()));
             let l = local();
             let saved_share = l.share.replace(&m);
+            let saved_worker = l.worker.replace(locus::raw::Worker::current());
             with_member(&m, || {
                 gather(&team);
                 setup(&m);
                 region.run();
                 barrier();
             });
+            l.worker.set(saved_worker);
             l.share.set(saved_share);
+            team_pool
+                .run_at_once
+                .fetch_add(l.run_at_once.take(), Ordering::Relaxed);
         })
     });
 }

@@ -98,6 +98,13 @@ impl TaskState {
         self.state.fetch_add(CHILD | REF, Relaxed);
     }
 
+    /// One more reference, not a child: a task run at once whose descendants outlive it
+    /// hands it to its parent (`task.rs`). Only the thread running the task calls this.
+    #[inline]
+    pub(crate) fn add_ref(&self) {
+        self.state.fetch_add(REF, Relaxed);
+    }
+
     /// A child completed; whether it was the last incomplete one (then the caller
     /// notifies the waiter).
     #[inline]

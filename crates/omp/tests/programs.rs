@@ -20,6 +20,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("threadprivate", &[]),
     ("iffinal", &[]),
     ("taskgroup", &[]),
+    ("atonce", &[]),
     ("depend", &[]),
     ("loops", &[]),
     ("jacobi", &[]),
@@ -172,14 +173,24 @@ fn the_library_in_use_is_locus_and_reports_its_pool() {
         stderr.contains("locus stats: 2 workers, 2 squads, policy ws"),
         "{stderr}"
     );
-    let tasks: u64 = stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("locus stats:   tasks "))
-        .and_then(|v| v.trim().parse().ok())
-        .expect("a task count");
+    let count = |prefix: &str| -> u64 {
+        stderr
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or_else(|| panic!("a line {prefix:?} in {stderr}"))
+    };
+    let spawned = count("locus stats:   tasks ");
+    let at_once = count("locus stats:   tasks run at once ");
     // fib(15) makes 1972 tasks per run, twice (with and without a cutoff), plus the
-    // regions' shares; the cutoff run makes fewer.
-    assert!(tasks > 1972, "{tasks} tasks");
+    // regions' shares; the cutoff run makes fewer. Those its workers ran at once are
+    // counted apart from the pool's.
+    assert!(
+        spawned + at_once > 1972,
+        "{spawned} spawned, {at_once} run at once"
+    );
+    // Its deque holds several of fib's tasks at once most of the time.
+    assert!(at_once > 0, "no task ran at once: {stderr}");
 }
 
 #[test]

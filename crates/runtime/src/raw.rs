@@ -11,6 +11,10 @@
 //!   popping its own deque first, as a join takes its second half back); elsewhere it
 //!   spins and yields, as [`spin_until`] does everywhere (for a wait in which the
 //!   caller must not run a task).
+//! - [`offers_enough`] (and [`Worker::offers_enough`], for a layer that keeps its
+//!   thread's [`Worker`]): whether the calling worker already has enough tasks queued
+//!   for thieves, with none of its pool's workers idle, so that a layer may run a new
+//!   task at once instead of spawning it.
 //! - [`wake`] and [`wake_all`]: whoever makes a waited-for condition true must call one
 //!   of them afterwards, so that a waiter that went to sleep sees it. Both begin with a
 //!   `SeqCst` fence that pairs with the sleeper's (the handshake of `sleep/README.md`):
@@ -124,6 +128,44 @@ pub fn run_own_until(done: impl Fn() -> bool) -> bool {
     match WorkerThread::current() {
         Some(worker) => worker.run_own_until(&done),
         None => false,
+    }
+}
+
+/// Whether the calling worker already offers thieves enough: at least `tasks` tasks
+/// wait in its own deque, where its pool's other workers steal them, and no worker of
+/// the pool is searching for work or asleep. A layer may then run a new task at once instead
+/// of spawning it (lazy task creation), and spawn again once thieves have taken some.
+/// `false` off a worker. Under `ws` every spawned task goes to the own deque; under
+/// the policies that place tasks elsewhere (squad queues, inter-squad pools) it counts
+/// only those placed locally. A hint, read without synchronising with the thieves.
+#[inline]
+pub fn offers_enough(tasks: usize) -> bool {
+    WorkerThread::current().is_some_and(|worker| worker.offers_enough(tasks))
+}
+
+/// The calling thread's worker, as a handle a layer keeps in its own per-thread state
+/// while the thread runs its pool's work, to ask [`Worker::offers_enough`] without a
+/// thread-local lookup of its own. It cannot leave its thread (not `Send`).
+#[derive(Debug, Clone, Copy)]
+pub struct Worker(*const WorkerThread);
+
+impl Worker {
+    /// The calling thread's worker; `None` off a worker.
+    #[inline]
+    pub fn current() -> Option<Worker> {
+        WorkerThread::current().map(|w| Worker(w))
+    }
+
+    /// [`offers_enough`] of this worker.
+    ///
+    /// # Safety
+    /// Called on the thread that got the handle, while that thread still runs its
+    /// pool's work (inside a task or a broadcast it runs): the worker lives on that
+    /// thread's stack until the thread leaves its pool.
+    #[inline]
+    pub unsafe fn offers_enough(self, tasks: usize) -> bool {
+        // SAFETY: the caller's contract keeps the worker live.
+        unsafe { (*self.0).offers_enough(tasks) }
     }
 }
 

@@ -79,6 +79,9 @@ pub(crate) struct Registry {
     /// worker may run; looked at first in every search for work.
     broadcasts: Box<[SharedQueue<JobRef>]>,
     pub(crate) sleep: Sleep,
+    /// Workers searching for work or asleep (between `begin_idle` and `end_idle`): a
+    /// hint for `offers_enough`, changed once per idle spell.
+    idle: CachePadded<std::sync::atomic::AtomicUsize>,
     counters: Box<[CachePadded<Counters>]>,
     /// Zero of the idle clock (see `stats.rs`).
     epoch: Instant,
@@ -140,6 +143,7 @@ impl Registry {
             injector: Injector::new(),
             broadcasts: (0..n).map(|_| SharedQueue::new()).collect(),
             sleep: Sleep::new(n),
+            idle: CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
             counters: (0..n)
                 .map(|_| CachePadded::new(Counters::default()))
                 .collect(),
@@ -450,6 +454,12 @@ impl WorkerThread {
             .task_finished(self.index, task, cost.as_ref());
     }
 
+    /// See [`crate::raw::offers_enough`].
+    #[inline]
+    pub(crate) fn offers_enough(&self, tasks: usize) -> bool {
+        self.deque.len() >= tasks && self.registry.idle.load(Ordering::Relaxed) == 0
+    }
+
     /// Publishes a spawned job where the policy places it, and returns the place.
     #[inline]
     pub(crate) fn push(&self, job: JobRef) -> Place {
@@ -639,6 +649,7 @@ impl WorkerThread {
 
     /// Starts an idle spell: publishes its start so snapshots count it while it lasts.
     fn begin_idle(&self) -> u64 {
+        self.registry.idle.fetch_add(1, Ordering::Relaxed);
         let start = self.registry.clock_ns();
         self.counters()
             .idle_since
@@ -649,6 +660,7 @@ impl WorkerThread {
     /// Ends the idle spell begun at `start`: adds it, then clears the published start
     /// (Release: a snapshot that sees the clear also sees the addition).
     fn end_idle(&self, start: u64) {
+        self.registry.idle.fetch_sub(1, Ordering::Relaxed);
         let c = self.counters();
         bump(&c.idle_ns, self.registry.clock_ns().saturating_sub(start));
         c.idle_since.store(0, Ordering::Release);

@@ -157,3 +157,34 @@ fn spin_until_runs_no_task_while_it_waits() {
     });
     assert_eq!(ran.into_inner(), 1);
 }
+
+/// `offers_enough` counts the tasks waiting in the calling worker's own deque, and says
+/// no while another worker of the pool looks for work or sleeps; off a worker it says
+/// no.
+#[test]
+fn offers_enough_counts_the_own_deque_while_no_worker_idles() {
+    assert!(!raw::offers_enough(0), "off a worker");
+    let one = pool(PolicyKind::Ws, 1, "this");
+    one.install(|| {
+        locus::scope(|s| {
+            assert!(raw::offers_enough(0));
+            assert!(!raw::offers_enough(1));
+            s.spawn(|_| {});
+            s.spawn(|_| {});
+            assert!(raw::offers_enough(2));
+            assert!(!raw::offers_enough(3));
+        });
+    });
+    // The second worker has nothing to do: once it idles, nothing is enough.
+    let two = pool(PolicyKind::Ws, 2, "this");
+    two.install(|| {
+        let start = std::time::Instant::now();
+        while raw::offers_enough(0) {
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(10),
+                "the idle worker was never counted"
+            );
+            std::thread::yield_now();
+        }
+    });
+}

@@ -149,6 +149,54 @@ fn loom_barrier_waits_for_grandchildren() {
     });
 }
 
+/// A task run at once (`task.rs`, `run_at_once`) on worker 0, not counted in its
+/// parent, made a child that completes on worker 1, perhaps after the task ended: the
+/// task hands its parent a reference if the child still holds one on it, and the
+/// parent's member, at its barrier, waits for the child either way and sees its write.
+#[test]
+fn loom_a_task_run_at_once_hands_its_parent_what_outlives_it() {
+    loom::model(|| {
+        let implicit = Arc::new(TaskState::new());
+        let at_once = Arc::new(TaskState::new());
+        let sleeper = Arc::new(Sleeper::new());
+        let out = Arc::new(Output(UnsafeCell::new(0)));
+        at_once.add_child();
+        // `task.rs`'s `release` from the task run at once up.
+        let release_at_once = {
+            let (implicit, at_once, sleeper) = (implicit.clone(), at_once.clone(), sleeper.clone());
+            move |me: usize| {
+                if at_once.release() == 1 && implicit.release() == 2 {
+                    implicit.waiter.notify(Some(me), |w| sleeper.wake(w));
+                }
+            }
+        };
+        let child = {
+            let (at_once, out, release_at_once) =
+                (at_once.clone(), out.clone(), release_at_once.clone());
+            thread::spawn(move || {
+                out.write(7);
+                if at_once.child_completed() {
+                    at_once
+                        .waiter
+                        .notify(Some(1), |_| unreachable!("nobody waits on it"));
+                }
+                release_at_once(1);
+            })
+        };
+        // The end of `run_at_once` on worker 0.
+        if !at_once.only_own_ref() {
+            implicit.add_ref();
+            release_at_once(0);
+        }
+        // The member's barrier.
+        implicit
+            .waiter
+            .wait(0, || implicit.refs() == 1, |d| sleeper.sleep_until(d));
+        assert_eq!(out.read(), 7);
+        child.join().unwrap();
+    });
+}
+
 /// A taskgroup's count, as `task.rs` keeps it: the group's owner (worker 0) waits for
 /// one task completing on worker 1; a completer on the waiter's own worker skips the
 /// wake-up.
