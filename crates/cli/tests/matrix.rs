@@ -28,10 +28,11 @@ fn the_quick_matrix_keeps_the_gains_and_loses_little() {
         "--quick",
         "--policy",
         "cab,cats,cab-paper,cats-paper",
-        // A program of a few dozen coarse tasks moves by 10% from one seed to the next
-        // (irreg small under cab: 1.14 with seed 1 alone, 1.05 over seeds 1-4).
+        // A program of a few dozen coarse tasks moves by 10% or more from one seed to
+        // the next (irreg small under cab: 0.92 to 1.21 over seeds 1-8, whose mean is
+        // 1.08; seeds 1-4 alone gave 1.05 or 1.07 as their schedules fell).
         "--seeds",
-        "4",
+        "8",
     ]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
@@ -57,9 +58,14 @@ fn the_quick_matrix_keeps_the_gains_and_loses_little() {
     assert!(ratio(heat, 0) <= 0.8 && ratio(heat, 1) <= 0.8, "{stdout}");
     for (case, r) in &rows {
         // cab and cats lose at most this much anywhere in the quick matrix (see
-        // docs/results.md, "Against ws everywhere"). The worst is irreg small, 11 tasks
-        // an iteration: 1.05 under cab, 1.01 under cats.
-        assert!(r[0] <= 1.06 && r[1] <= 1.06, "{case}: {r:?}\n{stdout}");
+        // docs/results.md, "Against ws everywhere"): 1.02 but on irreg small, 11 tasks
+        // an iteration, 1.08 under cab and 1.06 under cats over these seeds.
+        let bound = if case == "irreg small,iters=10,grain=512" {
+            1.08
+        } else {
+            1.03
+        };
+        assert!(r[0] <= bound && r[1] <= bound, "{case}: {r:?}\n{stdout}");
     }
 }
 

@@ -33,7 +33,17 @@
 //!   as the whole squad, which is `busy_state` exactly. So a wide subtree still keeps
 //!   other squads' leaves out, as the papers intend, and narrow ones run side by side;
 //!   the squad's own leaves it starts whenever a worker is idle (see "Several leaves
-//!   per squad" below).
+//!   per squad" below). But a squad already running a leaf starts no second one of
+//!   its own while a squad with no leaf homed there idles, and takes no other squad's
+//!   leaf while any squad idles: the idle squad takes it (its heads were woken by the
+//!   leaf's spawn), and the leaf's data goes to its cache and memory instead of
+//!   crowding one socket. A squad that runs no leaf is never held back, so no leaf
+//!   waits for a busy squad. (On `sor 3072x2048,leaf=128` on xeon-6230-2s, 40 workers a
+//!   squad, both half-grid leaves of 12 tasks each ended homed in one squad, which ran
+//!   them side by side while the other idled: 1.24 of `ws`'s time, 0.57 with the rules;
+//!   `cats-paper`, one leaf a squad, 0.58. Holding back for any idle squad, homes or
+//!   not, cost epyc-9654-2s's 24 squads, whose squads done with their one leaf then
+//!   kept others from their second: docs/results.md, "No squad left without a leaf".)
 //! - **Work stuck in another squad.** Tasks below a leaf never leave their squad, so a
 //!   squad whose subtree is heavy (a band that moves, a skewed tree) keeps working while
 //!   the others idle. A squad that runs no leaf subtree and whose own leaves of this
@@ -340,9 +350,15 @@ impl BiTier {
         {
             // The squad's own leaves, whatever it runs: they hold its share of the data.
             plan.push(Probe::InterPool(squad));
-        } else if takes_leaves && load < self.squad_size(squad) {
+        } else if takes_leaves
+            && load < self.squad_size(squad)
+            && (load == 0 || !self.homeless_squad_idle(squad))
+        {
             plan.push(Probe::InterPool(squad));
-            if self.num_squads() > 1 && self.affinity.may_steal_remote(squad) {
+            if self.num_squads() > 1
+                && (load == 0 || !self.another_squad_idle(squad))
+                && self.affinity.may_steal_remote(squad)
+            {
                 plan.push(Probe::RemoteInterPools);
             }
         } else if self.heads[squad] == worker {
@@ -367,6 +383,23 @@ impl BiTier {
                 plan.push(Probe::Steal(Victims::All));
             }
         }
+    }
+
+    /// Whether a squad other than `squad` runs no leaf subtree.
+    fn another_squad_idle(&self, squad: SquadId) -> bool {
+        self.load
+            .iter()
+            .enumerate()
+            .any(|(s, l)| s != squad && l.load(Ordering::Relaxed) == 0)
+    }
+
+    /// Whether a squad other than `squad` has no leaf homed there and runs none: it
+    /// will have nothing to do this iteration unless it takes another squad's leaf.
+    fn homeless_squad_idle(&self, squad: SquadId) -> bool {
+        self.load
+            .iter()
+            .enumerate()
+            .any(|(s, l)| s != squad && self.affinity.homeless(s) && l.load(Ordering::Relaxed) == 0)
     }
 
     /// `worker` starts a task, whatever its tier: it no longer searches.
@@ -790,13 +823,28 @@ mod tests {
             level: 1,
             loop_chunks: 0,
         };
-        bt.set_widths([(leaf(2).id, 1), (leaf(3).id, 1), (leaf(4).id, 5)].into());
+        bt.set_widths(
+            [
+                (leaf(2).id, 1),
+                (leaf(3).id, 1),
+                (leaf(4).id, 5),
+                (leaf(9).id, 2),
+            ]
+            .into(),
+        );
         for id in [2, 3, 4] {
             assert_eq!(
                 bt.place(0, &leaf(id), Tier::LeafInter, || 0),
                 Place::InterPool(0)
             );
         }
+        // Squad 1 is busy with a leaf of its own (an idle squad would take squad 0's
+        // second leaf instead: see the next test).
+        assert_eq!(
+            bt.place(2, &leaf(9), Tier::LeafInter, || 1),
+            Place::InterPool(1)
+        );
+        bt.started(2, &leaf(9), Tier::LeafInter);
         let mut plan = Vec::new();
         let mut plan_of = |worker| {
             plan.clear();
@@ -829,6 +877,44 @@ mod tests {
         let stats = bt.stats();
         assert!(stats.contains(&("leaf_subtrees_side_by_side".to_string(), 1)));
         assert!(stats.contains(&("leaf_subtree_overlaps".to_string(), 0)));
+    }
+
+    #[test]
+    fn a_squad_running_a_leaf_leaves_the_next_to_an_idle_squad() {
+        let map = WorkerMap::from_squad_sizes(&[2, 2]);
+        let bt = BiTier::new(&map, true);
+        let leaf = |id| TaskInfo {
+            id: crate::TaskId(id),
+            level: 1,
+            loop_chunks: 0,
+        };
+        bt.set_widths([(leaf(2).id, 1), (leaf(3).id, 1)].into());
+        for id in [2, 3] {
+            assert_eq!(
+                bt.place(0, &leaf(id), Tier::LeafInter, || 0),
+                Place::InterPool(0)
+            );
+        }
+        let mut plan = Vec::new();
+        let mut plan_of = |worker| {
+            plan.clear();
+            bt.plan(worker, &mut plan);
+            plan.clone()
+        };
+        bt.started(0, &leaf(2), Tier::LeafInter);
+        // Squad 0 has room beside its narrow leaf, but squad 1 runs nothing: the second
+        // leaf is left to it, not stacked on the socket already at work.
+        assert!(
+            !plan_of(1).contains(&Probe::InterPool(0)),
+            "{:?}",
+            plan_of(1)
+        );
+        assert!(plan_of(2).contains(&Probe::RemoteInterPools));
+        bt.started(2, &leaf(3), Tier::LeafInter);
+        bt.finished(2, &leaf(3), Tier::LeafInter);
+        bt.finished(0, &leaf(2), Tier::LeafInter);
+        let stats = bt.stats();
+        assert!(stats.contains(&("leaf_subtrees_side_by_side".to_string(), 0)));
     }
 
     #[test]

@@ -33,7 +33,7 @@
 use crate::{SquadId, TaskId};
 use crossbeam_utils::CachePadded;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// Subtree `i` of `k` goes to squad `⌊i·m/k⌋`: neighbouring subtrees (neighbouring data)
@@ -98,6 +98,9 @@ pub(crate) struct IterationAffinity {
     state: Mutex<State>,
     /// Per squad: leaves homed there not yet started in this epoch.
     remaining: Box<[CachePadded<AtomicU32>]>,
+    /// Per squad: no leaf is homed there (`assigned` is 0), for the plans, which read
+    /// it without the lock.
+    homeless: Box<[AtomicBool]>,
     /// Plans that left remote pools out (read without the lock, so an atomic).
     withheld: AtomicU64,
 }
@@ -115,6 +118,7 @@ impl IterationAffinity {
             remaining: (0..squads)
                 .map(|_| CachePadded::new(AtomicU32::new(0)))
                 .collect(),
+            homeless: (0..squads).map(|_| AtomicBool::new(true)).collect(),
             withheld: AtomicU64::new(0),
         }
     }
@@ -127,6 +131,20 @@ impl IterationAffinity {
 
     fn state(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Publishes which squads have no leaf homed there, after `st.assigned` changed.
+    fn sync_homeless(&self, st: &State) {
+        for (h, &a) in self.homeless.iter().zip(&st.assigned) {
+            h.store(a == 0, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether no leaf inter-squad task is homed in `squad` (always false without
+    /// affinity). A hint: read without the lock.
+    #[inline]
+    pub(crate) fn homeless(&self, squad: SquadId) -> bool {
+        self.enabled && self.homeless[squad].load(Ordering::Relaxed)
     }
 
     /// The current epoch will bring `counts[s]` leaves to squad `s` that are not known
@@ -165,6 +183,7 @@ impl IterationAffinity {
         for (r, &a) in self.remaining.iter().zip(&st.assigned) {
             r.store(a, Ordering::Relaxed);
         }
+        self.sync_homeless(&st);
         st.preset = true;
     }
 
@@ -201,6 +220,7 @@ impl IterationAffinity {
             },
         );
         st.assigned[squad] += 1;
+        self.sync_homeless(&st);
         if !st.preset {
             self.remaining[squad].fetch_add(1, Ordering::Relaxed);
         }
@@ -218,6 +238,7 @@ impl IterationAffinity {
         for (r, &a) in self.remaining.iter().zip(&st.assigned) {
             r.store(a, Ordering::Relaxed);
         }
+        self.sync_homeless(st);
         st.epoch = ended.wrapping_add(1) % NEVER;
         st.preset = false;
     }
@@ -257,6 +278,7 @@ impl IterationAffinity {
                 st.moved_home += 1;
             }
         }
+        self.sync_homeless(&st);
         st.homes.insert(
             id,
             Home {
@@ -277,6 +299,7 @@ impl IterationAffinity {
         }
         if let Some(leaf) = st.homes.remove(&id) {
             st.assigned[leaf.squad] -= 1;
+            self.sync_homeless(&st);
             if leaf.started != st.epoch {
                 let _ = self.remaining[leaf.squad].fetch_update(
                     Ordering::Relaxed,
