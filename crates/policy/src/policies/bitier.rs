@@ -814,30 +814,40 @@ mod tests {
         assert!(stats.contains(&("stalled_squad_searches".to_string(), 2)));
     }
 
-    #[test]
-    fn with_affinity_narrow_leaves_run_side_by_side() {
-        let map = WorkerMap::from_squad_sizes(&[2, 2]);
-        let bt = BiTier::new(&map, true);
-        let leaf = |id| TaskInfo {
+    /// A leaf inter-squad task at level 1.
+    fn leaf(id: u64) -> TaskInfo {
+        TaskInfo {
             id: crate::TaskId(id),
             level: 1,
             loop_chunks: 0,
-        };
-        bt.set_widths(
-            [
-                (leaf(2).id, 1),
-                (leaf(3).id, 1),
-                (leaf(4).id, 5),
-                (leaf(9).id, 2),
-            ]
-            .into(),
-        );
-        for id in [2, 3, 4] {
+        }
+    }
+
+    /// Two squads of two with affinity; leaves `in_squad_0` homed in squad 0, every
+    /// leaf of `widths` that wide.
+    fn two_squads(widths: &[(u64, u32)], in_squad_0: &[u64]) -> BiTier {
+        let map = WorkerMap::from_squad_sizes(&[2, 2]);
+        let bt = BiTier::new(&map, true);
+        bt.set_widths(widths.iter().map(|&(id, w)| (leaf(id).id, w)).collect());
+        for &id in in_squad_0 {
             assert_eq!(
                 bt.place(0, &leaf(id), Tier::LeafInter, || 0),
                 Place::InterPool(0)
             );
         }
+        bt
+    }
+
+    /// `worker`'s plan for its next search.
+    fn plan_of(bt: &BiTier, worker: WorkerId) -> Vec<Probe> {
+        let mut plan = Vec::new();
+        bt.plan(worker, &mut plan);
+        plan
+    }
+
+    #[test]
+    fn with_affinity_narrow_leaves_run_side_by_side() {
+        let bt = two_squads(&[(2, 1), (3, 1), (4, 5), (9, 2)], &[2, 3, 4]);
         // Squad 1 is busy with a leaf of its own (an idle squad would take squad 0's
         // second leaf instead: see the next test).
         assert_eq!(
@@ -845,15 +855,9 @@ mod tests {
             Place::InterPool(1)
         );
         bt.started(2, &leaf(9), Tier::LeafInter);
-        let mut plan = Vec::new();
-        let mut plan_of = |worker| {
-            plan.clear();
-            bt.plan(worker, &mut plan);
-            plan.clone()
-        };
         bt.started(0, &leaf(2), Tier::LeafInter);
         assert_eq!(
-            plan_of(1)[2..],
+            plan_of(&bt, 1)[2..],
             [Probe::InterPool(0)],
             "one worker's worth of work in a squad of two: the other starts a leaf too"
         );
@@ -864,14 +868,18 @@ mod tests {
             Probe::InterPool(0),
         ];
         assert_eq!(
-            plan_of(1),
+            plan_of(&bt, 1),
             own_only,
             "full, with a leaf of its own still to start: that leaf only"
         );
         bt.finished(0, &leaf(2), Tier::LeafInter);
         bt.finished(1, &leaf(3), Tier::LeafInter);
         bt.started(0, &leaf(4), Tier::LeafInter);
-        assert_eq!(plan_of(1).len(), 2, "a wide leaf fills its squad alone");
+        assert_eq!(
+            plan_of(&bt, 1).len(),
+            2,
+            "a wide leaf fills its squad alone"
+        );
         assert_eq!(bt.stacked.load(Ordering::Relaxed), 0);
         bt.finished(0, &leaf(4), Tier::LeafInter);
         let stats = bt.stats();
@@ -881,40 +889,42 @@ mod tests {
 
     #[test]
     fn a_squad_running_a_leaf_leaves_the_next_to_an_idle_squad() {
-        let map = WorkerMap::from_squad_sizes(&[2, 2]);
-        let bt = BiTier::new(&map, true);
-        let leaf = |id| TaskInfo {
-            id: crate::TaskId(id),
-            level: 1,
-            loop_chunks: 0,
-        };
-        bt.set_widths([(leaf(2).id, 1), (leaf(3).id, 1)].into());
-        for id in [2, 3] {
-            assert_eq!(
-                bt.place(0, &leaf(id), Tier::LeafInter, || 0),
-                Place::InterPool(0)
-            );
-        }
-        let mut plan = Vec::new();
-        let mut plan_of = |worker| {
-            plan.clear();
-            bt.plan(worker, &mut plan);
-            plan.clone()
-        };
+        let bt = two_squads(&[(2, 1), (3, 1)], &[2, 3]);
         bt.started(0, &leaf(2), Tier::LeafInter);
-        // Squad 0 has room beside its narrow leaf, but squad 1 runs nothing: the second
-        // leaf is left to it, not stacked on the socket already at work.
+        // Squad 0 has room beside its narrow leaf, but squad 1 has no leaf and runs
+        // none: the second leaf is left to it, not stacked on the socket already at work.
         assert!(
-            !plan_of(1).contains(&Probe::InterPool(0)),
+            !plan_of(&bt, 1).contains(&Probe::InterPool(0)),
             "{:?}",
-            plan_of(1)
+            plan_of(&bt, 1)
         );
-        assert!(plan_of(2).contains(&Probe::RemoteInterPools));
+        assert!(plan_of(&bt, 2).contains(&Probe::RemoteInterPools));
         bt.started(2, &leaf(3), Tier::LeafInter);
         bt.finished(2, &leaf(3), Tier::LeafInter);
         bt.finished(0, &leaf(2), Tier::LeafInter);
         let stats = bt.stats();
         assert!(stats.contains(&("leaf_subtrees_side_by_side".to_string(), 0)));
+    }
+
+    #[test]
+    fn a_busy_squad_takes_no_other_squads_leaf_while_a_squad_idles() {
+        let map = WorkerMap::from_squad_sizes(&[2, 2, 2]);
+        let bt = BiTier::new(&map, true);
+        bt.set_widths([2, 3, 4, 5].iter().map(|&id| (leaf(id).id, 1)).collect());
+        for (id, squad) in [(2, 0), (3, 1), (5, 1), (4, 2)] {
+            assert_eq!(
+                bt.place(0, &leaf(id), Tier::LeafInter, || squad),
+                Place::InterPool(squad)
+            );
+        }
+        bt.started(0, &leaf(2), Tier::LeafInter);
+        // Squad 0 has started its own and has room, but squads 1 and 2 run nothing:
+        // their leaves are theirs to take.
+        assert!(!plan_of(&bt, 1).contains(&Probe::RemoteInterPools));
+        bt.started(2, &leaf(3), Tier::LeafInter);
+        bt.started(4, &leaf(4), Tier::LeafInter);
+        // Every squad at work: squad 0's idle worker may take squad 1's second leaf.
+        assert!(plan_of(&bt, 1).contains(&Probe::RemoteInterPools));
     }
 
     #[test]
