@@ -170,7 +170,7 @@ fn the_library_in_use_is_locus_and_reports_its_pool() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stderr = text(&out.stderr);
     assert!(
-        stderr.contains("locus stats: 2 workers, 2 squads, policy ws"),
+        stderr.contains("locus stats: 2 workers, 2 squads, policy cats"),
         "{stderr}"
     );
     let count = |prefix: &str| -> u64 {

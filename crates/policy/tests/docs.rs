@@ -3,7 +3,7 @@
 //! from the table here and must be what it makes now. After changing a row, rewrite
 //! them with `LOCUS_BLESS=1 cargo test -p locus-policy --test docs`.
 
-use locus_policy::{PolicyInfo, POLICIES};
+use locus_policy::{PolicyInfo, PolicyKind, POLICIES};
 use std::path::PathBuf;
 
 /// The policy table, one line per row of [`POLICIES`].
@@ -37,9 +37,10 @@ fn locus_policy_row() -> String {
         .collect();
     format!(
         "| `LOCUS_POLICY` | a policy of the table below: {} (not {}, which follows a schedule \
-         file) | `ws` |",
+         file) | `{}` |",
         named.join(", "),
-        unnamed.join(", ")
+        unnamed.join(", "),
+        PolicyKind::default()
     )
 }
 

@@ -215,11 +215,12 @@ impl Default for ThreadPoolBuilder {
 
 impl ThreadPoolBuilder {
     /// A builder with the defaults: one worker per PU of this machine (as far as the
-    /// process's affinity mask allows), policy `ws`, pinned.
+    /// process's affinity mask allows), the default policy (`cats`,
+    /// [`PolicyKind::default`]: on one squad, `ws`), pinned.
     pub fn new() -> ThreadPoolBuilder {
         ThreadPoolBuilder {
             num_threads: None,
-            policy: PolicyKind::Ws,
+            policy: PolicyKind::default(),
             factory: None,
             topology: None,
             pin: None,
@@ -277,7 +278,7 @@ impl ThreadPoolBuilder {
         self
     }
 
-    /// The scheduling policy. Default: `ws`.
+    /// The scheduling policy. Default: `cats` ([`PolicyKind::default`]).
     pub fn policy(mut self, policy: PolicyKind) -> Self {
         self.policy = policy;
         self.factory = None;
