@@ -30,7 +30,7 @@ use crate::pin;
 use crate::queue::{self, BulkSteal, Queued, SharedQueue};
 use crate::sleep::Sleep;
 use crate::stats::{bump, Counters, PoolStats};
-use crate::sync::AtomicBool;
+use crate::sync::{AtomicBool, AtomicUsize};
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 use locus_policy::{
@@ -81,7 +81,7 @@ pub(crate) struct Registry {
     pub(crate) sleep: Sleep,
     /// Workers searching for work or asleep (between `begin_idle` and `end_idle`): a
     /// hint for `offers_enough`, changed once per idle spell.
-    idle: CachePadded<std::sync::atomic::AtomicUsize>,
+    idle: CachePadded<AtomicUsize>,
     counters: Box<[CachePadded<Counters>]>,
     /// Zero of the idle clock (see `stats.rs`).
     epoch: Instant,
@@ -143,7 +143,7 @@ impl Registry {
             injector: Injector::new(),
             broadcasts: (0..n).map(|_| SharedQueue::new()).collect(),
             sleep: Sleep::new(n),
-            idle: CachePadded::new(std::sync::atomic::AtomicUsize::new(0)),
+            idle: CachePadded::new(AtomicUsize::new(0)),
             counters: (0..n)
                 .map(|_| CachePadded::new(Counters::default()))
                 .collect(),
