@@ -27,10 +27,11 @@
 //! # Environment
 //! The global pool (used by `join`/`scope`/`for_range` called outside any pool) reads
 //! `LOCUS_NUM_THREADS` (workers; default one per PU the process may use),
-//! `LOCUS_POLICY` (`ws`, `ws-unpinned`, `central`, `rr-fifo`, `rr-lifo`, `mts`,
-//! `mts:BATCH`) and `LOCUS_TOPOLOGY` (a preset such as `opteron-8380`, an hwloc
-//! synthetic string, `SxC` shorthand, or an hwloc XML file): a described machine is laid
-//! over the real cores as a virtual topology.
+//! `LOCUS_POLICY` (any policy of [`locus_policy::POLICIES`] but `affinity`, e.g. `ws`,
+//! `mts:BATCH` or `cab:bl=2`; default `cats`, [`PolicyKind::default`], which is `ws`'s
+//! layout and search on a machine of one squad) and `LOCUS_TOPOLOGY` (a preset such as
+//! `opteron-8380`, an hwloc synthetic string, `SxC` shorthand, or an hwloc XML file): a
+//! described machine is laid over the real cores as a virtual topology.
 //!
 //! # Tasks
 //! Every task carries a [`TaskId`] (its spawn path hashed to 64 bits, the root's taken
