@@ -62,6 +62,23 @@ impl Output {
     }
 }
 
+/// `task.rs`'s `release` of one reference to `task`, an explicit task whose parent is
+/// a member's `implicit` task, by worker `me`: the last reference of the explicit task
+/// releases its parent's, and the implicit task's waiter (worker 0, sleeping on
+/// `sleeper`) wakes when only its own is left.
+fn releaser(
+    implicit: &Arc<TaskState>,
+    task: &Arc<TaskState>,
+    sleeper: &Arc<Sleeper>,
+) -> impl Fn(usize) + Clone + Send + 'static {
+    let (implicit, task, sleeper) = (implicit.clone(), task.clone(), sleeper.clone());
+    move |me: usize| {
+        if task.release() == 1 && implicit.release() == 2 {
+            implicit.waiter.notify(Some(me), |w| sleeper.wake(w));
+        }
+    }
+}
+
 /// `taskwait` with two children completing on workers 1 and 2: the parent (worker 0)
 /// wakes once both have completed and sees what they wrote.
 #[test]
@@ -109,16 +126,7 @@ fn loom_barrier_waits_for_grandchildren() {
         implicit.add_child();
         // The child, running on worker 1, made the grandchild before completing.
         child.add_child();
-        // `task.rs`'s `release`: the last reference of an explicit task releases its
-        // parent's; the implicit task's waiter wakes when only its own is left.
-        let release_child = {
-            let (implicit, child, sleeper) = (implicit.clone(), child.clone(), sleeper.clone());
-            move |me: usize| {
-                if child.release() == 1 && implicit.release() == 2 {
-                    implicit.waiter.notify(Some(me), |w| sleeper.wake(w));
-                }
-            }
-        };
+        let release_child = releaser(&implicit, &child, &sleeper);
         let grandchild = {
             let (child, out, release_child) = (child.clone(), out.clone(), release_child.clone());
             thread::spawn(move || {
@@ -161,15 +169,7 @@ fn loom_a_task_run_at_once_hands_its_parent_what_outlives_it() {
         let sleeper = Arc::new(Sleeper::new());
         let out = Arc::new(Output(UnsafeCell::new(0)));
         at_once.add_child();
-        // `task.rs`'s `release` from the task run at once up.
-        let release_at_once = {
-            let (implicit, at_once, sleeper) = (implicit.clone(), at_once.clone(), sleeper.clone());
-            move |me: usize| {
-                if at_once.release() == 1 && implicit.release() == 2 {
-                    implicit.waiter.notify(Some(me), |w| sleeper.wake(w));
-                }
-            }
-        };
+        let release_at_once = releaser(&implicit, &at_once, &sleeper);
         let child = {
             let (at_once, out, release_at_once) =
                 (at_once.clone(), out.clone(), release_at_once.clone());
