@@ -33,13 +33,14 @@
 //!
 //! # Tasks run at once
 //! A plain task (no `depend`, `if` true) made while its worker already offers thieves
-//! [`BACKLOG`] tasks in its own deque, with no worker of the pool idle (searching for
-//! work or asleep: `locus::raw::offers_enough`), runs at once on its thread too
-//! ([`run_at_once`]): lazy task creation, as Cilk's work-first execution and libgomp's
-//! long-queue rule do it, which OpenMP allows. It costs a record from the thread's
-//! free list and the call, against a spawn, a pop and three read-modify-writes on its
-//! parent; on fib without a cutoff most tasks run so. The deque refills as soon as
-//! thieves take from it, so work stays there to steal. Such a task is not counted
+//! [`BACKLOG`] tasks in its own deque (under `mts`, its squad's queue), with no worker
+//! of the pool idle (searching for work or asleep: `locus::raw::offers_enough`), runs
+//! at once on its thread too ([`run_at_once`]): lazy task creation, as Cilk's
+//! work-first execution and libgomp's long-queue rule do it, which OpenMP allows. It
+//! costs a record from the thread's free list and the call, against a spawn, a pop
+//! and three read-modify-writes on its parent; on fib without a cutoff most tasks run
+//! so. The deque refills as soon as thieves take from it, so work stays there to
+//! steal. Such a task is not counted
 //! among its parent's children (it completes before the parent goes on), and
 //! `LOCUS_STATS` counts it apart from the pool's tasks; the policy never sees it.
 

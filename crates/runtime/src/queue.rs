@@ -36,6 +36,12 @@ impl<T> SharedQueue<T> {
         self.len.load(Ordering::Relaxed) == 0
     }
 
+    /// How many items the queue looked to hold. A probe, not a promise.
+    #[inline]
+    pub(crate) fn len_hint(&self) -> usize {
+        self.len.load(Ordering::Relaxed)
+    }
+
     pub(crate) fn push(&self, item: T) {
         let mut q = lock(&self.items);
         q.push_back(item);

@@ -132,13 +132,13 @@ pub fn run_own_until(done: impl Fn() -> bool) -> bool {
 }
 
 /// Whether the calling worker already offers thieves enough: at least `tasks` tasks
-/// wait in its own deque, where its pool's other workers steal them, and no worker of
-/// the pool is searching for work or asleep. A layer may then run a new task at once
-/// instead of spawning it (lazy task creation), and spawn again once thieves have
-/// taken some. `false` off a worker. Under `ws` every spawned task goes to the own
-/// deque; under the policies that place tasks elsewhere (squad queues, inter-squad
-/// pools) it counts only those placed locally. A hint, read without synchronising with
-/// the thieves.
+/// wait in its own deque, where its pool's other workers steal them (or, under `mts`,
+/// in its squad's queue, where its mates take them and other squads steal them in
+/// bulk), and no worker of the pool is searching for work or asleep. A layer may then
+/// run a new task at once instead of spawning it (lazy task creation), and spawn again
+/// once thieves have taken some. `false` off a worker. Tasks placed elsewhere
+/// (inter-squad pools, inboxes, the central queue) are not counted. A hint, read
+/// without synchronising with the thieves.
 #[inline]
 pub fn offers_enough(tasks: usize) -> bool {
     WorkerThread::current().is_some_and(|worker| worker.offers_enough(tasks))

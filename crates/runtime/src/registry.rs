@@ -454,10 +454,17 @@ impl WorkerThread {
             .task_finished(self.index, task, cost.as_ref());
     }
 
-    /// See [`crate::raw::offers_enough`].
+    /// See [`crate::raw::offers_enough`]: the own deque, and the own squad's queue
+    /// where the policy places tasks there (`mts`), against `tasks`.
     #[inline]
     pub(crate) fn offers_enough(&self, tasks: usize) -> bool {
-        self.deque.len() >= tasks && self.registry.idle.load(Ordering::Relaxed) == 0
+        let mut waiting = self.deque.len();
+        if waiting < tasks && !self.always_local {
+            if let Some(queue) = self.registry.squad_queues.get(self.squad) {
+                waiting += queue.len_hint();
+            }
+        }
+        waiting >= tasks && self.registry.idle.load(Ordering::Relaxed) == 0
     }
 
     /// Publishes a spawned job where the policy places it, and returns the place.

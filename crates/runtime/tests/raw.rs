@@ -158,9 +158,9 @@ fn spin_until_runs_no_task_while_it_waits() {
     assert_eq!(ran.into_inner(), 1);
 }
 
-/// `offers_enough` counts the tasks waiting in the calling worker's own deque, and says
-/// no while another worker of the pool looks for work or sleeps; off a worker it says
-/// no.
+/// `offers_enough` counts the tasks waiting in the calling worker's own deque (or its
+/// squad's queue), and says no while another worker of the pool looks for work or
+/// sleeps; off a worker it says no.
 #[test]
 fn offers_enough_counts_the_own_deque_while_no_worker_idles() {
     assert!(!raw::offers_enough(0), "off a worker");
@@ -168,6 +168,18 @@ fn offers_enough_counts_the_own_deque_while_no_worker_idles() {
     one.install(|| {
         locus::scope(|s| {
             assert!(raw::offers_enough(0));
+            assert!(!raw::offers_enough(1));
+            s.spawn(|_| {});
+            s.spawn(|_| {});
+            assert!(raw::offers_enough(2));
+            assert!(!raw::offers_enough(3));
+        });
+    });
+    // Under mts the tasks wait in the squad's queue, where the squad's workers take
+    // them: they count the same.
+    let mts = pool(PolicyKind::Mts { batch: None }, 1, "this");
+    mts.install(|| {
+        locus::scope(|s| {
             assert!(!raw::offers_enough(1));
             s.spawn(|_| {});
             s.spawn(|_| {});
