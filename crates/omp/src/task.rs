@@ -534,9 +534,11 @@ unsafe fn spawn_task(local: &'static team::Local, s: Spawn, parent: &Node) {
 }
 
 /// Tasks waiting in a worker's own deque from which a new task runs at once instead of
-/// joining them (see [`run_at_once`]). Measured at 2 threads, runs interleaved (README,
-/// "OpenMP programs on locus"): fib 30 without a cutoff, best of 5, 18.0-18.2 ms at 2,
-/// 18.2-18.5 at 3, 19.1-19.4 at 4, 49 at 8 (fib's deque seldom holds more; 62 ms
+/// joining them (see [`run_at_once`]). Measured at 2 threads, runs interleaved, with
+/// `crates/omp/bench/fib.c` built by `gcc -O2 -fopenmp` and run as `locus run --policy
+/// ws --threads 2 -- ./fib 30 5`, and `mergesort.c` changed to print each of its 5
+/// runs, run with `4000000 4096`: fib 30 without a cutoff, best of 5, 18.0-18.2 ms at
+/// 2, 18.2-18.5 at 3, 19.1-19.4 at 4, 49 at 8 (fib's deque seldom holds more; 62 ms
 /// spawning every task); mergesort 4M with cutoff 4096, each of 5 runs, 0.21-0.22 s at
 /// 3 and 4 as when every task was spawned, but 0.24-0.27 in most runs at 2: a thief's
 /// steal leaves one task, the next spawn comes from deep in a subtree run at once, and
@@ -567,7 +569,10 @@ unsafe fn run_at_once(local: &'static team::Local, s: &Spawn, parent: &Node) {
     let group = group_of_children(parent);
     let node = if s.cpyfn.is_none() {
         // The data is the spawner's block, live until this returns (as for if(0)): a
-        // record without it.
+        // record without it, written here. Through `new_heap` (a call, and a copy of
+        // data the spawner's block already holds) fib 30 took 24 ms, 19.7 written here
+        // (`locus run --policy ws --threads 2 -- ./fib 30 5`, best of 5, with a backlog
+        // of 2 then).
         let layout = blocks::layout();
         let block = blocks::alloc(&local.blocks, layout).cast::<Node>();
         // SAFETY: the spawner's block, as the if(0) path writes it.

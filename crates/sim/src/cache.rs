@@ -442,7 +442,8 @@ struct Links<const K: usize>([[u8; 8]; K]);
 // A link is indexed by a valid way, below `8 * K`, never by [`END`]. The mask keeps the
 // index below the length the compiler knows, so no bounds check is made: these links
 // are followed several times an access (a bounds-checked index of the nested arrays
-// cost a sixth of the walk's instructions).
+// was 204 M of this file's 1.1 G instructions under `valgrind --tool=cachegrind locus
+// sim heat --size 3072x2048,leaf=96,iters=2 --policy ws`).
 impl<const K: usize> std::ops::Index<u8> for Links<K> {
     type Output = u8;
 

@@ -152,7 +152,8 @@ struct Server {
     now: u64,
     /// Bucket number of bit 0 of `full[0]`; a multiple of [`BLOCK`].
     base: u64,
-    /// The cycle bucket `base` starts at, `base * width`.
+    /// The cycle bucket `base` starts at, `base * width`, kept with `base` so that
+    /// [`Server::index_of`] need not multiply.
     origin: u64,
     /// [`magic`] of `width`.
     magic: u64,
@@ -239,7 +240,9 @@ impl Server {
     /// `origin` and `width` fit in 32 bits, as they do but for a calendar of more than
     /// four billion cycles: for 32-bit `n` and `d`, `n / d` is the high 64 bits of
     /// `n * ceil(2^64 / d)` (Lemire, Kaser and Kurz, "Faster remainder by direct
-    /// computation", 2019, Theorem 1). A `div` took a tenth of the simulation's time.
+    /// computation", 2019, Theorem 1). The `div` it replaces cost about a twentieth of
+    /// `locus sim heat --size 3072x2048,leaf=96,iters=10 --policy ws,mts,cab,cats`'s
+    /// wall time (2.45-2.47 s against 2.31-2.38, three alternating runs).
     #[inline]
     fn index_of(&self, t: u64) -> usize {
         let offset = t - self.origin;

@@ -352,11 +352,11 @@ impl BiTier {
             plan.push(Probe::InterPool(squad));
         } else if takes_leaves
             && load < self.squad_size(squad)
-            && (load == 0 || !self.homeless_squad_idle(squad))
+            && (load == 0 || !self.other_squad_idle(squad, true))
         {
             plan.push(Probe::InterPool(squad));
             if self.num_squads() > 1
-                && (load == 0 || !self.another_squad_idle(squad))
+                && (load == 0 || !self.other_squad_idle(squad, false))
                 && self.affinity.may_steal_remote(squad)
             {
                 plan.push(Probe::RemoteInterPools);
@@ -385,21 +385,13 @@ impl BiTier {
         }
     }
 
-    /// Whether a squad other than `squad` runs no leaf subtree.
-    fn another_squad_idle(&self, squad: SquadId) -> bool {
-        self.load
-            .iter()
-            .enumerate()
-            .any(|(s, l)| s != squad && l.load(Ordering::Relaxed) == 0)
-    }
-
-    /// Whether a squad other than `squad` has no leaf homed there and runs none: it
-    /// will have nothing to do this iteration unless it takes another squad's leaf.
-    fn homeless_squad_idle(&self, squad: SquadId) -> bool {
-        self.load
-            .iter()
-            .enumerate()
-            .any(|(s, l)| s != squad && self.affinity.homeless(s) && l.load(Ordering::Relaxed) == 0)
+    /// Whether a squad other than `squad` runs no leaf subtree (and, if `homeless`, has
+    /// no leaf homed there either: it will have nothing to do this iteration unless it
+    /// takes another squad's leaf).
+    fn other_squad_idle(&self, squad: SquadId, homeless: bool) -> bool {
+        self.load.iter().enumerate().any(|(s, l)| {
+            s != squad && (!homeless || self.affinity.homeless(s)) && l.load(Ordering::Relaxed) == 0
+        })
     }
 
     /// `worker` starts a task, whatever its tier: it no longer searches.

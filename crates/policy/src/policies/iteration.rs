@@ -33,7 +33,7 @@
 use crate::{SquadId, TaskId};
 use crossbeam_utils::CachePadded;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// Subtree `i` of `k` goes to squad `⌊i·m/k⌋`: neighbouring subtrees (neighbouring data)
@@ -75,8 +75,6 @@ struct Home {
 struct State {
     epoch: u32,
     homes: HashMap<TaskId, Home>,
-    /// Homes per squad.
-    assigned: Vec<u32>,
     /// The counts still to start were set for this epoch from outside ([`IterationAffinity::expect`]
     /// or [`IterationAffinity::preset`]): a leaf seen for the first time is already counted.
     preset: bool,
@@ -98,9 +96,9 @@ pub(crate) struct IterationAffinity {
     state: Mutex<State>,
     /// Per squad: leaves homed there not yet started in this epoch.
     remaining: Box<[CachePadded<AtomicU32>]>,
-    /// Per squad: no leaf is homed there (`assigned` is 0), for the plans, which read
-    /// it without the lock.
-    homeless: Box<[AtomicBool]>,
+    /// Per squad: leaves homed there. Changed under the state's lock; atomics so that
+    /// the plans read them without it ([`IterationAffinity::homeless`]).
+    assigned: Box<[AtomicU32]>,
     /// Plans that left remote pools out (read without the lock, so an atomic).
     withheld: AtomicU64,
 }
@@ -111,14 +109,11 @@ impl IterationAffinity {
     pub(crate) fn new(squads: usize, enabled: bool) -> IterationAffinity {
         IterationAffinity {
             enabled,
-            state: Mutex::new(State {
-                assigned: vec![0; squads],
-                ..State::default()
-            }),
+            state: Mutex::new(State::default()),
             remaining: (0..squads)
                 .map(|_| CachePadded::new(AtomicU32::new(0)))
                 .collect(),
-            homeless: (0..squads).map(|_| AtomicBool::new(true)).collect(),
+            assigned: (0..squads).map(|_| AtomicU32::new(0)).collect(),
             withheld: AtomicU64::new(0),
         }
     }
@@ -133,10 +128,28 @@ impl IterationAffinity {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Publishes which squads have no leaf homed there, after `st.assigned` changed.
-    fn sync_homeless(&self, st: &State) {
-        for (h, &a) in self.homeless.iter().zip(&st.assigned) {
-            h.store(a == 0, Ordering::Relaxed);
+    /// One more leaf homed in `squad` (`by` 1), or one fewer (`by` -1). Under the state's
+    /// lock.
+    fn home(&self, squad: SquadId, by: i32) {
+        let a = &self.assigned[squad];
+        a.store(
+            a.load(Ordering::Relaxed).saturating_add_signed(by),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// Forgets every squad's homes (then counted again). Under the state's lock.
+    fn clear_homes(&self) {
+        self.assigned
+            .iter()
+            .for_each(|a| a.store(0, Ordering::Relaxed));
+    }
+
+    /// Every squad's leaves still to start: all those homed there. Under the state's
+    /// lock.
+    fn expect_all_homed(&self) {
+        for (r, a) in self.remaining.iter().zip(self.assigned.iter()) {
+            r.store(a.load(Ordering::Relaxed), Ordering::Relaxed);
         }
     }
 
@@ -144,7 +157,7 @@ impl IterationAffinity {
     /// affinity). A hint: read without the lock.
     #[inline]
     pub(crate) fn homeless(&self, squad: SquadId) -> bool {
-        self.enabled && self.homeless[squad].load(Ordering::Relaxed)
+        self.enabled && self.assigned[squad].load(Ordering::Relaxed) == 0
     }
 
     /// The current epoch will bring `counts[s]` leaves to squad `s` that are not known
@@ -162,7 +175,7 @@ impl IterationAffinity {
     pub(crate) fn preset(&self, homes: impl IntoIterator<Item = (TaskId, SquadId)>) {
         let mut st = self.state();
         st.homes.clear();
-        st.assigned.iter_mut().for_each(|a| *a = 0);
+        self.clear_homes();
         for (id, squad) in homes {
             let squad = squad.min(self.remaining.len() - 1);
             if st
@@ -177,13 +190,10 @@ impl IterationAffinity {
                 )
                 .is_none()
             {
-                st.assigned[squad] += 1;
+                self.home(squad, 1);
             }
         }
-        for (r, &a) in self.remaining.iter().zip(&st.assigned) {
-            r.store(a, Ordering::Relaxed);
-        }
-        self.sync_homeless(&st);
+        self.expect_all_homed();
         st.preset = true;
     }
 
@@ -219,8 +229,7 @@ impl IterationAffinity {
                 started: NEVER,
             },
         );
-        st.assigned[squad] += 1;
-        self.sync_homeless(&st);
+        self.home(squad, 1);
         if !st.preset {
             self.remaining[squad].fetch_add(1, Ordering::Relaxed);
         }
@@ -231,14 +240,11 @@ impl IterationAffinity {
     fn next_epoch(&self, st: &mut State) {
         let ended = st.epoch;
         st.homes.retain(|_, h| h.spawned == ended);
-        st.assigned.iter_mut().for_each(|a| *a = 0);
+        self.clear_homes();
         for h in st.homes.values() {
-            st.assigned[h.squad] += 1;
+            self.home(h.squad, 1);
         }
-        for (r, &a) in self.remaining.iter().zip(&st.assigned) {
-            r.store(a, Ordering::Relaxed);
-        }
-        self.sync_homeless(st);
+        self.expect_all_homed();
         st.epoch = ended.wrapping_add(1) % NEVER;
         st.preset = false;
     }
@@ -270,15 +276,14 @@ impl IterationAffinity {
             );
         }
         if new {
-            st.assigned[squad] += 1;
+            self.home(squad, 1);
         } else if home.squad != squad {
-            st.assigned[home.squad] -= 1;
-            st.assigned[squad] += 1;
+            self.home(home.squad, -1);
+            self.home(squad, 1);
             if self.enabled {
                 st.moved_home += 1;
             }
         }
-        self.sync_homeless(&st);
         st.homes.insert(
             id,
             Home {
@@ -298,8 +303,7 @@ impl IterationAffinity {
             return squad;
         }
         if let Some(leaf) = st.homes.remove(&id) {
-            st.assigned[leaf.squad] -= 1;
-            self.sync_homeless(&st);
+            self.home(leaf.squad, -1);
             if leaf.started != st.epoch {
                 let _ = self.remaining[leaf.squad].fetch_update(
                     Ordering::Relaxed,
