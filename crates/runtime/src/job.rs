@@ -17,12 +17,17 @@ use std::mem::{self, ManuallyDrop};
 
 /// Something a worker can run through a [`JobRef`].
 pub(crate) trait Job {
-    /// Runs the job.
+    /// Runs the job, then `end` (if given), then marks it complete (sets its latch).
+    /// `end` is how the runtime tells the policy that the task finished: told before the
+    /// latch is set, so that the task's end happens before its joiner, or its scope's
+    /// owner, goes on (a profile that saw the parent's end before the child's would take
+    /// the next iteration's first spawns for this one's). A job that completes itself
+    /// ([`crate::raw::RawTask`]) calls `end` after.
     ///
     /// # Safety
     /// `this` must come from the `JobRef` made for this job, and each job is executed
     /// at most once.
-    unsafe fn execute(this: *const ());
+    unsafe fn execute(this: *const (), end: Option<&mut dyn FnMut()>);
 }
 
 /// The first field of every job: what the runtime needs to know before running it.
@@ -49,7 +54,7 @@ pub(crate) unsafe trait HasHeader {}
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct JobRef {
     pointer: *const (),
-    execute_fn: unsafe fn(*const ()),
+    execute_fn: unsafe fn(*const (), Option<&mut dyn FnMut()>),
 }
 
 // SAFETY: a JobRef is only made for jobs whose data is `Send` (the closures carried are
@@ -93,7 +98,18 @@ impl JobRef {
     #[inline]
     pub(crate) unsafe fn execute(self) {
         // SAFETY: forwarded from the caller.
-        unsafe { (self.execute_fn)(self.pointer) }
+        unsafe { (self.execute_fn)(self.pointer, None) }
+    }
+
+    /// Runs the job and calls `end` before the job counts as complete (see
+    /// [`Job::execute`]).
+    ///
+    /// # Safety
+    /// As [`JobRef::execute`].
+    #[inline]
+    pub(crate) unsafe fn execute_ending(self, end: &mut dyn FnMut()) {
+        // SAFETY: forwarded from the caller.
+        unsafe { (self.execute_fn)(self.pointer, Some(end)) }
     }
 }
 
@@ -173,7 +189,7 @@ impl<L: Latch, F: FnOnce() -> R, R> StackJob<L, F, R> {
 unsafe impl<L, F, R> HasHeader for StackJob<L, F, R> {}
 
 impl<L: Latch, F: FnOnce() -> R, R> Job for StackJob<L, F, R> {
-    unsafe fn execute(this: *const ()) {
+    unsafe fn execute(this: *const (), end: Option<&mut dyn FnMut()>) {
         // SAFETY: `this` was made from a `&StackJob<L, F, R>` by `as_job_ref`, whose
         // contract keeps it live until the latch is set.
         let this = unsafe { &*(this as *const Self) };
@@ -183,6 +199,9 @@ impl<L: Latch, F: FnOnce() -> R, R> Job for StackJob<L, F, R> {
         let func = unsafe { ManuallyDrop::take(&mut *this.func.get()) };
         // SAFETY: the owner reads `result` only after the latch is set below.
         unsafe { *this.result.get() = JobResult::call(func) };
+        if let Some(end) = end {
+            end();
+        }
         // SAFETY: `this.latch` is live; `set` does not touch it after the store.
         unsafe { Latch::set(&this.latch) };
         mem::forget(abort);
@@ -231,11 +250,14 @@ impl<F: FnOnce() + Send> HeapJob<F> {
 }
 
 impl<F: FnOnce() + Send> Job for HeapJob<F> {
-    unsafe fn execute(this: *const ()) {
+    unsafe fn execute(this: *const (), end: Option<&mut dyn FnMut()>) {
         // SAFETY: made by `into_job_ref` from `Box::into_raw`, executed once.
         let job = unsafe { Box::from_raw(this as *mut Self) };
         let HeapJob { done, func, .. } = *job;
         func();
+        if let Some(end) = end {
+            end();
+        }
         // SAFETY: the scope waits for this latch, so it is live; `set` touches nothing of
         // it after the store that may release the owner.
         unsafe { Latch::set(done) };

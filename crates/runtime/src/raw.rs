@@ -49,11 +49,16 @@ impl RawTask {
 unsafe impl HasHeader for RawTask {}
 
 impl Job for RawTask {
-    unsafe fn execute(this: *const ()) {
+    unsafe fn execute(this: *const (), end: Option<&mut dyn FnMut()>) {
         let task = this as *mut RawTask;
         // SAFETY: `this` came from `spawn`, whose contract keeps the record live and
         // runs it once; `run` was given by the record's maker for exactly this call.
-        unsafe { ((*task).run)(task) }
+        unsafe { ((*task).run)(task) };
+        // The record counted itself done in `run` (its layer's own counts): its end
+        // reaches the policy after that.
+        if let Some(end) = end {
+            end();
+        }
     }
 }
 

@@ -391,9 +391,10 @@ impl WorkerThread {
 
         if self.events {
             let costed = self.task_begin(&info, source);
+            // The policy hears of the end before the job's latch releases its joiner.
+            let mut end = || self.task_end(&info, costed);
             // SAFETY: as above. Jobs catch their closures' panics, so this returns.
-            unsafe { job.execute() };
-            self.task_end(&info, costed);
+            unsafe { job.execute_ending(&mut end) };
         } else {
             // SAFETY: as above.
             unsafe { job.execute() };

@@ -1,0 +1,136 @@
+//! The order of a task's events: the policy hears that a task finished before whoever
+//! waits for it (its join, its scope) goes on. CATS's online profile depends on it: a
+//! parent's end reported before its child's, or an iteration's root done while one of
+//! its tasks is still open in the profile, makes the next iteration's first spawns look
+//! like more of this one (each profiled SOID then counts two iterations).
+
+use locus::{join, scope, Policy, PolicyKind, TaskCost, TaskInfo, ThreadPoolBuilder, WorkerMap};
+use locus_policy::{Layout, Place, PolicyFactory, Probe, Source};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `ws` with task events, whose `task_finished` is slow: it sleeps before it counts the
+/// end, so a joiner released before the end is reported sees the count short.
+#[derive(Debug)]
+struct SlowEnds {
+    inner: Arc<dyn Policy>,
+    ended: Arc<AtomicUsize>,
+    /// Tasks started from a queue rather than inline: run through their job, whose
+    /// latch releases the waiter (the case the order matters for).
+    queued: Arc<AtomicUsize>,
+}
+
+impl Policy for SlowEnds {
+    fn name(&self) -> &'static str {
+        "slow-ends"
+    }
+
+    fn layout(&self) -> Layout {
+        Layout {
+            task_events: true,
+            ..self.inner.layout()
+        }
+    }
+
+    fn place(&self, spawner: usize, parent: &TaskInfo, task: &TaskInfo) -> Place {
+        self.inner.place(spawner, parent, task)
+    }
+
+    fn search(&self, worker: usize, plan: &mut Vec<Probe>) {
+        self.inner.search(worker, plan)
+    }
+
+    fn task_started(&self, _worker: usize, _task: &TaskInfo, source: Source) {
+        if source != Source::Inline {
+            self.queued.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn task_finished(&self, _worker: usize, _task: &TaskInfo, _cost: Option<&TaskCost>) {
+        std::thread::sleep(Duration::from_millis(5));
+        self.ended.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+fn slow_ends_pool() -> (locus::ThreadPool, Arc<AtomicUsize>, Arc<AtomicUsize>) {
+    let ended = Arc::new(AtomicUsize::new(0));
+    let queued = Arc::new(AtomicUsize::new(0));
+    let (e, s) = (Arc::clone(&ended), Arc::clone(&queued));
+    let factory = PolicyFactory::new("slow-ends", move |map: &WorkerMap| {
+        Arc::new(SlowEnds {
+            inner: PolicyKind::Ws.build(map),
+            ended: Arc::clone(&e),
+            queued: Arc::clone(&s),
+        }) as Arc<dyn Policy>
+    });
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .pin(false)
+        .policy_factory(factory)
+        .build()
+        .expect("pool builds");
+    (pool, ended, queued)
+}
+
+#[test]
+fn a_stolen_half_is_reported_finished_before_its_join_returns() {
+    if cfg!(miri) {
+        return; // sleeps
+    }
+    let (pool, ended, queued) = slow_ends_pool();
+    pool.install(|| {
+        // Until the second half has been stolen in a few rounds (a loaded machine may
+        // wake the thief too late in some).
+        let mut stolen = 0;
+        for round in 0..200 {
+            let (ended_before, queued_before) =
+                (ended.load(Ordering::SeqCst), queued.load(Ordering::Relaxed));
+            // The first half sleeps, so that the other worker steals the second, which
+            // sleeps longer: the joiner then waits for its latch.
+            join(
+                || std::thread::sleep(Duration::from_millis(10)),
+                || std::thread::sleep(Duration::from_millis(30)),
+            );
+            let after = ended.load(Ordering::SeqCst);
+            assert_eq!(
+                after - ended_before,
+                2,
+                "round {round}: both halves' ends reported"
+            );
+            stolen += usize::from(queued.load(Ordering::Relaxed) > queued_before);
+            if stolen == 3 {
+                return;
+            }
+        }
+        panic!("the second half was stolen in {stolen} of 200 rounds: nothing was tested");
+    });
+}
+
+#[test]
+fn a_scopes_spawns_are_reported_finished_before_the_scope_returns() {
+    if cfg!(miri) {
+        return; // sleeps
+    }
+    let (pool, ended, queued) = slow_ends_pool();
+    pool.install(|| {
+        for round in 0..10 {
+            let before = ended.load(Ordering::SeqCst);
+            scope(|s| {
+                for _ in 0..4 {
+                    s.spawn(|_| std::thread::sleep(Duration::from_millis(5)));
+                }
+            });
+            let after = ended.load(Ordering::SeqCst);
+            assert_eq!(
+                after - before,
+                4,
+                "round {round}: every spawn's end reported"
+            );
+        }
+    });
+    assert!(
+        queued.load(Ordering::Relaxed) > 0,
+        "nothing ran from a queue"
+    );
+}
