@@ -349,12 +349,54 @@ fn magic(width: u64) -> u64 {
     }
 }
 
-/// A worker's fill buffers: when each slot's line arrives.
+/// A worker's fill buffers: when each slot's line arrives, as a ring sorted from
+/// `head`, the earliest first.
+///
+/// A miss takes the slot that frees first and puts its line's arrival in it; only the
+/// multiset of the times matters (which of several slots that free together is taken
+/// changes nothing). Kept sorted, the earliest is at hand, and a new arrival, mostly
+/// the latest (lines arrive about in the order they were issued), takes the earliest's
+/// place at the ring's back with one comparison. (Scanning the slots for the earliest
+/// at each miss, without branches, took 3.87 G instructions where this takes 3.72 G,
+/// in `valgrind --tool=cachegrind --branch-sim=yes locus sim heat
+/// --size 3072x2048,leaf=96,iters=2 --policy ws`, 10 slots a worker on opteron-8380;
+/// the conditional branches it mispredicts, 5.3 M -> 4.0 M.)
 #[derive(Debug, Clone)]
 struct Buffers {
+    /// The arrivals, in order from `head` round the ring.
     done: Vec<u64>,
+    /// The earliest arrival's slot.
+    head: usize,
     /// The latest arrival of any slot.
     last: u64,
+}
+
+impl Buffers {
+    /// When the earliest slot frees.
+    #[inline]
+    fn earliest(&self) -> u64 {
+        self.done[self.head]
+    }
+
+    /// Replaces the earliest arrival with `arrives`, keeping the ring sorted.
+    #[inline]
+    fn replace_earliest(&mut self, arrives: u64) {
+        let n = self.done.len();
+        // The earliest's slot becomes the back of the ring.
+        let mut at = self.head;
+        self.head = if at + 1 == n { 0 } else { at + 1 };
+        while at != self.head {
+            let before = if at == 0 { n - 1 } else { at - 1 };
+            let d = self.done[before];
+            if d <= arrives {
+                break;
+            }
+            self.done[at] = d;
+            at = before;
+        }
+        self.done[at] = arrives;
+        self.last = self.last.max(arrives);
+    }
 }
 
 /// The memory clock of one simulation.
@@ -409,6 +451,7 @@ impl MemoryClock {
                 vec![
                     Buffers {
                         done: vec![0; slots],
+                        head: 0,
                         last: 0,
                     };
                     workers
@@ -459,15 +502,7 @@ impl MemoryClock {
 
     /// A line that missed the private caches: a fill buffer, the servers on its way.
     fn miss(&mut self, w: usize, package: usize, t: u64, now: u64, served: Served) -> u64 {
-        let buffers = &mut self.buffers[w];
-        // The slot that frees first (any of several that free together: only the
-        // multiset of times matters), found without branches, which would mispredict.
-        let (mut slot, mut free_at) = (0, buffers.done[0]);
-        for (i, &d) in buffers.done.iter().enumerate().skip(1) {
-            let earlier = d < free_at;
-            slot = if earlier { i } else { slot };
-            free_at = free_at.min(d);
-        }
+        let free_at = self.buffers[w].earliest();
         let issue = t.max(free_at);
         self.stalled += issue - t;
         let start = match served.route {
@@ -486,10 +521,7 @@ impl MemoryClock {
                 self.links[usize::from(from) * self.packages + package].serve(issue, now)
             }
         };
-        let arrives = start + served.cycles;
-        let buffers = &mut self.buffers[w];
-        buffers.done[slot] = arrives;
-        buffers.last = buffers.last.max(arrives);
+        self.buffers[w].replace_earliest(start + served.cycles);
         issue + self.issue
     }
 
@@ -711,6 +743,45 @@ mod tests {
                 "{} words",
                 s.full.len()
             );
+        }
+    }
+
+    #[test]
+    fn the_sorted_ring_of_fill_buffers_holds_what_a_scan_would() {
+        use locus_task::rng::XorShift64Star;
+        let mut rng = XorShift64Star::new(0x5EED_F111);
+        for slots in [1, 2, 3, 10, 24] {
+            let mut b = Buffers {
+                done: vec![0; slots],
+                head: 0,
+                last: 0,
+            };
+            // The scan it replaces: the earliest slot anywhere takes the new arrival.
+            let mut scanned = vec![0u64; slots];
+            let mut t = 0;
+            for op in 0..20_000 {
+                let x = rng.next_u64();
+                let earliest = *scanned.iter().min().unwrap();
+                assert_eq!(b.earliest(), earliest, "op {op}, {slots} slots");
+                // Arrivals mostly later than the last, now and then earlier, or tied.
+                t += x % 8;
+                let arrives = earliest.max(t)
+                    + match (x >> 8) % 4 {
+                        0 => (x >> 16) % 300,
+                        1 => 0,
+                        _ => 200,
+                    };
+                let at = scanned.iter().position(|&d| d == earliest).unwrap();
+                scanned[at] = arrives;
+                b.replace_earliest(arrives);
+                let mut ring: Vec<u64> = (0..slots).map(|i| b.done[(b.head + i) % slots]).collect();
+                assert!(ring.windows(2).all(|p| p[0] <= p[1]), "unsorted: {ring:?}");
+                ring.sort_unstable();
+                let mut want = scanned.clone();
+                want.sort_unstable();
+                assert_eq!(ring, want, "op {op}, {slots} slots");
+                assert_eq!(b.last, *want.last().unwrap());
+            }
         }
     }
 
