@@ -27,9 +27,10 @@
 //!   on a circle is one step of the head. Nothing moves but bytes: no `memmove`, no
 //!   hashing of set indices, no pointers, no allocation. The fingerprint words per set
 //!   are a compile-time constant (1, 2, 4 or 8: the smallest that covers the ways), so
-//!   the loops over them unroll. (The version before kept a rank byte per way beside its fingerprint and
-//!   aged every rank, 8 to a word, on each miss and each hit below the head: on
-//!   heat 3072x2048 under ws on opteron-8380, whose walk misses every level, this one
+//!   the loops over them unroll. (The version before the recency list kept a rank byte
+//!   per way beside its fingerprint and aged every rank, 8 to a word, on each miss and
+//!   each hit below the head: on heat 3072x2048 under ws on opteron-8380, whose walk
+//!   misses every level, the list (with two ends, before it became a circle)
 //!   takes 0.85 to 0.9 of the whole simulation's CPU time, and on `cache_walk`, one
 //!   process alternating the two, 0.8 on the sequential walk, the same on the random
 //!   one and 1.02 to 1.06 on the stencil, whose hits in the 48-way L3 follow links
