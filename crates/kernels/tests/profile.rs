@@ -113,3 +113,54 @@ fn cats_with_affinity_feeds_every_squad() {
     // certain here (the simulator measures the stability itself).
     assert_eq!(stat(&stats, "placement_compared"), Some(8), "{explain}");
 }
+
+/// The N-tier profile (the profiled iteration's top dealt to squads, stolen own package
+/// first while its tasks touch memory) in the runtime: on a virtual machine of two
+/// packages with two squads each, under the `declared` counter source, every kernel of
+/// the matrix verifies under `cats` and `cab`, and heat, whose tasks touch memory,
+/// deals its whole top: the second halves of two levels of joins for four squads, three
+/// tasks.
+#[test]
+fn the_n_tier_profile_runs_every_kernel_on_a_chiplet_machine() {
+    if cfg!(miri) {
+        return; // as above
+    }
+    let machine = Topology::parse_spec("pack:2 l3:2(size=1MiB) core:2 pu:1").unwrap();
+    let sizes = [
+        (Kernel::Heat, "66x40,leaf=4,iters=3"),
+        (Kernel::Sor, "66x41,leaf=4,iters=2"),
+        (Kernel::Fib, "17"),
+        (Kernel::Sort, "20000,cutoff=256"),
+        (Kernel::Mergesort, "20000,cutoff=256"),
+        (Kernel::Fft, "4096,cutoff=128"),
+        (Kernel::Ge, "48,leaf=4"),
+        (Kernel::HeatLoop, "66x40,leaf=4,iters=3"),
+        (Kernel::SpmvCrs, "laplace2d:20,iters=2,grain=16"),
+    ];
+    for policy in ["cats", "cab"] {
+        for (kernel, size) in sizes {
+            let pool = ThreadPoolBuilder::new()
+                .num_threads(8)
+                .pin(false)
+                .policy(policy.parse().unwrap())
+                .topology(machine.clone())
+                .counters(CounterKind::Declared)
+                .build()
+                .unwrap();
+            let ex = Locus::new(pool);
+            let mut prepared = kernel.parse_size(size).unwrap().prepare();
+            for rep in 0..2 {
+                let outcome = prepared.run(&ex);
+                assert!(
+                    outcome.verified,
+                    "{kernel} {size} under {policy}, rep {rep}: {}",
+                    outcome.detail
+                );
+            }
+            let dealt = stat(&ex.pool.policy_stats(), "profile_tasks_dealt");
+            if kernel == Kernel::Heat {
+                assert_eq!(dealt, Some(3), "{policy}: {}", ex.pool.explain());
+            }
+        }
+    }
+}

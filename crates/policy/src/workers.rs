@@ -43,6 +43,10 @@ pub struct WorkerMap {
     tier: Vec<SquadTier>,
     /// Per squad, the other squads and their workers, grouped by distance.
     rings: Vec<Rings>,
+    /// Per squad, the workers of its package (its own included), in index order.
+    package_workers: Vec<Vec<WorkerId>>,
+    /// Per squad, its package's index (packages numbered in order of their first squad).
+    package_of: Vec<usize>,
 }
 
 /// The other squads of one squad, and their workers, in groups of equal distance,
@@ -174,6 +178,22 @@ impl WorkerMap {
                 rings
             })
             .collect();
+        let mut package_of: Vec<usize> = Vec::with_capacity(n);
+        for a in 0..n {
+            let first = (0..a).find(|&b| tier[a * n + b] != SquadTier::OtherPackage);
+            let next = package_of.iter().max().map_or(0, |&p| p + 1);
+            package_of.push(first.map_or(next, |b| package_of[b]));
+        }
+        let package_workers = (0..n)
+            .map(|a| {
+                let mut workers: Vec<WorkerId> = (0..n)
+                    .filter(|&b| tier[a * n + b] != SquadTier::OtherPackage)
+                    .flat_map(|b| squads[b].iter().copied())
+                    .collect();
+                workers.sort_unstable();
+                workers
+            })
+            .collect();
         WorkerMap {
             pu_of,
             squad_of,
@@ -182,6 +202,8 @@ impl WorkerMap {
             distance,
             tier,
             rings,
+            package_workers,
+            package_of,
         }
     }
 
@@ -278,6 +300,31 @@ impl WorkerMap {
         }
     }
 
+    /// The workers of `squad`'s package, `squad`'s own among them, in index order:
+    /// every squad whose [`WorkerMap::tier`] from it is nearer than
+    /// [`SquadTier::OtherPackage`].
+    pub fn package_workers(&self, squad: SquadId) -> &[WorkerId] {
+        &self.package_workers[squad]
+    }
+
+    /// The index of `squad`'s package: packages are numbered from 0 in order of their
+    /// first squad.
+    #[inline]
+    pub fn package_of(&self, squad: SquadId) -> usize {
+        self.package_of[squad]
+    }
+
+    /// The number of packages the squads lie in.
+    pub fn num_packages(&self) -> usize {
+        self.package_of.iter().max().map_or(0, |&p| p + 1)
+    }
+
+    /// Whether squads `a` and `b` are in one package.
+    #[inline]
+    pub fn same_package(&self, a: SquadId, b: SquadId) -> bool {
+        self.tier(a, b) != SquadTier::OtherPackage
+    }
+
     /// The workers of the squads of [`WorkerMap::remote_squads`], in its groups, each
     /// group in index order (where there is one group, every worker: a search skips
     /// `squad`'s).
@@ -356,6 +403,28 @@ mod tests {
         let one = WorkerMap::from_squad_sizes(&[3]);
         assert_eq!(one.remote_squads(0).collect::<Vec<_>>(), [&[0][..]]);
         assert_eq!(abstract_map.tier(0, 2), SquadTier::OtherPackage);
+    }
+
+    #[test]
+    fn a_package_holds_the_squads_not_in_another_package() {
+        let map = WorkerMap::new(&Topology::preset("epyc-7763-2s").unwrap(), 256);
+        assert_eq!(map.num_packages(), 2);
+        assert_eq!(
+            (0..16).map(|s| map.package_of(s)).collect::<Vec<_>>(),
+            [[0; 8], [1; 8]].concat()
+        );
+        let second: Vec<usize> = (128..256).collect();
+        assert_eq!(map.package_workers(9), &second[..], "own squad included");
+        assert!(map.same_package(9, 15) && !map.same_package(9, 7));
+        // NPS4: four nodes per package, still two packages.
+        let nps4 = WorkerMap::new(&Topology::preset("epyc-7763-2s-nps4").unwrap(), 256);
+        assert_eq!(nps4.num_packages(), 2);
+        assert_eq!(nps4.package_workers(0).len(), 128);
+        // Abstract squads are packages of their own; one squad is one package.
+        let abstract_map = WorkerMap::from_squad_sizes(&[2, 3, 1]);
+        assert_eq!(abstract_map.num_packages(), 3);
+        assert_eq!(abstract_map.package_workers(1), &[2, 3, 4]);
+        assert_eq!(WorkerMap::from_squad_sizes(&[3]).num_packages(), 1);
     }
 
     #[test]

@@ -82,6 +82,9 @@ pub(crate) struct Registry {
     /// Workers searching for work or asleep (between `begin_idle` and `end_idle`): a
     /// hint for `offers_enough`, changed once per idle spell.
     idle: CachePadded<AtomicUsize>,
+    /// The same per package where the machine has several (`WorkerMap::package_of`),
+    /// for [`Victims::Package`]; empty with one package.
+    package_idle: Box<[CachePadded<AtomicUsize>]>,
     counters: Box<[CachePadded<Counters>]>,
     /// Zero of the idle clock (see `stats.rs`).
     epoch: Instant,
@@ -144,6 +147,12 @@ impl Registry {
             broadcasts: (0..n).map(|_| SharedQueue::new()).collect(),
             sleep: Sleep::new(n),
             idle: CachePadded::new(AtomicUsize::new(0)),
+            package_idle: match map.num_packages() {
+                1 => Box::new([]),
+                p => (0..p)
+                    .map(|_| CachePadded::new(AtomicUsize::new(0)))
+                    .collect(),
+            },
             counters: (0..n)
                 .map(|_| CachePadded::new(Counters::default()))
                 .collect(),
@@ -318,6 +327,8 @@ pub(crate) struct WorkerThread {
     events: bool,
     /// Per-task cost measurement, where the pool has a counter source.
     profiler: Option<RefCell<TaskProfiler>>,
+    /// Whether this worker is in an idle spell (counted in the idle counts).
+    idle: Cell<bool>,
     pub(crate) registry: Arc<Registry>,
 }
 
@@ -353,6 +364,7 @@ impl WorkerThread {
             counters: &*registry.counters[index],
             events: registry.layout.task_events,
             profiler,
+            idle: Cell::new(false),
             registry,
         }
     }
@@ -658,6 +670,10 @@ impl WorkerThread {
     /// Starts an idle spell: publishes its start so snapshots count it while it lasts.
     fn begin_idle(&self) -> u64 {
         self.registry.idle.fetch_add(1, Ordering::Relaxed);
+        if let Some(count) = self.package_idle() {
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+        self.idle.set(true);
         let start = self.registry.clock_ns();
         self.counters()
             .idle_since
@@ -669,9 +685,33 @@ impl WorkerThread {
     /// (Release: a snapshot that sees the clear also sees the addition).
     fn end_idle(&self, start: u64) {
         self.registry.idle.fetch_sub(1, Ordering::Relaxed);
+        if let Some(count) = self.package_idle() {
+            count.fetch_sub(1, Ordering::Relaxed);
+        }
+        self.idle.set(false);
         let c = self.counters();
         bump(&c.idle_ns, self.registry.clock_ns().saturating_sub(start));
         c.idle_since.store(0, Ordering::Release);
+    }
+
+    /// This worker's package's idle count, where the machine has several packages.
+    #[inline]
+    fn package_idle(&self) -> Option<&AtomicUsize> {
+        let counts = &self.registry.package_idle;
+        (!counts.is_empty()).then(|| &*counts[self.registry.map.package_of(self.squad)])
+    }
+
+    /// Whether every other worker of this worker's package is in an idle spell (a
+    /// relaxed read: a hint, as the pool's idle count is), so that none of them has a
+    /// task to steal.
+    fn package_idles(&self) -> bool {
+        let Some(count) = self.package_idle() else {
+            return false;
+        };
+        let others = count
+            .load(Ordering::Relaxed)
+            .saturating_sub(usize::from(self.idle.get()));
+        others + 1 >= self.registry.map.package_workers(self.squad).len()
     }
 
     #[inline]
@@ -767,7 +807,7 @@ impl WorkerThread {
     fn is_victim(&self, victim: usize, victims: Victims) -> bool {
         victim != self.index
             && match victims {
-                Victims::All | Victims::Nearest => true,
+                Victims::All | Victims::Nearest | Victims::Package => true,
                 Victims::Squad => self.registry.map.squad_of(victim) == self.squad,
                 Victims::Remote => self.registry.map.squad_of(victim) != self.squad,
             }
@@ -793,11 +833,28 @@ impl WorkerThread {
 
     /// Steals one job: `All` and `Squad` from the first victim, from a random start over
     /// the pool, that has one; `Remote` and `Nearest` nearest first, group by group
-    /// (`Nearest` the own squad first), from a random start in each group.
+    /// (`Nearest` the own squad first), from a random start in each group; `Package` the
+    /// own package from a random start (unless every other worker of it is idle), then
+    /// the other packages nearest first.
     pub(crate) fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
         let map = &registry.map;
         match victims {
+            Victims::Package => {
+                if !self.package_idles() {
+                    let package = map.package_workers(self.squad);
+                    let found = self.steal_from(from_random_start(package, self.next_random()));
+                    if found.is_some() {
+                        return found;
+                    }
+                }
+                map.remote_workers(self.squad).find_map(|group| {
+                    let others = from_random_start(group, self.next_random());
+                    self.steal_from(
+                        others.filter(|&v| !map.same_package(map.squad_of(v), self.squad)),
+                    )
+                })
+            }
             Victims::All | Victims::Squad => {
                 let n = registry.num_workers();
                 let start = (self.next_random() % n as u64) as usize;
@@ -1034,6 +1091,53 @@ mod tests {
             (1, 0, 1)
         );
         assert_eq!(s.steals_remote, s.steals_same_node + s.steals_other_package);
+        drop(w);
+        drop(jobs);
+    }
+
+    #[test]
+    fn package_first_steals_take_the_own_package_then_the_other_and_skip_an_idle_package() {
+        // Worker 3 (squad 0, package 0) and a victim in the other package (200) hold a
+        // job each, as does 40 (squad 2, package 0); the other package's is pushed
+        // first. The own package goes first, its squads in one group.
+        let jobs: Vec<Box<IdleJob>> = (0..2).map(|_| job()).collect();
+        let w = workers(PolicyKind::Ws, 3, &[200, 40]);
+        // SAFETY: as in the test above: the jobs outlive the workers and are never run.
+        let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
+        for (victim, job) in w[1..].iter().zip(&refs) {
+            victim.push(*job);
+        }
+        let thief = &w[0];
+        let (first, _) = thief.steal_one(Victims::Package).expect("a job");
+        assert!(first.same(&refs[1]), "the own package's job first");
+        let (second, _) = thief.steal_one(Victims::Package).expect("a job");
+        assert!(second.same(&refs[0]));
+        assert!(thief.steal_one(Victims::Package).is_none());
+        // Every other worker of package 0 idle: its 128 deques are not looked at (a
+        // job left in one of them is not found), the other package's are.
+        let jobs: Vec<Box<IdleJob>> = (0..2).map(|_| job()).collect();
+        // SAFETY: as above.
+        let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
+        w[2].push(refs[0]);
+        w[1].push(refs[1]);
+        let idle = thief.package_idle().expect("two packages");
+        idle.store(127, Ordering::Relaxed);
+        assert!(thief.package_idles());
+        let (job, _) = thief.steal_one(Victims::Package).expect("a job");
+        assert!(job.same(&refs[1]), "the idle package skipped");
+        assert!(thief.steal_one(Victims::Package).is_none());
+        // The thief in its own idle spell counts itself there.
+        thief.idle.set(true);
+        idle.store(127, Ordering::Relaxed);
+        assert!(!thief.package_idles(), "one other worker is not idle");
+        idle.store(128, Ordering::Relaxed);
+        assert!(thief.package_idles());
+        idle.store(0, Ordering::Relaxed);
+        thief.idle.set(false);
+        assert!(
+            thief.steal_one(Victims::Package).is_some(),
+            "40's job again"
+        );
         drop(w);
         drop(jobs);
     }

@@ -49,3 +49,42 @@ fn remote_steals_split_by_tier_and_add_up() {
         );
     }
 }
+
+/// The N-tier profile in the runtime: on a virtual machine of two packages with two
+/// squads each, `cats` and `cab` deal the profiled iteration's top to the squads (the
+/// tasks wait in squad queues that the plans look at while any waits) and steal own
+/// package first, and the sums still come out right. `sum` declares no memory, so
+/// nothing is dealt after its first task completes.
+#[test]
+fn the_profiled_tops_dealt_tasks_all_run() {
+    use locus::counters::CounterKind;
+    let machine = Topology::parse_spec("pack:2 numa:1 l3:2(size=1MiB) core:2 pu:1")
+        .expect("a synthetic machine");
+    let n: u64 = if cfg!(miri) { 1 << 6 } else { 1 << 14 };
+    for policy in ["cats", "cab"] {
+        let kind: PolicyKind = policy.parse().unwrap();
+        let pool = ThreadPoolBuilder::new()
+            .topology(machine.clone())
+            .num_threads(8)
+            .pin(false)
+            .policy(kind)
+            .counters(CounterKind::Declared)
+            .build()
+            .expect("the pool builds");
+        for _ in 0..4 {
+            assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2, "{policy}");
+        }
+        let dealt = pool
+            .policy_stats()
+            .into_iter()
+            .find(|(name, _)| name == "profile_tasks_dealt")
+            .map(|(_, v)| v);
+        // The first task completes once the first worker reaches a leaf: by then the
+        // root's second half at least is dealt, and at most the second halves of the
+        // top two levels (four squads).
+        assert!(
+            dealt.is_some_and(|d| (1..=3).contains(&d)),
+            "{policy}: {dealt:?}"
+        );
+    }
+}

@@ -329,6 +329,9 @@ struct Worker {
     package: usize,
     squad: usize,
     idle: bool,
+    /// From a search that found nothing until the worker starts a task (the runtime's
+    /// idle spell; `idle` is cleared by every wake-up).
+    without_work: bool,
     generation: u64,
     counts: WorkerCounts,
 }
@@ -371,6 +374,9 @@ struct Sim<'w> {
     trace: Option<TraceBuf>,
     /// Where loop chunks ran, for placement stability; only with two squads or more.
     chunk_placement: Option<ChunkPlacement>,
+    /// Per package (`WorkerMap::package_of`), how many of its workers are without
+    /// work: the runtime's per-package idle count, which `Victims::Package` reads.
+    package_idle: Vec<usize>,
 }
 
 /// The timeline being recorded.
@@ -403,6 +409,7 @@ impl<'w> Sim<'w> {
                 package: topology.pus()[map.pu_of(w)].package,
                 squad: map.squad_of(w),
                 idle: false,
+                without_work: false,
                 generation: 0,
                 counts: WorkerCounts::default(),
             })
@@ -462,6 +469,7 @@ impl<'w> Sim<'w> {
                 ..TraceBuf::default()
             }),
             chunk_placement: (squads > 1).then(ChunkPlacement::new),
+            package_idle: vec![0; map.num_packages()],
         }
     }
 
@@ -517,10 +525,24 @@ impl<'w> Sim<'w> {
         }
     }
 
+    /// `w` starts a task, or goes on with one whose children have all finished: its
+    /// spell without work, if any, ends.
+    fn found_work(&mut self, w: usize) {
+        let worker = &mut self.workers[w];
+        if worker.without_work {
+            worker.without_work = false;
+            self.package_idle[self.map.package_of(worker.squad)] -= 1;
+        }
+    }
+
     fn go_idle(&mut self, w: usize) {
         let worker = &mut self.workers[w];
         worker.idle = true;
         worker.counts.empty_searches += 1;
+        if !worker.without_work {
+            worker.without_work = true;
+            self.package_idle[self.map.package_of(worker.squad)] += 1;
+        }
     }
 
     fn inject_next_root(&mut self, time: u64) {
@@ -552,6 +574,7 @@ impl<'w> Sim<'w> {
             Mode::TakeBack { b, place } => self.take_back(w, b, place),
             Mode::Wait => {
                 if self.outstanding[top.task as usize] == 0 {
+                    self.found_work(w);
                     self.top(w).mode = Mode::Run;
                     self.schedule(w);
                 } else {
@@ -812,6 +835,7 @@ impl<'w> Sim<'w> {
         } else {
             (false, false)
         };
+        self.found_work(w);
         let worker = &mut self.workers[w];
         worker.counts.tasks += 1;
         worker.frames.push(Frame {
@@ -1018,8 +1042,9 @@ impl<'w> Sim<'w> {
 
     /// Steals the oldest task of the first victim with one: for `All` and `Squad` from
     /// a random start over the pool; for `Remote` and `Nearest` nearest first, group by
-    /// group (`Nearest` the own squad first), from a random start in each group, as the
-    /// runtime does.
+    /// group (`Nearest` the own squad first), from a random start in each group; for
+    /// `Package` the own package from a random start (unless all of it but `w` is
+    /// without work), then the other packages nearest first; as the runtime does.
     fn steal(&mut self, w: usize, victims: Victims) -> Option<(u32, Source, Option<StealKind>)> {
         let n = self.workers.len();
         let own = self.workers[w].squad;
@@ -1036,6 +1061,27 @@ impl<'w> Sim<'w> {
                     probed = true;
                     if let Some(found) = self.steal_from(w, v) {
                         return Some(found);
+                    }
+                }
+            }
+            Victims::Package => {
+                let package = map.package_workers(own);
+                // The own package is skipped while every other worker of it is without
+                // work, as the runtime does.
+                let others_idle = self.package_idle[map.package_of(own)]
+                    - usize::from(self.workers[w].without_work);
+                let own_group = (others_idle + 1 < package.len()).then_some((true, package));
+                let rest = map.remote_workers(own).map(|g| (false, g));
+                for (first, group) in own_group.into_iter().chain(rest) {
+                    let r = self.workers[w].rng.next_u64();
+                    for v in from_random_start(group, r) {
+                        if v == w || (!first && map.same_package(self.workers[v].squad, own)) {
+                            continue;
+                        }
+                        probed = true;
+                        if let Some(found) = self.steal_from(w, v) {
+                            return Some(found);
+                        }
                     }
                 }
             }
@@ -1253,6 +1299,38 @@ mod tests {
                     c.steals_remote,
                     c.steals_same_node + c.steals_same_package + c.steals_other_package
                 );
+            });
+        }
+    }
+
+    #[test]
+    fn package_first_steals_take_the_own_package_then_the_other_and_skip_an_idle_one() {
+        for seed in 0..8 {
+            on_epyc(PolicyKind::Ws, seed, |sim| {
+                // Worker 3: squad 0, package 0. Tasks at 200 (package 1), 5 (squad 0)
+                // and 40 (squad 2, package 0): the own package's two in either order,
+                // then the other's.
+                for v in [200, 5, 40] {
+                    sim.queues.deques[v].push_back(v as u32);
+                }
+                let mut own: Vec<u32> = (0..2)
+                    .map(|_| took(sim.steal(3, Victims::Package)))
+                    .collect();
+                own.sort_unstable();
+                assert_eq!(own, [5, 40], "seed {seed}");
+                assert_eq!(took(sim.steal(3, Victims::Package)), 200);
+                assert!(sim.steal(3, Victims::Package).is_none());
+                // Every other worker of package 0 without work: its deques are not
+                // looked at.
+                sim.queues.deques[40].push_back(40);
+                sim.queues.deques[200].push_back(200);
+                for w in (0..128).filter(|&w| w != 3) {
+                    sim.go_idle(w);
+                }
+                assert_eq!(took(sim.steal(3, Victims::Package)), 200);
+                assert!(sim.steal(3, Victims::Package).is_none(), "40 skipped");
+                sim.found_work(40);
+                assert_eq!(took(sim.steal(3, Victims::Package)), 40);
             });
         }
     }

@@ -116,11 +116,52 @@
 //! read room before either started its leaf both start one (a preempted worker makes it
 //! likelier); `leaf_subtrees_stacked` counts both, and the squad runs over its size
 //! until one of them finishes.
+//!
+//! # N-tier: packages of several squads (with iteration affinity, learned partitions)
+//!
+//! On a machine whose packages hold several squads (chiplets: eight L3 domains per
+//! EPYC 7763 socket) the move from the profiled iteration's placement to the
+//! partition's is what crosses packages: with the profile stolen at random, the second
+//! iteration pulled about half the data over the links (`locus sim heat --size
+//! 6144x4096,leaf=16,iters=4 --policy cats --machine epyc-7763-2s`: 204-214 MB over
+//! seeds 1-4, every later iteration nothing). So the profiled iteration is run where
+//! the partition will put things, a level at a time:
+//! - the joins at the tree's top are dealt to squads by position: subtree `i` of the
+//!   `2^d` at depth `d` goes to squad `⌊i·m/2^d⌋`, until every squad has one (the
+//!   second half of each join waits in its squad's queue; the first runs where its
+//!   spawner runs, which is where its position puts it; `deal.rs`);
+//! - work is stolen own package first ([`Victims::Package`]), so that a package's part
+//!   of the tree and of the data stays in it (a package whose other workers are all
+//!   idle is skipped, so the search costs no more than ws's where it has no work);
+//! - the profile records which squad ran each task, and each leaf's first home is the
+//!   package where its subtree touched most bytes, as far as every package's share of
+//!   the leaves allows (the leaves that lean hardest go first), then contiguously a
+//!   squad of it.
+//!
+//! The same command: 38.6-88.4 MB over seeds 1-4 (0.19-0.42 of before), in 0.84 of the
+//! time. Dealing and clustering last while the profiled tasks touch memory (a cache
+//! line per completed task on average): a program whose tasks touch nothing (fib,
+//! nqueens) is stolen at random from its first completed task on, as there is no data
+//! to keep together and a fine-grained tree clustered by package spreads more slowly
+//! (with clustering to its end, fib 30 took 1.10x ws's time on epyc-7763-2s-nps4). A
+//! program that never repeats runs as its profile runs, and gains where it touches
+//! memory (`locus sim matrix --machine epyc-7763-2s,epyc-9654-2s,epyc-7763-2s-nps4
+//! --policy cats --seeds 2 -k fib,nqueens,knapsack,mergesort,sort,fft`: mergesort
+//! 0.77-0.95, fft 0.57-0.98, the worst row 1.03). Later homes, stealing between squads
+//! and the rules above are the same at every level; remote searches go nearest first
+//! (`WorkerMap::remote_squads`). Where every package holds one squad (the papers'
+//! machines), or there is one package, and for `cab-paper` and `cats-paper`, nothing
+//! changes. CAB with given inputs (no profile) deals its leaves by position, as before.
 
+use crate::policies::deal::TopDeal;
 use crate::policies::iteration::{contiguous_squad, IterationAffinity};
+use crate::policies::online::{bytes_by_group, Entry, OnlineProfile};
 use crate::Source;
-use crate::{Layout, Place, Probe, SquadId, TaskId, TaskInfo, Victims, WorkerId, WorkerMap};
+use crate::{
+    Layout, Place, Probe, SquadId, TaskCost, TaskId, TaskInfo, Victims, WorkerId, WorkerMap,
+};
 use crossbeam_utils::CachePadded;
+use locus_topo::SquadTier;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -206,6 +247,36 @@ pub(crate) struct BiTier {
     /// there are some, so a program without loops searches exactly as before (a stale
     /// read costs a search, not a task: the wake-up on push finds the chunk).
     pending_chunks: CachePadded<AtomicU64>,
+    /// The squads of each package, where packages hold several squads and there are
+    /// several packages (N-tier first homes); empty elsewhere.
+    packages: Vec<Vec<SquadId>>,
+    /// Where `packages` is not empty: whether the profiled iteration's top is dealt and
+    /// stolen own package first ([`BiTier::ws_victims`]).
+    cluster: AtomicBool,
+    /// The profiled iteration's top, dealt to squads (N-tier).
+    deal: TopDeal,
+}
+
+/// The squads of `map` grouped by package (two squads are in one package when their
+/// tier is nearer than [`SquadTier::OtherPackage`]), when that gives more than one
+/// group and fewer groups than squads: a machine with a level between squad and
+/// machine. Empty otherwise.
+fn package_groups(map: &WorkerMap) -> Vec<Vec<SquadId>> {
+    let mut groups: Vec<Vec<SquadId>> = Vec::new();
+    for s in 0..map.num_squads() {
+        match groups
+            .iter_mut()
+            .find(|g| map.tier(g[0], s) < SquadTier::OtherPackage)
+        {
+            Some(g) => g.push(s),
+            None => groups.push(vec![s]),
+        }
+    }
+    if groups.len() > 1 && groups.len() < map.num_squads() {
+        groups
+    } else {
+        Vec::new()
+    }
 }
 
 impl BiTier {
@@ -213,6 +284,11 @@ impl BiTier {
     /// paper-faithful.
     pub(crate) fn new(map: &WorkerMap, affinity: bool) -> BiTier {
         let squads = map.num_squads();
+        let packages = if affinity {
+            package_groups(map)
+        } else {
+            Vec::new()
+        };
         BiTier {
             squad_of: (0..map.num_workers()).map(|w| map.squad_of(w)).collect(),
             heads: (0..squads).map(|s| map.head(s)).collect(),
@@ -238,7 +314,34 @@ impl BiTier {
             affinity: IterationAffinity::new(squads, affinity),
             chunks: affinity && squads > 1,
             pending_chunks: CachePadded::new(AtomicU64::new(0)),
+            cluster: AtomicBool::new(!packages.is_empty()),
+            deal: TopDeal::new(squads),
+            packages,
         }
+    }
+
+    /// Gives the leaf inter-squad tasks of a partition just made (`leaves`, in
+    /// depth-first order, from the profile `entries`) their first homes. On a machine
+    /// with one level of squads per package, or one package, subtree `i` of `k` goes to
+    /// squad `⌊i·m/k⌋`. Where packages hold several squads, level by level: a leaf goes
+    /// first to the package where the profiled iteration touched most of its data (as
+    /// far as the packages' shares allow), then to a squad of it, contiguously: data the
+    /// profiling iteration brought into one package's caches and first-touched on its
+    /// memory stays there, and only moves between that package's squads.
+    pub(crate) fn preset_homes(&self, entries: &HashMap<TaskId, Entry>, leaves: Vec<TaskId>) {
+        if self.packages.is_empty() {
+            self.affinity.preset_contiguous(leaves);
+            return;
+        }
+        let mut group_of = vec![0; self.num_squads()];
+        for (g, squads) in self.packages.iter().enumerate() {
+            for &s in squads {
+                group_of[s] = g;
+            }
+        }
+        let bytes = bytes_by_group(entries, &leaves, &group_of, self.packages.len());
+        self.affinity
+            .preset_by_group(leaves, &bytes, &self.packages);
     }
 
     /// The policy runs as plain work stealing for good (CAB with BL = 0): its layout is
@@ -317,14 +420,72 @@ impl BiTier {
     pub(crate) fn ws_plan(&self, worker: WorkerId, plan: &mut Vec<Probe>) {
         plan.push(Probe::OwnDeque);
         let chunks = self.chunks_waiting();
-        if chunks {
+        if chunks || self.deal.waiting() {
             plan.push(Probe::SquadQueue(self.squad_of[worker]));
         }
         if !self.single_worker {
-            plan.push(Probe::Steal(Victims::All));
+            plan.push(Probe::Steal(self.ws_victims()));
         }
         if chunks {
             plan.push(Probe::BulkSteal { batch: 1 });
+        }
+    }
+
+    /// Where the profiled iteration's `task`, spawned by `parent`, goes, if not where
+    /// the spawner would put it: where packages hold several squads, while the profiled
+    /// tasks touch memory, the halves of the joins at the tree's top are dealt to
+    /// squads ([`TopDeal`]).
+    pub(crate) fn profile_place(&self, parent: &TaskInfo, task: &TaskInfo) -> Option<Place> {
+        if !self.cluster.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.deal.place(parent, task).map(Place::Squad)
+    }
+
+    /// Whom plain work stealing steals from (while profiling, where a program is
+    /// CPU-bound, and as the last place of a partitioned search): at random, as the
+    /// papers' Cilk-a (results on their machines unchanged), except where packages hold
+    /// several squads and the profiled tasks touch memory. There the own package first
+    /// ([`Victims::Package`]), so that the profiled iteration keeps each part of the
+    /// data, dealt to a squad with the tree's top, in that squad's package, where the
+    /// N-tier first homes ([`BiTier::preset_homes`]) then leave it. Not the own squad
+    /// first ([`Victims::Nearest`]): that splits a tree's top inside one squad before
+    /// other squads get a piece, and fine-grained trees pay for it in steals.
+    ///
+    /// Only while the profiled tasks touch memory ([`BiTier::profiled`]): where they do
+    /// not, there is no data to keep together, and a program that runs as its profile
+    /// runs (fib) is stolen at random from its first completed task on.
+    /// The profiled iteration's `task`, the first half of a join of `parent`, runs
+    /// where its spawner runs; while the top is dealt, its position is noted for its own
+    /// halves' ([`BiTier::profile_place`]).
+    pub(crate) fn profile_note(&self, parent: &TaskInfo, task: &TaskInfo) {
+        if self.cluster.load(Ordering::Relaxed) {
+            self.deal.note(parent, task);
+        }
+    }
+
+    fn ws_victims(&self) -> Victims {
+        if self.cluster.load(Ordering::Relaxed) {
+            Victims::Package
+        } else {
+            Victims::All
+        }
+    }
+
+    /// `task`, profiled, completed on `worker` having cost `cost` itself: recorded in
+    /// `profile`, with the squad that ran it, and the profile's search follows whether
+    /// the tasks so far touch memory (see [`BiTier::ws_victims`]).
+    pub(crate) fn profiled(
+        &self,
+        profile: &OnlineProfile,
+        worker: WorkerId,
+        task: &TaskInfo,
+        cost: &TaskCost,
+    ) {
+        let touches_memory = profile.finished(task, cost, self.squad_of(worker));
+        let cluster = touches_memory && !self.packages.is_empty();
+        if self.cluster.load(Ordering::Relaxed) != cluster {
+            self.cluster.store(cluster, Ordering::Relaxed);
         }
     }
 
@@ -377,10 +538,10 @@ impl BiTier {
             && self.affinity.own_leaves_started(squad)
         {
             if load == 0 {
-                plan.push(Probe::Steal(Victims::All));
+                plan.push(Probe::Steal(self.ws_victims()));
             } else if self.squad_searching(squad) {
                 self.stalled_searches.fetch_add(1, Ordering::Relaxed);
-                plan.push(Probe::Steal(Victims::All));
+                plan.push(Probe::Steal(self.ws_victims()));
             }
         }
     }
@@ -396,8 +557,9 @@ impl BiTier {
 
     /// `worker` starts a task, whatever its tier: it no longer searches.
     #[inline]
-    pub(crate) fn task_begins(&self, worker: WorkerId) {
+    pub(crate) fn task_begins(&self, worker: WorkerId, task: &TaskInfo) {
         self.set_searching(worker, false);
+        self.deal.started(task);
     }
 
     /// Counts `worker` one task deeper into a leaf subtree (`by` 1) or one out (`by`
@@ -545,7 +707,7 @@ impl BiTier {
     /// `task`, of `tier`, starts on `worker`.
     pub(crate) fn started(&self, worker: WorkerId, task: &TaskInfo, tier: Tier) {
         let squad = self.squad_of[worker];
-        self.task_begins(worker);
+        self.task_begins(worker, task);
         self.subtree_depth(worker, tier, 1);
         if tier.is_inter() {
             self.inter_taken[squad].fetch_add(1, Ordering::Relaxed);
@@ -585,7 +747,14 @@ impl BiTier {
 
     /// A line for `--explain` on where leaf inter-squad tasks go.
     pub(crate) fn affinity_line(&self) -> &'static str {
-        if self.affinity.enabled() {
+        if self.affinity.enabled() && !self.packages.is_empty() {
+            "iteration affinity, N-tier: the profiled iteration's top dealt to squads and \
+             stolen own package first while its tasks touch memory; a leaf inter-squad task \
+             goes back to the squad that ran it last (first: to the package where the \
+             profiled iteration touched most of its data, as far as each package's share \
+             allows, then contiguously to a squad of it); heads steal other squads' leaves \
+             once their own have started, nearest first\n"
+        } else if self.affinity.enabled() {
             "iteration affinity: a leaf inter-squad task goes back to the squad that ran it last \
              (first: subtree i of k to squad floor(i*m/k)); heads steal other squads' leaves \
              once their own have started\n"
@@ -624,6 +793,9 @@ impl BiTier {
                 self.stalled_searches.load(Ordering::Relaxed),
             ));
         }
+        if !self.packages.is_empty() {
+            out.push(("profile_tasks_dealt".to_string(), self.deal.dealt()));
+        }
         self.affinity.stats(&mut out);
         out
     }
@@ -657,6 +829,137 @@ mod tests {
         assert!(
             !one.outgrows_caches(u64::MAX, 1),
             "one squad: nothing to partition"
+        );
+    }
+
+    #[test]
+    fn packages_of_several_squads_get_first_homes_and_profiles_level_by_level() {
+        use crate::policies::online::OnlineProfile;
+        use crate::TaskCost;
+        use locus_topo::Topology;
+        // The papers' machines (one squad per package) and a pool of one package
+        // keep the flat rules.
+        for (preset, workers) in [("opteron-8380", 16), ("epyc-7763-2s", 128)] {
+            let map = WorkerMap::new(&Topology::preset(preset).unwrap(), workers);
+            let bt = BiTier::new(&map, true);
+            assert!(bt.packages.is_empty(), "{preset} with {workers} workers");
+            let mut plan = Vec::new();
+            bt.ws_plan(1, &mut plan);
+            assert_eq!(plan, [Probe::OwnDeque, Probe::Steal(Victims::All)]);
+        }
+        // Two packages of eight squads each; the published algorithms (no affinity)
+        // keep the flat rules there too.
+        let map = WorkerMap::new(&Topology::preset("epyc-7763-2s").unwrap(), 256);
+        assert!(BiTier::new(&map, false).packages.is_empty());
+        let bt = BiTier::new(&map, true);
+        assert_eq!(bt.packages.len(), 2);
+        assert!(bt.packages.iter().all(|p| p.len() == 8));
+        let mut plan = Vec::new();
+        bt.ws_plan(1, &mut plan);
+        assert_eq!(plan, [Probe::OwnDeque, Probe::Steal(Victims::Package)]);
+        // A profile whose first 16 leaves ran in package 1 and last 16 in package 0:
+        // each package keeps the leaves it ran, dealt over its squads in order.
+        let root = TaskInfo {
+            id: crate::TaskId(1),
+            level: 0,
+            loop_chunks: 0,
+        };
+        let profile = OnlineProfile::default();
+        let leaves: Vec<TaskInfo> = (0..32)
+            .map(|i| TaskInfo {
+                id: root.id.child(crate::FIRST_SCOPE_SPAWN + i),
+                level: 1,
+                loop_chunks: 0,
+            })
+            .collect();
+        for (i, leaf) in leaves.iter().enumerate() {
+            profile.spawned(&root, leaf);
+            let ran_on = if i < 16 { 8 + i / 2 } else { (i - 16) / 2 };
+            profile.finished(
+                leaf,
+                &TaskCost {
+                    bytes: 1 << 20,
+                    ..TaskCost::default()
+                },
+                ran_on,
+            );
+        }
+        let ids: Vec<TaskId> = leaves.iter().map(|l| l.id).collect();
+        bt.preset_homes(&profile.snapshot(), ids.clone());
+        let homes: Vec<SquadId> = ids
+            .iter()
+            .map(|id| bt.affinity.spawn(*id, || unreachable!()))
+            .collect();
+        let want: Vec<SquadId> = (0..32)
+            .map(|i| if i < 16 { 8 + i / 2 } else { (i - 16) / 2 })
+            .collect();
+        assert_eq!(homes, want);
+    }
+
+    #[test]
+    fn the_profile_clusters_by_package_only_while_its_tasks_touch_memory() {
+        use crate::policies::online::OnlineProfile;
+        use crate::TaskCost;
+        use locus_topo::Topology;
+        let map = WorkerMap::new(&Topology::preset("epyc-7763-2s").unwrap(), 256);
+        let plan_of = |bt: &BiTier| {
+            let mut plan = Vec::new();
+            bt.ws_plan(3, &mut plan);
+            plan
+        };
+        let root = TaskInfo {
+            id: TaskId(5),
+            level: 0,
+            loop_chunks: 0,
+        };
+        let half = |i| TaskInfo {
+            id: root.id.child(i),
+            level: 1,
+            loop_chunks: 0,
+        };
+        let cost = |bytes| TaskCost {
+            bytes,
+            ..TaskCost::default()
+        };
+        // Before any task completes: the top is dealt, the dealt task waits in squad
+        // 8's queue (the second half of 16 squads' first split), which the plan looks
+        // at, and stealing goes own package first.
+        let bt = BiTier::new(&map, true);
+        let profile = OnlineProfile::default();
+        assert_eq!(bt.profile_place(&root, &half(1)), Some(Place::Squad(8)));
+        assert_eq!(
+            plan_of(&bt),
+            [
+                Probe::OwnDeque,
+                Probe::SquadQueue(0),
+                Probe::Steal(Victims::Package)
+            ]
+        );
+        bt.task_begins(130, &half(1));
+        assert_eq!(
+            plan_of(&bt),
+            [Probe::OwnDeque, Probe::Steal(Victims::Package)],
+            "no dealt task waits"
+        );
+        // Tasks that touch a line or more on average keep it so.
+        profile.spawned(&root, &half(0));
+        bt.profiled(&profile, 3, &half(0), &cost(4096));
+        assert_eq!(bt.profile_place(&root, &half(0)), Some(Place::Squad(0)));
+        // A program whose tasks touch nothing (fib): at random from its first
+        // completed task on, and nothing more is dealt.
+        let fib = BiTier::new(&map, true);
+        let profile = OnlineProfile::default();
+        profile.spawned(&root, &half(0));
+        fib.profiled(&profile, 3, &half(0), &cost(0));
+        assert_eq!(plan_of(&fib), [Probe::OwnDeque, Probe::Steal(Victims::All)]);
+        assert_eq!(fib.profile_place(&root, &half(1)), None);
+        // One squad per package (the papers' machines): nothing dealt, nothing changed.
+        let opteron = WorkerMap::new(&Topology::preset("opteron-8380").unwrap(), 16);
+        let flat = BiTier::new(&opteron, true);
+        assert_eq!(flat.profile_place(&root, &half(1)), None);
+        assert_eq!(
+            plan_of(&flat),
+            [Probe::OwnDeque, Probe::Steal(Victims::All)]
         );
     }
 
@@ -787,7 +1090,7 @@ mod tests {
         // and waits inside an intra-squad task of it; worker 2 runs a task of it.
         bt.started(0, &task(2, 1), Tier::LeafInter);
         bt.started(0, &task(3, 2), Tier::Intra);
-        bt.task_begins(2);
+        bt.task_begins(2, &task(4, 3));
         assert!(!steals_anywhere(0), "waiting inside its subtree");
         assert!(!steals_anywhere(1), "the subtree still runs in the squad");
         // Worker 2 searches too: nothing of the subtree runs in the squad, so the idle

@@ -19,8 +19,10 @@
 //! # Iteration affinity (`cab`; `cab-paper` is the published algorithm)
 //! With affinity each leaf inter-squad task has a home squad (see `iteration.rs`): first
 //! subtree `i` of the `k` leaves in squad `⌊i·m/k⌋`, later the squad that last ran it.
-//! In auto mode the leaves and their order come from the profile; with given inputs,
-//! from the leaf's position in a complete `B`-ary tree (`k = B^(BL-1)`). In auto mode,
+//! In auto mode the leaves and their order come from the profile (and, where packages
+//! hold several squads, the package each leaf's data is in: N-tier, see `bitier.rs`);
+//! with given inputs, from the leaf's position in a complete `B`-ary tree
+//! (`k = B^(BL-1)`). In auto mode,
 //! where the squads' shares of the profiled work at Eq. 4's level are uneven
 //! ([`UNEVEN_SHARES`]), the leaves are cut below it, to at least [`LEAVES_PER_SQUAD`] per
 //! squad, so that squads can balance by leaves (see `bitier.rs`); given inputs and a
@@ -287,8 +289,7 @@ impl Cab {
                     shares = Some(imbalance);
                     let is_leaf = |_: &TaskId, e: &Entry| e.level == leaf;
                     self.core
-                        .affinity
-                        .preset_contiguous(leaf_order(&entries, is_leaf));
+                        .preset_homes(&entries, leaf_order(&entries, is_leaf));
                     self.core.set_widths(widths(&entries, is_leaf));
                 }
                 self.leaf_level.store(leaf, Ordering::Release);
@@ -341,6 +342,11 @@ impl Policy for Cab {
 
     fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
         self.spawned(parent, task);
+        if self.leaf_level.load(Ordering::Acquire) == LEVEL_UNKNOWN {
+            if let Some(place) = self.core.profile_place(parent, task) {
+                return place;
+            }
+        }
         if let Some(place) = self.core.place_chunk(spawner, parent, task) {
             return place;
         }
@@ -357,6 +363,9 @@ impl Policy for Cab {
     fn parent_first(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> bool {
         let _ = spawner;
         self.spawned(parent, task);
+        if self.leaf_level.load(Ordering::Acquire) == LEVEL_UNKNOWN {
+            self.core.profile_note(parent, task);
+        }
         let tier = self.tier(task.level);
         self.note_position(parent, task, tier);
         tier.is_some_and(|t| self.core.parent_first(t))
@@ -374,7 +383,7 @@ impl Policy for Cab {
     }
 
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
-        self.core.task_begins(worker);
+        self.core.task_begins(worker, task);
         if self.core.is_placed_chunk(task) {
             self.core.chunk_started(worker, task, source);
         } else if let Some(tier) = self.tier(task.level) {
@@ -388,7 +397,7 @@ impl Policy for Cab {
             .filter(|_| !self.core.is_placed_chunk(task));
         match (tier, cost) {
             (Some(tier), _) => self.core.finished(worker, task, tier),
-            (None, Some(cost)) => self.profile.finished(task, cost),
+            (None, Some(cost)) => self.core.profiled(&self.profile, worker, task, cost),
             (None, None) => {}
         }
     }

@@ -28,6 +28,9 @@
 //! learns `S_d`) runs its tasks as `ws` from its second iteration on, as a CPU-bound
 //! one does, since no partition keeps a squad's share cached between iterations; its
 //! loops' chunks keep their homes (see `bitier.rs`).
+//! Where packages hold several squads, first homes go a level at a time, to the
+//! package that holds most of a leaf's data after the profile, then to a squad of it
+//! (N-tier, see `bitier.rs`).
 
 use crate::policies::bitier::{BiTier, Tier, LEAVES_PER_SQUAD, UNEVEN_SHARES};
 use crate::policies::online::{
@@ -161,8 +164,7 @@ impl Cats {
                     let is_leaf =
                         |id: &TaskId, _: &Entry| part.tiers.get(id) == Some(&Tier::LeafInter);
                     self.core
-                        .affinity
-                        .preset_contiguous(leaf_order(&entries, is_leaf));
+                        .preset_homes(&entries, leaf_order(&entries, is_leaf));
                     self.core.set_widths(widths(&entries, is_leaf));
                 }
                 part
@@ -199,6 +201,11 @@ impl Policy for Cats {
 
     fn place(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
         self.spawned(parent, task);
+        if self.state.load(Ordering::Acquire) == PROFILING {
+            if let Some(place) = self.core.profile_place(parent, task) {
+                return place;
+            }
+        }
         if self.places_chunks() {
             if let Some(place) = self.core.place_chunk(spawner, parent, task) {
                 return place;
@@ -215,7 +222,11 @@ impl Policy for Cats {
     fn parent_first(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> bool {
         let _ = spawner;
         self.spawned(parent, task);
-        match self.state.load(Ordering::Acquire) {
+        let state = self.state.load(Ordering::Acquire);
+        if state == PROFILING {
+            self.core.profile_note(parent, task);
+        }
+        match state {
             // "For the convenience of collecting SOID", the paper profiles parent-first;
             // the profile here is the same either way (ids and costs do not depend on
             // the order), so `cats` profiles child-first, as ws runs: a program that
@@ -238,7 +249,7 @@ impl Policy for Cats {
     }
 
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
-        self.core.task_begins(worker);
+        self.core.task_begins(worker, task);
         if self.places_chunks() && self.core.is_placed_chunk(task) {
             self.core.chunk_started(worker, task, source);
         } else if let Some(tier) = self.tier(task) {
@@ -253,7 +264,7 @@ impl Policy for Cats {
         if let Some(tier) = tier {
             self.core.finished(worker, task, tier);
         } else if let (PROFILING, Some(cost)) = (self.state.load(Ordering::Acquire), cost) {
-            self.profile.finished(task, cost);
+            self.core.profiled(&self.profile, worker, task, cost);
         }
     }
 

@@ -209,6 +209,81 @@ impl IterationAffinity {
         );
     }
 
+    /// [`IterationAffinity::preset`] with first homes dealt level by level (N-tier): each
+    /// of `leaves` (in depth-first order) first to a group of squads (a package), where
+    /// `bytes[i][g]` says how much of leaf `i`'s data the profiled iteration touched in
+    /// group `g`, then inside its group contiguously. Every squad gets as many leaves as
+    /// [`IterationAffinity::preset_contiguous`] gives it, and every group as many as its
+    /// squads: the leaves whose data is most clearly in one group go there first, the
+    /// others fill what room is left, preferring the group that holds more of their
+    /// data. A leaf with no data in any group, and a tie, prefers the group that the
+    /// contiguous deal would give it, so where the profile says nothing the homes are
+    /// the contiguous deal's.
+    pub(crate) fn preset_by_group(
+        &self,
+        leaves: Vec<TaskId>,
+        bytes: &[Vec<u64>],
+        groups: &[Vec<SquadId>],
+    ) {
+        let (k, m) = (leaves.len(), self.remaining.len());
+        let counts = contiguous_counts(k, m);
+        let mut group_of = vec![0usize; m];
+        for (g, squads) in groups.iter().enumerate() {
+            for &s in squads {
+                group_of[s.min(m - 1)] = g;
+            }
+        }
+        let mut room: Vec<u32> = groups
+            .iter()
+            .map(|squads| squads.iter().map(|&s| counts[s.min(m - 1)]).sum())
+            .collect();
+        // Per leaf, the groups in order of preference, and how strongly it prefers the
+        // first (its lead over the second, as a share of its data).
+        let prefs: Vec<(Vec<usize>, f64)> = (0..k)
+            .map(|i| {
+                let contiguous = group_of[contiguous_squad(i, k, m)];
+                let row = bytes.get(i).map(Vec::as_slice).unwrap_or(&[]);
+                let of = |g: usize| row.get(g).copied().unwrap_or(0);
+                let mut order: Vec<usize> = (0..groups.len()).collect();
+                order.sort_by_key(|&g| (std::cmp::Reverse(of(g)), g != contiguous, g));
+                let total: u64 = row.iter().fold(0, |a, b| a.saturating_add(*b));
+                let lead = match order.as_slice() {
+                    [a, b, ..] if total > 0 => (of(*a) - of(*b)) as f64 / total as f64,
+                    _ => 0.0,
+                };
+                (order, lead)
+            })
+            .collect();
+        let mut by_lead: Vec<usize> = (0..k).collect();
+        by_lead.sort_by(|&a, &b| prefs[b].1.total_cmp(&prefs[a].1).then(a.cmp(&b)));
+        let mut chosen = vec![0usize; k];
+        for i in by_lead {
+            let g = prefs[i]
+                .0
+                .iter()
+                .copied()
+                .find(|&g| room[g] > 0)
+                .unwrap_or(prefs[i].0[0]);
+            room[g] = room[g].saturating_sub(1);
+            chosen[i] = g;
+        }
+        // Inside each group, its leaves in depth-first order, dealt to its squads in
+        // index order, each squad its count.
+        let mut homes = Vec::with_capacity(k);
+        for (g, squads) in groups.iter().enumerate() {
+            let mut squads = squads.iter().map(|&s| s.min(m - 1)).collect::<Vec<_>>();
+            squads.sort_unstable();
+            let mut slots = squads
+                .iter()
+                .flat_map(|&s| std::iter::repeat_n(s, counts[s] as usize));
+            let last = squads.last().copied().unwrap_or(0);
+            for (_, id) in leaves.iter().enumerate().filter(|(i, _)| chosen[*i] == g) {
+                homes.push((*id, slots.next().unwrap_or(last)));
+            }
+        }
+        self.preset(homes);
+    }
+
     /// A leaf inter-squad task is spawned: its home, `first()` if it has none yet.
     pub(crate) fn spawn(&self, id: TaskId, first: impl FnOnce() -> SquadId) -> SquadId {
         let mut st = self.state();
@@ -456,6 +531,71 @@ mod tests {
         b.spawn(TaskId(7), || 0);
         b.started(TaskId(7), 0);
         assert!(b.may_steal_remote(0), "the expected leaf came and started");
+    }
+
+    /// The homes `a` gives `leaves` (each spawned once, in the current epoch).
+    fn homes(a: &IterationAffinity, leaves: &[TaskId]) -> Vec<SquadId> {
+        leaves
+            .iter()
+            .map(|id| a.spawn(*id, || unreachable!("preset")))
+            .collect()
+    }
+
+    #[test]
+    fn grouped_homes_without_data_are_the_contiguous_deal() {
+        let leaves: Vec<TaskId> = (1..=10).map(TaskId).collect();
+        let groups = [vec![0, 1], vec![2, 3]];
+        for bytes in [vec![], vec![vec![0, 0]; 10]] {
+            let a = IterationAffinity::new(4, true);
+            a.preset_by_group(leaves.clone(), &bytes, &groups);
+            let b = IterationAffinity::new(4, true);
+            b.preset_contiguous(leaves.clone());
+            assert_eq!(homes(&a, &leaves), homes(&b, &leaves), "{bytes:?}");
+        }
+    }
+
+    #[test]
+    fn grouped_homes_follow_the_data_and_keep_every_squads_share() {
+        // Eight leaves over two packages of two squads: the data of leaves 0-3 is
+        // mostly in package 1, of leaves 4-7 in package 0 (the contiguous deal would
+        // move all of it).
+        let leaves: Vec<TaskId> = (1..=8).map(TaskId).collect();
+        let bytes: Vec<Vec<u64>> = (0..8)
+            .map(|i| if i < 4 { vec![1, 9] } else { vec![8, 2] })
+            .collect();
+        let a = IterationAffinity::new(4, true);
+        a.preset_by_group(leaves.clone(), &bytes, &[vec![0, 1], vec![2, 3]]);
+        assert_eq!(
+            homes(&a, &leaves),
+            [2, 2, 3, 3, 0, 0, 1, 1],
+            "each package's leaves dealt over its squads in depth-first order"
+        );
+        // Six leaves want package 0, which has room for four: the two that want it
+        // least go to package 1, however they are ordered.
+        let bytes: Vec<Vec<u64>> = [
+            [9, 1],
+            [6, 4],
+            [10, 0],
+            [5, 5],
+            [7, 3],
+            [10, 0],
+            [0, 8],
+            [1, 9],
+        ]
+        .iter()
+        .map(|r| r.to_vec())
+        .collect();
+        let a = IterationAffinity::new(4, true);
+        a.preset_by_group(leaves.clone(), &bytes, &[vec![0, 1], vec![2, 3]]);
+        let got = homes(&a, &leaves);
+        assert_eq!(got, [0, 2, 0, 2, 1, 1, 3, 3]);
+        for squad in 0..4 {
+            assert_eq!(got.iter().filter(|&&s| s == squad).count(), 2, "{got:?}");
+        }
+        // Groups need not be numbered in index order of their squads.
+        let a = IterationAffinity::new(4, true);
+        a.preset_by_group(leaves.clone(), &bytes, &[vec![3, 1], vec![2, 0]]);
+        assert_eq!(homes(&a, &leaves), [1, 0, 1, 0, 3, 3, 2, 2]);
     }
 
     #[test]

@@ -6,6 +6,7 @@ pub(crate) mod bitier;
 mod cab;
 mod cats;
 mod central;
+mod deal;
 mod iteration;
 mod mts;
 pub(crate) mod online;
@@ -269,7 +270,7 @@ pub const POLICIES: &[PolicyInfo] = &[
                 the own deque",
         idle: "own deque, squad peers; the head of a squad that runs no leaf inter-squad \
                subtree (`busy_state`): its squad's inter-squad pool, then other squads' \
-               (Algorithm I)",
+               (Algorithm I); while it learns its inputs, as `cats` while profiling",
         in_all: false,
         in_sim_all: true,
         locality: true,
@@ -304,7 +305,9 @@ pub const POLICIES: &[PolicyInfo] = &[
         spawn: "first iteration: own deque, child-first, as `ws`, each task's cost \
                 measured; then by each task's SOID (Eq. 1) against the shared cache (Fig. 6), \
                 as `cab`",
-        idle: "as `ws` while profiling; then as `cab`; as `ws` if the program is CPU-bound \
+        idle: "as `ws` while profiling (where packages hold several squads and the \
+               profiled tasks touch memory: the tree's top dealt to squads, stolen own \
+               package first, N-tier); then as `cab`; as `ws` if the program is CPU-bound \
                (CMPI below the threshold)",
         in_all: false,
         in_sim_all: true,

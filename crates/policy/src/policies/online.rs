@@ -8,7 +8,7 @@
 //! profiling iteration only.
 
 use crate::policies::bitier::Tier;
-use crate::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN};
+use crate::{SquadId, TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN};
 use locus_task::Fork;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -64,6 +64,8 @@ pub(crate) struct Entry {
     pub(crate) children_soid: u64,
     /// Set when the task has completed.
     pub(crate) soid: Option<u64>,
+    /// The squad whose worker ran the task (the latest, for a position run again).
+    pub(crate) ran_on: Option<SquadId>,
 }
 
 /// The profile of one iteration, being recorded.
@@ -77,6 +79,10 @@ pub(crate) struct OnlineProfile {
 struct Table {
     entries: HashMap<TaskId, Entry>,
     incomplete: usize,
+    /// Completions recorded, and the bytes their tasks touched (for
+    /// [`OnlineProfile::finished`]'s answer).
+    completions: u64,
+    bytes: u64,
     /// Per task that spawned, the fork of its latest spawn, and whether that fork
     /// repeats the one the task made before it (see [`OnlineProfile::spawned`]).
     forks: HashMap<TaskId, (Option<Option<Fork>>, bool)>,
@@ -120,6 +126,10 @@ impl Table {
 /// the policy runs as `ws`. A guess, with room: the iterative kernels here have up to
 /// 4,096 tasks per iteration (`spmv-crs laplace2d:1024,grain=256`).
 pub(crate) const PROFILE_BUDGET: usize = 1 << 15;
+
+/// A cache line: tasks that touch less than this on average are taken not to touch
+/// memory (fib, nqueens), whatever their number.
+pub(crate) const LINE_BYTES: u64 = 64;
 
 /// What a spawn tells the profile.
 #[derive(Debug, PartialEq, Eq)]
@@ -204,11 +214,19 @@ impl OnlineProfile {
         Spawned::New
     }
 
-    /// `task` completed having cost `cost` itself; its SOID goes to its parent. A task at
-    /// a position that completed before (see [`OnlineProfile::spawned`]) adds to it.
-    pub(crate) fn finished(&self, task: &TaskInfo, cost: &TaskCost) {
+    /// `task` completed on a worker of `squad` having cost `cost` itself; its SOID goes
+    /// to its parent. A task at a position that completed before (see
+    /// [`OnlineProfile::spawned`]) adds to it.
+    ///
+    /// Returns whether the tasks completed so far touched memory: [`LINE_BYTES`] or more
+    /// per task on average.
+    pub(crate) fn finished(&self, task: &TaskInfo, cost: &TaskCost, squad: SquadId) -> bool {
         let mut table = self.table();
+        table.completions += 1;
+        table.bytes = table.bytes.saturating_add(cost.bytes);
+        let touches_memory = table.bytes / table.completions >= LINE_BYTES;
         let entry = table.entry(task.id, task.level);
+        entry.ran_on = Some(squad);
         let before = entry.soid;
         entry.own = TaskCost {
             misses: entry.own.misses.saturating_add(cost.misses),
@@ -227,6 +245,7 @@ impl OnlineProfile {
             let p = table.entry(parent, task.level.saturating_sub(1));
             p.children_soid = p.children_soid.saturating_add(added);
         }
+        touches_memory
     }
 
     /// Every entry, completed or not (the loop's own task of an iterative program spawns
@@ -531,6 +550,44 @@ impl LearnedTiers {
 }
 
 /// The children of each task of `entries` that has any, in no particular order.
+/// Per task of `leaves`, the bytes its subtree's tasks touched in the profiled
+/// iteration, by the group of the squad that ran each (`group_of[squad]`, below
+/// `groups`): `out[i][g]`. Tasks whose squad is unknown count nowhere.
+pub(crate) fn bytes_by_group(
+    entries: &HashMap<TaskId, Entry>,
+    leaves: &[TaskId],
+    group_of: &[usize],
+    groups: usize,
+) -> Vec<Vec<u64>> {
+    let children = children(entries);
+    let mut stack = Vec::new();
+    leaves
+        .iter()
+        .map(|leaf| {
+            let mut bytes = vec![0u64; groups];
+            stack.clear();
+            stack.push(*leaf);
+            // Ids are hashes: a parent link that loops back is cut after as many
+            // steps as there are tasks.
+            let mut steps = 0;
+            while let Some(id) = stack.pop() {
+                steps += 1;
+                if steps > entries.len() {
+                    break;
+                }
+                let Some(e) = entries.get(&id) else { continue };
+                if let Some(g) = e.ran_on.and_then(|s| group_of.get(s)) {
+                    bytes[*g] = bytes[*g].saturating_add(e.own.bytes);
+                }
+                if let Some(list) = children.get(&id) {
+                    stack.extend(list);
+                }
+            }
+            bytes
+        })
+        .collect()
+}
+
 fn children(entries: &HashMap<TaskId, Entry>) -> HashMap<TaskId, Vec<TaskId>> {
     let mut children: HashMap<TaskId, Vec<TaskId>> = HashMap::new();
     for (id, e) in entries {
@@ -739,6 +796,38 @@ mod tests {
     }
 
     #[test]
+    fn bytes_are_counted_by_the_group_of_the_squad_that_ran_each_task() {
+        // root -> (a, b); a -> (a1, a2). Squads 0 and 1 form group 0, squad 2 group 1.
+        let p = OnlineProfile::default();
+        let root = info(1, 0);
+        let (a, b) = halves(&root);
+        let (a1, a2) = join(&a);
+        for (parent, task) in [(&root, &a), (&root, &b), (&a, &a1), (&a, &a2)] {
+            p.spawned(parent, task);
+        }
+        p.finished(&a1, &cost(100), 2);
+        p.finished(&a2, &cost(30), 1);
+        p.finished(&a, &cost(5), 0);
+        p.finished(&b, &cost(7), 2);
+        let entries = p.snapshot();
+        let group_of = [0, 0, 1];
+        assert_eq!(
+            bytes_by_group(&entries, &[a.id, b.id], &group_of, 2),
+            [vec![35, 100], vec![0, 7]]
+        );
+        assert_eq!(
+            bytes_by_group(&entries, &[root.id], &group_of, 2),
+            [vec![35, 107]],
+            "the root never completed: it counts nowhere, its subtree does"
+        );
+        assert_eq!(
+            bytes_by_group(&entries, &[a.id], &[0, 0], 2),
+            [vec![35, 0]],
+            "a squad outside the map counts nowhere"
+        );
+    }
+
+    #[test]
     fn the_profile_passes_soids_up_and_sees_the_second_iteration() {
         let p = OnlineProfile::default();
         let root = info(1, 0);
@@ -750,8 +839,8 @@ mod tests {
             "one spawn reported twice"
         );
         assert_eq!(p.spawned(&root, &b), Spawned::New);
-        p.finished(&a, &cost(4 << 20));
-        p.finished(&b, &cost(4 << 20));
+        p.finished(&a, &cost(4 << 20), 0);
+        p.finished(&b, &cost(4 << 20), 0);
         assert_eq!(
             p.spawned(&root, &a),
             Spawned::Repeat,
@@ -779,19 +868,19 @@ mod tests {
         p.spawned(&root, &other);
         p.spawned(&task, &a);
         p.spawned(&task, &b);
-        p.finished(&a, &cost(100));
-        p.finished(&b, &cost(100));
+        p.finished(&a, &cost(100), 0);
+        p.finished(&b, &cost(100), 0);
         assert_eq!(p.spawned(&task, &a), Spawned::New, "`other` still runs");
-        p.finished(&a, &cost(50));
+        p.finished(&a, &cost(50), 0);
         let entries = p.snapshot();
         assert_eq!(
             entries[&a.id].own.bytes, 150,
             "the second pass's cost adds to the position"
         );
         assert_eq!(entries[&task.id].children_soid, 250);
-        p.finished(&b, &cost(0));
-        p.finished(&task, &cost(0));
-        p.finished(&other, &cost(0));
+        p.finished(&b, &cost(0), 0);
+        p.finished(&task, &cost(0), 0);
+        p.finished(&other, &cost(0), 0);
         assert_eq!(
             p.spawned(&root, &task),
             Spawned::Repeat,
@@ -814,7 +903,7 @@ mod tests {
         assert_ne!(split_a.id, t_a.id, "another site, other ids");
         for task in [split_a, split_b, t_a, t_b] {
             assert_eq!(p.spawned(&root, &task), Spawned::New);
-            p.finished(&task, &cost(1 << 20));
+            p.finished(&task, &cost(1 << 20), 0);
         }
         assert_eq!(p.spawned(&root, &split_a), Spawned::New, "T came between");
         assert_eq!(p.spawned(&root, &split_b), Spawned::New);
@@ -823,9 +912,9 @@ mod tests {
         let (x, y) = halves(&split_a);
         for task in [x, y] {
             p.spawned(&split_a, &task);
-            p.finished(&task, &cost(1));
+            p.finished(&task, &cost(1), 0);
         }
-        p.finished(&split_b, &cost(0));
+        p.finished(&split_b, &cost(0), 0);
         assert_eq!(
             p.spawned(&split_a, &x),
             Spawned::New,
@@ -917,6 +1006,7 @@ mod tests {
                         misses: bytes / 64,
                         ..TaskCost::default()
                     },
+                    0,
                 );
             }
         }

@@ -1,0 +1,206 @@
+//! The top of a profiled iteration dealt to squads by position (N-tier `cats` and `cab`,
+//! see `bitier.rs`).
+//!
+//! Work stealing spreads a tree's top over the machine at random: the profiled
+//! iteration then leaves each part of the data in whichever package's caches and memory
+//! its thieves happened to be, and the partition's first homes move about half of it
+//! between packages in the second iteration. Dealing the top instead puts subtree `i` of
+//! the `2^d` at depth `d` in squad `⌊i·m/2^d⌋` (the contiguous deal the partition's first
+//! homes use), down to the depth where every squad has one, so each squad starts on the
+//! part of the tree, and of the data, that it is likely to be given for good.
+//!
+//! Only the halves of `join`s are dealt (a task's position is its parent's times two,
+//! plus its half), from the first task that forks (the iteration's root, for the
+//! programs this is for); a scope's spawns and everything below the dealt depth are
+//! left where the spawner puts them. A dealt task waits in its squad's shared queue,
+//! which that squad's workers look at while any dealt task waits
+//! ([`TopDeal::waiting`]), and which the joiner takes it back from, as from its deque.
+
+use crate::policies::iteration::contiguous_squad;
+use crate::{SquadId, TaskId, TaskInfo};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// The deal of one profiled iteration's top.
+#[derive(Debug)]
+pub(crate) struct TopDeal {
+    squads: usize,
+    /// How many levels below the root are dealt: `⌈log2 m⌉`, the first at which every
+    /// squad gets a subtree.
+    depth: u32,
+    state: Mutex<DealState>,
+    /// Dealt tasks not yet started (read without the lock by every search).
+    waiting: AtomicUsize,
+    /// Tasks dealt, for the statistics.
+    dealt: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct DealState {
+    /// The position and depth of the root and of every dealt task above the last dealt
+    /// level (whose children ask for it).
+    positions: HashMap<TaskId, (u64, u32)>,
+    /// Dealt tasks not yet started.
+    waiting: HashSet<TaskId>,
+}
+
+impl TopDeal {
+    /// A deal over `squads` squads.
+    pub(crate) fn new(squads: usize) -> TopDeal {
+        TopDeal {
+            squads,
+            depth: squads.max(1).next_power_of_two().trailing_zeros(),
+            state: Mutex::new(DealState::default()),
+            waiting: AtomicUsize::new(0),
+            dealt: AtomicU64::new(0),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, DealState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The position and depth of `task`, a half of a join of `parent` in the dealt top of
+    /// the tree, kept for its own children's if it has them there.
+    fn position(
+        &self,
+        st: &mut DealState,
+        parent: &TaskInfo,
+        task: &TaskInfo,
+    ) -> Option<(u64, u32)> {
+        let half = task.id.index_in(parent.id).filter(|&i| i < 2)?;
+        let (at, depth) = match st.positions.get(&parent.id) {
+            Some(&known) => known,
+            None if st.positions.is_empty() => {
+                st.positions.insert(parent.id, (0, 0));
+                (0, 0)
+            }
+            None => return None,
+        };
+        let depth = depth + 1;
+        if depth > self.depth {
+            return None;
+        }
+        let at = at * 2 + u64::from(half);
+        if depth < self.depth {
+            st.positions.insert(task.id, (at, depth));
+        }
+        Some((at, depth))
+    }
+
+    /// The first half of a join of `parent`, which runs where its spawner runs: its
+    /// position noted, so that its own halves are dealt.
+    pub(crate) fn note(&self, parent: &TaskInfo, task: &TaskInfo) {
+        let mut st = self.state();
+        let _ = self.position(&mut st, parent, task);
+    }
+
+    /// The squad `task`, spawned by `parent`, is dealt to, if it is a half of a join in
+    /// the dealt top of the tree.
+    pub(crate) fn place(&self, parent: &TaskInfo, task: &TaskInfo) -> Option<SquadId> {
+        let mut st = self.state();
+        let (at, depth) = self.position(&mut st, parent, task)?;
+        if st.waiting.insert(task.id) {
+            self.waiting.fetch_add(1, Ordering::Relaxed);
+        }
+        self.dealt.fetch_add(1, Ordering::Relaxed);
+        Some(contiguous_squad(at as usize, 1 << depth, self.squads))
+    }
+
+    /// `task` starts (from its squad's queue, or taken back by its joiner): it no longer
+    /// waits.
+    #[inline]
+    pub(crate) fn started(&self, task: &TaskInfo) {
+        if self.waiting.load(Ordering::Relaxed) == 0 {
+            return;
+        }
+        if self.state().waiting.remove(&task.id) {
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// How many tasks were dealt.
+    pub(crate) fn dealt(&self) -> u64 {
+        self.dealt.load(Ordering::Relaxed)
+    }
+
+    /// Whether a dealt task may still wait in a squad's queue.
+    #[inline]
+    pub(crate) fn waiting(&self) -> bool {
+        self.waiting.load(Ordering::Relaxed) > 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(id: TaskId, level: u32) -> TaskInfo {
+        TaskInfo {
+            id,
+            level,
+            loop_chunks: 0,
+        }
+    }
+
+    /// The halves of a join of `parent` (at a call site, as `locus::join` makes them).
+    fn halves(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
+        let site = locus_task::JoinSite::of(std::panic::Location::caller());
+        locus_task::Spawner::of(*parent).join_children(site)
+    }
+
+    #[test]
+    fn the_top_is_dealt_contiguously_until_every_squad_has_a_subtree() {
+        let deal = TopDeal::new(4);
+        let root = info(TaskId(7), 0);
+        // The engines place second halves and ask about first ones (which run where
+        // their spawner runs): the first halves' positions are noted.
+        let (a, b) = halves(&root);
+        deal.note(&root, &a);
+        assert_eq!(deal.place(&root, &b), Some(2));
+        let (aa, ab) = halves(&a);
+        let (ba, bb) = halves(&b);
+        deal.note(&a, &aa);
+        deal.note(&b, &ba);
+        assert_eq!(
+            (deal.place(&a, &ab), deal.place(&b, &bb)),
+            (Some(1), Some(3))
+        );
+        // Placed, a first half goes where its position says.
+        assert_eq!(deal.place(&b, &ba), Some(2));
+        // Below the dealt depth, and under a task that was not dealt, nothing.
+        let (aaa, _) = halves(&aa);
+        assert_eq!(deal.place(&aa, &aaa), None);
+        let stranger = info(TaskId(99), 3);
+        let (s, _) = halves(&stranger);
+        assert_eq!(deal.place(&stranger, &s), None);
+        // Four dealt tasks wait until they start.
+        assert!(deal.waiting());
+        for t in [a, b, aa, ab, ba] {
+            deal.started(&t);
+        }
+        assert!(deal.waiting());
+        deal.started(&bb);
+        deal.started(&bb);
+        assert!(!deal.waiting(), "each dealt task counted once");
+        assert_eq!(deal.dealt(), 4);
+    }
+
+    #[test]
+    fn a_scopes_spawns_are_not_dealt() {
+        let deal = TopDeal::new(8);
+        let root = info(TaskId(3), 0);
+        let spawn = info(root.id.child(crate::FIRST_SCOPE_SPAWN), 1);
+        assert_eq!(deal.place(&root, &spawn), None);
+        assert!(!deal.waiting());
+    }
+
+    #[test]
+    fn one_squad_deals_nothing_below_the_root() {
+        let deal = TopDeal::new(1);
+        let root = info(TaskId(3), 0);
+        let (a, _) = halves(&root);
+        assert_eq!(deal.place(&root, &a), None);
+    }
+}
