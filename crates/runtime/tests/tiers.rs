@@ -4,7 +4,8 @@
 //! into same node, same package and other package, and the split adds up, worker by
 //! worker.
 
-use locus::{PolicyKind, ThreadPoolBuilder, Topology};
+use locus::counters::CounterKind;
+use locus::{PolicyKind, ThreadPool, ThreadPoolBuilder, Topology};
 
 /// Sum of `lo..hi` by fork-join down to single numbers.
 fn sum(lo: u64, hi: u64) -> u64 {
@@ -16,20 +17,28 @@ fn sum(lo: u64, hi: u64) -> u64 {
     a + b
 }
 
-#[test]
-fn remote_steals_split_by_tier_and_add_up() {
+/// A pool of 8 workers under `policy` on a virtual machine of two packages with two
+/// squads each, with the `declared` counter source (for the profiling policies).
+fn chiplet_pool(policy: &str) -> ThreadPool {
     let machine = Topology::parse_spec("pack:2 numa:1 l3:2(size=1MiB) core:2 pu:1")
         .expect("a synthetic machine");
-    let n: u64 = if cfg!(miri) { 1 << 6 } else { 1 << 14 };
+    ThreadPoolBuilder::new()
+        .topology(machine)
+        .num_threads(8)
+        .pin(false)
+        .policy(policy.parse::<PolicyKind>().unwrap())
+        .counters(CounterKind::Declared)
+        .build()
+        .expect("the pool builds")
+}
+
+const N: u64 = if cfg!(miri) { 1 << 6 } else { 1 << 14 };
+
+#[test]
+fn remote_steals_split_by_tier_and_add_up() {
+    let n = N;
     for policy in ["ws", "ws:near", "mts", "cab"] {
-        let kind: PolicyKind = policy.parse().unwrap();
-        let pool = ThreadPoolBuilder::new()
-            .topology(machine.clone())
-            .num_threads(8)
-            .pin(false)
-            .policy(kind)
-            .build()
-            .expect("the pool builds");
+        let pool = chiplet_pool(policy);
         for _ in 0..4 {
             assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2, "{policy}");
         }
@@ -57,20 +66,9 @@ fn remote_steals_split_by_tier_and_add_up() {
 /// nothing is dealt after its first task completes.
 #[test]
 fn the_profiled_tops_dealt_tasks_all_run() {
-    use locus::counters::CounterKind;
-    let machine = Topology::parse_spec("pack:2 numa:1 l3:2(size=1MiB) core:2 pu:1")
-        .expect("a synthetic machine");
-    let n: u64 = if cfg!(miri) { 1 << 6 } else { 1 << 14 };
+    let n = N;
     for policy in ["cats", "cab"] {
-        let kind: PolicyKind = policy.parse().unwrap();
-        let pool = ThreadPoolBuilder::new()
-            .topology(machine.clone())
-            .num_threads(8)
-            .pin(false)
-            .policy(kind)
-            .counters(CounterKind::Declared)
-            .build()
-            .expect("the pool builds");
+        let pool = chiplet_pool(policy);
         for _ in 0..4 {
             assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2, "{policy}");
         }
