@@ -549,7 +549,6 @@ impl LearnedTiers {
     }
 }
 
-/// The children of each task of `entries` that has any, in no particular order.
 /// Per task of `leaves`, the bytes its subtree's tasks touched in the profiled
 /// iteration, by the group of the squad that ran each (`group_of[squad]`, below
 /// `groups`): `out[i][g]`. Tasks whose squad is unknown count nowhere.
@@ -588,6 +587,7 @@ pub(crate) fn bytes_by_group(
         .collect()
 }
 
+/// The children of each task of `entries` that has any, in no particular order.
 fn children(entries: &HashMap<TaskId, Entry>) -> HashMap<TaskId, Vec<TaskId>> {
     let mut children: HashMap<TaskId, Vec<TaskId>> = HashMap::new();
     for (id, e) in entries {
