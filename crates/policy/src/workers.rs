@@ -319,6 +319,16 @@ impl WorkerMap {
         self.package_of.iter().max().map_or(0, |&p| p + 1)
     }
 
+    /// Whether every worker of `squad`'s package but a searching one is idle, given the
+    /// package's count of idle workers `idle`, which counts the searcher too where
+    /// `searcher_idle`: then none of them has a task to steal, and a
+    /// [`crate::Victims::Package`] search skips the package. The rule both engines apply
+    /// to their own idle counts.
+    #[inline]
+    pub fn others_in_package_idle(&self, squad: SquadId, idle: usize, searcher_idle: bool) -> bool {
+        idle.saturating_sub(usize::from(searcher_idle)) + 1 >= self.package_workers(squad).len()
+    }
+
     /// Whether squads `a` and `b` are in one package.
     #[inline]
     pub fn same_package(&self, a: SquadId, b: SquadId) -> bool {
@@ -416,6 +426,12 @@ mod tests {
         let second: Vec<usize> = (128..256).collect();
         assert_eq!(map.package_workers(9), &second[..], "own squad included");
         assert!(map.same_package(9, 15) && !map.same_package(9, 7));
+        // A searcher not counted idle, 127 others idle: all of them; one busy: not.
+        assert!(map.others_in_package_idle(9, 127, false));
+        assert!(!map.others_in_package_idle(9, 126, false));
+        // A searcher counted among the idle.
+        assert!(map.others_in_package_idle(9, 128, true));
+        assert!(!map.others_in_package_idle(9, 127, true));
         // NPS4: four nodes per package, still two packages.
         let nps4 = WorkerMap::new(&Topology::preset("epyc-7763-2s-nps4").unwrap(), 256);
         assert_eq!(nps4.num_packages(), 2);

@@ -708,10 +708,11 @@ impl WorkerThread {
         let Some(count) = self.package_idle() else {
             return false;
         };
-        let others = count
-            .load(Ordering::Relaxed)
-            .saturating_sub(usize::from(self.idle.get()));
-        others + 1 >= self.registry.map.package_workers(self.squad).len()
+        self.registry.map.others_in_package_idle(
+            self.squad,
+            count.load(Ordering::Relaxed),
+            self.idle.get(),
+        )
     }
 
     #[inline]
@@ -1097,9 +1098,9 @@ mod tests {
 
     #[test]
     fn package_first_steals_take_the_own_package_then_the_other_and_skip_an_idle_package() {
-        // Worker 3 (squad 0, package 0) and a victim in the other package (200) hold a
-        // job each, as does 40 (squad 2, package 0); the other package's is pushed
-        // first. The own package goes first, its squads in one group.
+        // Thief 3 (squad 0, package 0); victims 200 (the other package) and 40 (squad 2,
+        // package 0) hold a job each, the other package's pushed first. The own package
+        // goes first, its squads in one group.
         let jobs: Vec<Box<IdleJob>> = (0..2).map(|_| job()).collect();
         let w = workers(PolicyKind::Ws, 3, &[200, 40]);
         // SAFETY: as in the test above: the jobs outlive the workers and are never run.

@@ -1068,9 +1068,12 @@ impl<'w> Sim<'w> {
                 let package = map.package_workers(own);
                 // The own package is skipped while every other worker of it is without
                 // work, as the runtime does.
-                let others_idle = self.package_idle[map.package_of(own)]
-                    - usize::from(self.workers[w].without_work);
-                let own_group = (others_idle + 1 < package.len()).then_some((true, package));
+                let skip = map.others_in_package_idle(
+                    own,
+                    self.package_idle[map.package_of(own)],
+                    self.workers[w].without_work,
+                );
+                let own_group = (!skip).then_some((true, package));
                 let rest = map.remote_workers(own).map(|g| (false, g));
                 for (first, group) in own_group.into_iter().chain(rest) {
                     let r = self.workers[w].rng.next_u64();

@@ -161,7 +161,6 @@ use crate::{
     Layout, Place, Probe, SquadId, TaskCost, TaskId, TaskInfo, Victims, WorkerId, WorkerMap,
 };
 use crossbeam_utils::CachePadded;
-use locus_topo::SquadTier;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -250,6 +249,8 @@ pub(crate) struct BiTier {
     /// The squads of each package, where packages hold several squads and there are
     /// several packages (N-tier first homes); empty elsewhere.
     packages: Vec<Vec<SquadId>>,
+    /// Per squad, the index of its package in `packages`.
+    package_of: Vec<usize>,
     /// Where `packages` is not empty: whether the profiled iteration's top is dealt and
     /// stolen own package first ([`BiTier::ws_victims`]).
     cluster: AtomicBool,
@@ -257,26 +258,19 @@ pub(crate) struct BiTier {
     deal: TopDeal,
 }
 
-/// The squads of `map` grouped by package (two squads are in one package when their
-/// tier is nearer than [`SquadTier::OtherPackage`]), when that gives more than one
-/// group and fewer groups than squads: a machine with a level between squad and
+/// The squads of `map` grouped by package ([`WorkerMap::package_of`]), when there are
+/// several packages and fewer than squads: a machine with a level between squad and
 /// machine. Empty otherwise.
 fn package_groups(map: &WorkerMap) -> Vec<Vec<SquadId>> {
-    let mut groups: Vec<Vec<SquadId>> = Vec::new();
+    let packages = map.num_packages();
+    if packages < 2 || packages >= map.num_squads() {
+        return Vec::new();
+    }
+    let mut groups = vec![Vec::new(); packages];
     for s in 0..map.num_squads() {
-        match groups
-            .iter_mut()
-            .find(|g| map.tier(g[0], s) < SquadTier::OtherPackage)
-        {
-            Some(g) => g.push(s),
-            None => groups.push(vec![s]),
-        }
+        groups[map.package_of(s)].push(s);
     }
-    if groups.len() > 1 && groups.len() < map.num_squads() {
-        groups
-    } else {
-        Vec::new()
-    }
+    groups
 }
 
 impl BiTier {
@@ -315,6 +309,7 @@ impl BiTier {
             chunks: affinity && squads > 1,
             pending_chunks: CachePadded::new(AtomicU64::new(0)),
             cluster: AtomicBool::new(!packages.is_empty()),
+            package_of: (0..squads).map(|s| map.package_of(s)).collect(),
             deal: TopDeal::new(squads),
             packages,
         }
@@ -333,13 +328,7 @@ impl BiTier {
             self.affinity.preset_contiguous(leaves);
             return;
         }
-        let mut group_of = vec![0; self.num_squads()];
-        for (g, squads) in self.packages.iter().enumerate() {
-            for &s in squads {
-                group_of[s] = g;
-            }
-        }
-        let bytes = bytes_by_group(entries, &leaves, &group_of, self.packages.len());
+        let bytes = bytes_by_group(entries, &leaves, &self.package_of, self.packages.len());
         self.affinity
             .preset_by_group(leaves, &bytes, &self.packages);
     }
@@ -442,6 +431,15 @@ impl BiTier {
         self.deal.place(parent, task).map(Place::Squad)
     }
 
+    /// The profiled iteration's `task`, the first half of a join of `parent`, runs
+    /// where its spawner runs; while the top is dealt, its position is noted for its own
+    /// halves' ([`BiTier::profile_place`]).
+    pub(crate) fn profile_note(&self, parent: &TaskInfo, task: &TaskInfo) {
+        if self.cluster.load(Ordering::Relaxed) {
+            self.deal.note(parent, task);
+        }
+    }
+
     /// Whom plain work stealing steals from (while profiling, where a program is
     /// CPU-bound, and as the last place of a partitioned search): at random, as the
     /// papers' Cilk-a (results on their machines unchanged), except where packages hold
@@ -455,15 +453,6 @@ impl BiTier {
     /// Only while the profiled tasks touch memory ([`BiTier::profiled`]): where they do
     /// not, there is no data to keep together, and a program that runs as its profile
     /// runs (fib) is stolen at random from its first completed task on.
-    /// The profiled iteration's `task`, the first half of a join of `parent`, runs
-    /// where its spawner runs; while the top is dealt, its position is noted for its own
-    /// halves' ([`BiTier::profile_place`]).
-    pub(crate) fn profile_note(&self, parent: &TaskInfo, task: &TaskInfo) {
-        if self.cluster.load(Ordering::Relaxed) {
-            self.deal.note(parent, task);
-        }
-    }
-
     fn ws_victims(&self) -> Victims {
         if self.cluster.load(Ordering::Relaxed) {
             Victims::Package
