@@ -85,16 +85,13 @@ pub enum Victims {
     /// The workers of other squads, nearest first: the groups of
     /// [`crate::WorkerMap::remote_workers`] in order, from a random start in each.
     Remote,
-    /// Every other worker, nearest first: the thief's own squad from a random start,
-    /// then the other squads as [`Victims::Remote`] tries them (`ws:near`).
-    Nearest,
     /// Every other worker, the own package first: the workers of the thief's package
     /// ([`crate::WorkerMap::package_workers`], its own squad's among them) from one
     /// random start, unless every other worker of the package is idle (the engines'
     /// per-package idle counts), then the other packages' workers as
     /// [`Victims::Remote`] tries them. Keeps a tree's pieces in their package without
-    /// splitting them inside a squad first, which costs `Nearest` its speed on
-    /// fine-grained trees (the N-tier profile of `cats` and `cab`).
+    /// splitting them inside a squad first, which costs fine-grained trees their speed
+    /// (`ws:near`, and the N-tier profile of `cats` and `cab`).
     Package,
 }
 

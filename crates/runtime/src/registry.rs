@@ -808,7 +808,7 @@ impl WorkerThread {
     fn is_victim(&self, victim: usize, victims: Victims) -> bool {
         victim != self.index
             && match victims {
-                Victims::All | Victims::Nearest | Victims::Package => true,
+                Victims::All | Victims::Package => true,
                 Victims::Squad => self.registry.map.squad_of(victim) == self.squad,
                 Victims::Remote => self.registry.map.squad_of(victim) != self.squad,
             }
@@ -833,8 +833,8 @@ impl WorkerThread {
     }
 
     /// Steals one job: `All` and `Squad` from the first victim, from a random start over
-    /// the pool, that has one; `Remote` and `Nearest` nearest first, group by group
-    /// (`Nearest` the own squad first), from a random start in each group; `Package` the
+    /// the pool, that has one; `Remote` nearest first, group by group, from a random
+    /// start in each group; `Package` the
     /// own package from a random start (unless every other worker of it is idle), then
     /// the other packages nearest first.
     pub(crate) fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
@@ -865,20 +865,11 @@ impl WorkerThread {
                         .filter(|&v| self.is_victim(v, victims)),
                 )
             }
-            Victims::Remote | Victims::Nearest => {
-                let own = map.squad(self.squad);
-                if victims == Victims::Nearest && own.len() > 1 {
-                    let found = self.steal_from(from_random_start(own, self.next_random()));
-                    if found.is_some() {
-                        return found;
-                    }
-                }
-                map.remote_workers(self.squad).find_map(|group| {
-                    let start = self.next_random();
-                    let others = from_random_start(group, start);
-                    self.steal_from(others.filter(|&v| map.squad_of(v) != self.squad))
-                })
-            }
+            Victims::Remote => map.remote_workers(self.squad).find_map(|group| {
+                let start = self.next_random();
+                let others = from_random_start(group, start);
+                self.steal_from(others.filter(|&v| map.squad_of(v) != self.squad))
+            }),
         }
     }
 
@@ -1061,42 +1052,6 @@ mod tests {
     }
 
     #[test]
-    fn ws_near_steals_from_the_own_squad_then_the_own_package_then_the_other() {
-        // Worker 3 is in squad 0 (package 0); 5 in squad 0, 40 in squad 2 (package 0),
-        // 200 in squad 12 (package 1). Each victim holds one job; the other package's
-        // is pushed first, so an order by push or by index would not pass.
-        let jobs: Vec<Box<IdleJob>> = (0..3).map(|_| job()).collect();
-        let w = workers(PolicyKind::WsNear, 3, &[200, 40, 5]);
-        // SAFETY: the jobs outlive the workers (dropped after them, below) and are never
-        // run: each is stolen back unrun and compared by identity.
-        let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
-        for (victim, job) in w[1..].iter().zip(&refs) {
-            victim.push(*job);
-        }
-        let (thief, order) = (&w[0], [2, 1, 0]);
-        for (i, expected) in order.into_iter().enumerate() {
-            let (job, source) = thief.steal_one(Victims::Nearest).expect("a job is left");
-            assert!(job.same(&refs[expected]), "steal {i} took the wrong job");
-            let own = i == 0;
-            assert_eq!(source == Source::OwnSquad, own);
-        }
-        assert!(thief.steal_one(Victims::Nearest).is_none());
-        let s = thief.registry.stats().workers[3];
-        assert_eq!(s.steals_squad, 1);
-        assert_eq!(
-            (
-                s.steals_same_node,
-                s.steals_same_package,
-                s.steals_other_package
-            ),
-            (1, 0, 1)
-        );
-        assert_eq!(s.steals_remote, s.steals_same_node + s.steals_other_package);
-        drop(w);
-        drop(jobs);
-    }
-
-    #[test]
     fn package_first_steals_take_the_own_package_then_the_other_and_skip_an_idle_package() {
         // Thief 3 (squad 0, package 0); victims 200 (the other package) and 40 (squad 2,
         // package 0) hold a job each, the other package's pushed first. The own package
@@ -1147,7 +1102,7 @@ mod tests {
     fn remote_searches_go_nearest_first_and_count_by_tier() {
         // `Victims::Remote` skips the own squad: the other package's job comes last.
         let jobs: Vec<Box<IdleJob>> = (0..3).map(|_| job()).collect();
-        let w = workers(PolicyKind::WsNear, 3, &[200, 5, 40]);
+        let w = workers(PolicyKind::Ws, 3, &[200, 5, 40]);
         // SAFETY: as above.
         let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
         for (victim, job) in w[1..].iter().zip(&refs) {

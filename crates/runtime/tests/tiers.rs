@@ -86,3 +86,24 @@ fn the_profiled_tops_dealt_tasks_all_run() {
         );
     }
 }
+
+/// `ws:near` in the runtime: on the same machine it deals the top of every iteration's
+/// tree to the four squads (the root's second half, then the second halves of the next
+/// level: three tasks each time, every time), the dealt tasks wait in squad queues that
+/// the plans look at while one waits, or are taken back by their joiners, and every sum
+/// comes out right.
+#[test]
+fn ws_near_deals_the_top_of_every_iteration() {
+    let n = N;
+    let pool = chiplet_pool("ws:near");
+    let iterations = 5;
+    for _ in 0..iterations {
+        assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2);
+    }
+    let dealt = pool
+        .policy_stats()
+        .into_iter()
+        .find(|(name, _)| name == "tasks_dealt")
+        .map(|(_, v)| v);
+    assert_eq!(dealt, Some(3 * iterations));
+}

@@ -1041,8 +1041,8 @@ impl<'w> Sim<'w> {
     }
 
     /// Steals the oldest task of the first victim with one: for `All` and `Squad` from
-    /// a random start over the pool; for `Remote` and `Nearest` nearest first, group by
-    /// group (`Nearest` the own squad first), from a random start in each group; for
+    /// a random start over the pool; for `Remote` nearest first, group by group, from a
+    /// random start in each group; for
     /// `Package` the own package from a random start (unless all of it but `w` is
     /// without work), then the other packages nearest first; as the runtime does.
     fn steal(&mut self, w: usize, victims: Victims) -> Option<(u32, Source, Option<StealKind>)> {
@@ -1088,16 +1088,11 @@ impl<'w> Sim<'w> {
                     }
                 }
             }
-            Victims::Remote | Victims::Nearest => {
-                let peers = map.squad(own);
-                let first = (victims == Victims::Nearest && peers.len() > 1).then_some(peers);
-                // (own squad's group, group): the own squad is skipped in the others.
-                let own_first = first.into_iter().map(|g| (true, g));
-                let remote = map.remote_workers(own).map(|g| (false, g));
-                for (own_group, group) in own_first.chain(remote) {
+            Victims::Remote => {
+                for group in map.remote_workers(own) {
                     let r = self.workers[w].rng.next_u64();
                     for v in from_random_start(group, r) {
-                        if v == w || (!own_group && self.workers[v].squad == own) {
+                        if v == w || self.workers[v].squad == own {
                             continue;
                         }
                         probed = true;
@@ -1269,44 +1264,6 @@ mod tests {
     }
 
     #[test]
-    fn ws_near_steals_from_the_own_squad_then_the_own_package_then_the_other() {
-        for seed in 0..8 {
-            on_epyc(PolicyKind::WsNear, seed, |sim| {
-                // Worker 3: squad 0, package 0. One task at worker 200 (squad 12, the
-                // other package), one at each worker 16k + 1 of squads 1..8 (package 0),
-                // one at worker 5 (squad 0). Tasks are named by their victim.
-                for v in [200, 5].into_iter().chain((1..8).map(|s| 16 * s + 1)) {
-                    sim.queues.deques[v].push_back(v as u32);
-                }
-                let order: Vec<u32> = (0..9)
-                    .map(|_| took(sim.steal(3, Victims::Nearest)))
-                    .collect();
-                assert_eq!(order[0], 5, "the own squad first");
-                let mut package: Vec<u32> = order[1..8].to_vec();
-                package.sort_unstable();
-                let expected: Vec<u32> = (1..8).map(|s| 16 * s + 1).collect();
-                assert_eq!(package, expected, "then the own package, seed {seed}");
-                assert_eq!(order[8], 200, "the other package last");
-                assert!(sim.steal(3, Victims::Nearest).is_none());
-                let c = sim.workers[3].counts;
-                assert_eq!(c.steals_squad, 1);
-                assert_eq!(
-                    (
-                        c.steals_same_node,
-                        c.steals_same_package,
-                        c.steals_other_package
-                    ),
-                    (7, 0, 1)
-                );
-                assert_eq!(
-                    c.steals_remote,
-                    c.steals_same_node + c.steals_same_package + c.steals_other_package
-                );
-            });
-        }
-    }
-
-    #[test]
     fn package_first_steals_take_the_own_package_then_the_other_and_skip_an_idle_one() {
         for seed in 0..8 {
             on_epyc(PolicyKind::Ws, seed, |sim| {
@@ -1342,7 +1299,7 @@ mod tests {
     fn equally_far_squads_are_tried_from_a_random_start() {
         let mut firsts = Vec::new();
         for seed in 0..16 {
-            on_epyc(PolicyKind::WsNear, seed, |sim| {
+            on_epyc(PolicyKind::Ws, seed, |sim| {
                 for s in 1..8 {
                     sim.queues.deques[16 * s].push_back(s as u32);
                 }

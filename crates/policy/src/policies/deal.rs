@@ -1,5 +1,6 @@
-//! The top of a profiled iteration dealt to squads by position (N-tier `cats` and `cab`,
-//! see `bitier.rs`).
+//! The top of a tree dealt to squads by position: the profiled iteration's (N-tier
+//! `cats` and `cab`, see `bitier.rs`), or every tree's each time it runs (`ws:near`,
+//! see `ws.rs`).
 //!
 //! Work stealing spreads a tree's top over the machine at random: the profiled
 //! iteration then leaves each part of the data in whichever package's caches and memory
@@ -11,7 +12,7 @@
 //!
 //! Only the halves of `join`s are dealt (a task's position is its parent's times two,
 //! plus its half), from the first task that forks (the iteration's root, for the
-//! programs this is for); a scope's spawns and everything below the dealt depth are
+//! programs this is for) or from every root ([`TopDeal::every_root`]); a scope's spawns and everything below the dealt depth are
 //! left where the spawner puts them. A dealt task waits in its squad's shared queue,
 //! which that squad's workers look at while any dealt task waits
 //! ([`TopDeal::waiting`]), and which the joiner takes it back from, as from its deque.
@@ -22,10 +23,17 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// The deal of one profiled iteration's top.
+/// The deal of a tree's top.
 #[derive(Debug)]
 pub(crate) struct TopDeal {
     squads: usize,
+    /// Which tasks root a dealt tree: the first task that forks (`false`: one profiled
+    /// iteration), or every root, a task at level 0, each time it runs (`true`: the
+    /// deal of [`TopDeal::every_root`]).
+    every_root: bool,
+    /// Whether dealt tasks are counted until they start ([`TopDeal::waiting`]): only
+    /// where the policy reports starts ([`TopDeal::started`]).
+    tracks_waiting: bool,
     /// How many levels below the root are dealt: `⌈log2 m⌉`, the first at which every
     /// squad gets a subtree.
     depth: u32,
@@ -50,11 +58,34 @@ impl TopDeal {
     pub(crate) fn new(squads: usize) -> TopDeal {
         TopDeal {
             squads,
+            every_root: false,
+            tracks_waiting: true,
             depth: squads.max(1).next_power_of_two().trailing_zeros(),
             state: Mutex::new(DealState::default()),
             waiting: AtomicUsize::new(0),
             dealt: AtomicU64::new(0),
         }
+    }
+
+    /// A deal over `squads` squads of the top of every tree a root (a task at level 0)
+    /// forks, each time it runs. Task ids repeat from one iteration to the next, so the
+    /// positions found once hold for every later iteration, and a task too deep to be
+    /// dealt is known by its level without the lock. `tracks_waiting`: whether the
+    /// policy reports starts, for [`TopDeal::waiting`] (a policy whose workers always
+    /// look at their squad's queue needs neither).
+    pub(crate) fn every_root(squads: usize, tracks_waiting: bool) -> TopDeal {
+        TopDeal {
+            every_root: true,
+            tracks_waiting,
+            ..TopDeal::new(squads)
+        }
+    }
+
+    /// Whether `task` is surely not dealt: below the dealt depth of a tree whose root is
+    /// at level 0 (asked before taking the lock).
+    #[inline]
+    fn too_deep(&self, task: &TaskInfo) -> bool {
+        self.every_root && task.level > self.depth
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, DealState> {
@@ -72,7 +103,9 @@ impl TopDeal {
         let half = task.id.index_in(parent.id).filter(|&i| i < 2)?;
         let (at, depth) = match st.positions.get(&parent.id) {
             Some(&known) => known,
-            None if st.positions.is_empty() => {
+            None if (self.every_root && parent.level == 0)
+                || (!self.every_root && st.positions.is_empty()) =>
+            {
                 st.positions.insert(parent.id, (0, 0));
                 (0, 0)
             }
@@ -85,6 +118,13 @@ impl TopDeal {
         let at = at * 2 + u64::from(half);
         if depth < self.depth {
             st.positions.insert(task.id, (at, depth));
+            if half == 1 {
+                // The first half's id is the second's less one (`Spawner::join_children`),
+                // and the engines place the second before the first runs: its position is
+                // known here, whether or not the engine asks about it.
+                st.positions
+                    .insert(TaskId(task.id.0.wrapping_sub(1)), (at - 1, depth));
+            }
         }
         Some((at, depth))
     }
@@ -92,6 +132,9 @@ impl TopDeal {
     /// The first half of a join of `parent`, which runs where its spawner runs: its
     /// position noted, so that its own halves are dealt.
     pub(crate) fn note(&self, parent: &TaskInfo, task: &TaskInfo) {
+        if self.too_deep(task) {
+            return;
+        }
         let mut st = self.state();
         let _ = self.position(&mut st, parent, task);
     }
@@ -99,9 +142,12 @@ impl TopDeal {
     /// The squad `task`, spawned by `parent`, is dealt to, if it is a half of a join in
     /// the dealt top of the tree.
     pub(crate) fn place(&self, parent: &TaskInfo, task: &TaskInfo) -> Option<SquadId> {
+        if self.too_deep(task) {
+            return None;
+        }
         let mut st = self.state();
         let (at, depth) = self.position(&mut st, parent, task)?;
-        if st.waiting.insert(task.id) {
+        if self.tracks_waiting && st.waiting.insert(task.id) {
             self.waiting.fetch_add(1, Ordering::Relaxed);
         }
         self.dealt.fetch_add(1, Ordering::Relaxed);

@@ -144,13 +144,14 @@ pub const POLICIES: &[PolicyInfo] = &[
         forms: &["ws:near"],
         examples: &["ws:near"],
         help: "work stealing with pinned workers: own deque first, then a random victim's \
-               oldest task (Cilk-a); ws:near tries victims nearest first",
+               oldest task (Cilk-a); ws:near deals the top of every tree to squads and \
+               steals own package first",
         paper: "Cilk-a in the CATS/CAB papers: pinned randomized work stealing",
-        spawn: "own deque (LIFO)",
-        idle: "own deque, then random victims' deques (oldest task); `ws:near`: own \
-               squad's deques, then other squads' nearest first (by NUMA distance, a random \
-               start among equally far ones; slow on fine-grained trees over many squads: \
-               simulated fib 30 on epyc-7763-2s takes 2.87x ws's time)",
+        spawn: "own deque (LIFO); `ws:near` on several squads: the halves of the joins at \
+                the top of every tree to squads by position, each iteration the same",
+        idle: "own deque, then random victims' deques (oldest task); `ws:near`: own deque, \
+               the squad's queue while a dealt task waits, then the own package's deques \
+               from a random start, then other packages' nearest first (by NUMA distance)",
         in_all: true,
         in_sim_all: true,
         locality: false,
@@ -856,14 +857,11 @@ mod tests {
         );
         assert!(!PolicyKind::WsUnpinned.build(&map).layout().pinned);
         let near = PolicyKind::WsNear.build(&map);
-        assert_eq!(
-            near.layout(),
-            ws.layout(),
-            "ws:near differs only in its victims"
-        );
+        let dealt = near.layout();
+        assert!(dealt.squad_queues && dealt.task_events && !dealt.always_local);
         assert_eq!(
             plan(&*near, 1),
-            vec![Probe::OwnDeque, Probe::Steal(Victims::Nearest)]
+            vec![Probe::OwnDeque, Probe::Steal(Victims::Package)]
         );
         assert_eq!(near.name(), "ws:near");
         assert_eq!("ws:near".parse::<PolicyKind>().unwrap(), PolicyKind::WsNear);

@@ -2,12 +2,34 @@
 //! pops the newest end of its own deque; an idle worker steals the oldest task of a
 //! victim chosen at random. Pinned (`ws`, the papers' Cilk-a) or not (`ws-unpinned`).
 //!
-//! `ws:near` is the same with victims tried nearest first ([`Victims::Nearest`]): the
-//! thief's own squad, then the other squads group by group by distance, a random start
-//! in each group. Plain `ws` keeps the papers' uniform choice over every worker: it is
-//! the baseline of every published comparison the simulator reproduces.
+//! `ws:near` is work stealing that keeps a tree's parts near where they were dealt.
+//! Where the machine has several squads:
+//!
+//! - the top of every tree is dealt to squads by position ([`TopDeal::every_root`]):
+//!   the halves of the joins down to the depth where every squad has a subtree go to
+//!   the shared queue of squad `⌊i·m/2^d⌋`, the same in every iteration, so each squad
+//!   starts on the same part of the tree, and of the data, each time. A dealt task
+//!   waits in its squad's queue, where that squad's workers look while one waits, and
+//!   where its joiner takes it back as from its deque;
+//! - thieves try the own package first, then the other packages nearest first
+//!   ([`Victims::Package`]).
+//!
+//! Plain `ws` keeps the papers' uniform choice over every worker: it is the baseline of
+//! every published comparison the simulator reproduces.
+//!
+//! Why both (docs/results.md, "Nearest squads first"): a steal order alone keeps steals
+//! near but not the data, since which part of a tree a package runs is decided anew in
+//! every iteration by whichever thief reaches the tree's top first; own squad first,
+//! then the rest by distance, halved the other-package steals of simulated heat
+//! 6144x4096 on epyc-7763-2s but moved as many interconnect bytes as `ws`, and split
+//! fine-grained trees inside a squad first (fib 30: 2.87x `ws`'s time). The deal keeps
+//! each part in its package; stealing own package first keeps the rest there without
+//! splitting trees inside a squad.
 
-use crate::{Layout, Policy, Probe, Victims, WorkerId, WorkerMap};
+use crate::policies::deal::TopDeal;
+use crate::{
+    Layout, Place, Policy, Probe, Source, SquadId, TaskInfo, Victims, WorkerId, WorkerMap,
+};
 
 /// Flat randomized work stealing.
 #[derive(Debug)]
@@ -15,6 +37,9 @@ pub struct WorkStealing {
     pinned: bool,
     alone: bool,
     nearest: bool,
+    /// `ws:near` on a machine of several squads: the tops of trees dealt to squads.
+    deal: Option<TopDeal>,
+    squad_of: Vec<SquadId>,
 }
 
 impl WorkStealing {
@@ -24,13 +49,18 @@ impl WorkStealing {
             pinned,
             alone: map.num_workers() == 1,
             nearest: false,
+            deal: None,
+            squad_of: Vec::new(),
         }
     }
 
     /// Pinned work stealing whose thieves try victims nearest first (`ws:near`).
     pub fn nearest(map: &WorkerMap) -> WorkStealing {
+        let squads = map.num_squads();
         WorkStealing {
             nearest: true,
+            deal: (squads > 1).then(|| TopDeal::every_root(squads, true)),
+            squad_of: (0..map.num_workers()).map(|w| map.squad_of(w)).collect(),
             ..WorkStealing::new(map, true)
         }
     }
@@ -48,20 +78,119 @@ impl Policy for WorkStealing {
     }
 
     fn layout(&self) -> Layout {
+        let dealt = self.deal.is_some();
         Layout {
             pinned: self.pinned,
+            squad_queues: dealt,
+            always_local: !dealt,
+            task_events: dealt,
             ..Layout::deques()
         }
     }
 
-    fn search(&self, _worker: WorkerId, plan: &mut Vec<Probe>) {
+    fn place(&self, _spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> Place {
+        match self.deal.as_ref().and_then(|d| d.place(parent, task)) {
+            Some(squad) => Place::Squad(squad),
+            None => Place::Local,
+        }
+    }
+
+    fn task_started(&self, _worker: WorkerId, task: &TaskInfo, _source: Source) {
+        if let Some(deal) = &self.deal {
+            deal.started(task);
+        }
+    }
+
+    fn stats(&self) -> Vec<(String, u64)> {
+        match &self.deal {
+            Some(deal) => vec![("tasks_dealt".to_string(), deal.dealt())],
+            None => Vec::new(),
+        }
+    }
+
+    fn search(&self, worker: WorkerId, plan: &mut Vec<Probe>) {
         plan.push(Probe::OwnDeque);
+        if self.deal.as_ref().is_some_and(TopDeal::waiting) {
+            plan.push(Probe::SquadQueue(self.squad_of[worker]));
+        }
         if !self.alone {
             plan.push(Probe::Steal(if self.nearest {
-                Victims::Nearest
+                Victims::Package
             } else {
                 Victims::All
             }));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::TaskId;
+    use locus_task::{JoinSite, Spawner};
+
+    fn halves(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
+        let site = JoinSite::of(std::panic::Location::caller());
+        Spawner::of(*parent).join_children(site)
+    }
+
+    fn plan(p: &dyn Policy, w: usize) -> Vec<Probe> {
+        let mut v = Vec::new();
+        p.search(w, &mut v);
+        v
+    }
+
+    #[test]
+    fn ws_near_deals_the_top_of_every_iteration_to_the_same_squads() {
+        let map = WorkerMap::from_squad_sizes(&[2, 2, 2, 2]);
+        let near = WorkStealing::nearest(&map);
+        let root = TaskInfo {
+            id: TaskId(11),
+            level: 0,
+            loop_chunks: 0,
+        };
+        for iteration in 0..3 {
+            // The engines place second halves; a first half runs where its spawner
+            // runs, its position known from its sibling's (nothing noted for it).
+            let (a, b) = halves(&root);
+            assert!(!near.parent_first(0, &root, &a));
+            assert_eq!(near.place(0, &root, &b), Place::Squad(2), "{iteration}");
+            let (aa, ab) = halves(&a);
+            let (ba, bb) = halves(&b);
+            assert!(!near.parent_first(0, &a, &aa));
+            assert!(!near.parent_first(4, &b, &ba));
+            assert_eq!(near.place(0, &a, &ab), Place::Squad(1));
+            assert_eq!(near.place(4, &b, &bb), Place::Squad(3));
+            // While a dealt task waits, its squad's workers look in the squad queue.
+            assert_eq!(
+                plan(&near, 6),
+                [
+                    Probe::OwnDeque,
+                    Probe::SquadQueue(3),
+                    Probe::Steal(Victims::Package)
+                ]
+            );
+            // Below the dealt depth, the spawner's deque.
+            let (aaa, aab) = halves(&aa);
+            assert!(!near.parent_first(0, &aa, &aaa));
+            assert_eq!(near.place(0, &aa, &aab), Place::Local);
+            for t in [a, b, aa, ab, ba, bb] {
+                near.task_started(0, &t, Source::OwnSquad);
+            }
+            assert_eq!(
+                plan(&near, 6),
+                [Probe::OwnDeque, Probe::Steal(Victims::Package)]
+            );
+        }
+        assert_eq!(near.stats(), [("tasks_dealt".to_string(), 9)]);
+    }
+
+    #[test]
+    fn ws_near_on_one_squad_is_ws() {
+        let map = WorkerMap::from_squad_sizes(&[4]);
+        let near = WorkStealing::nearest(&map);
+        let ws = WorkStealing::new(&map, true);
+        assert_eq!(near.layout(), ws.layout());
+        assert!(near.stats().is_empty());
     }
 }
