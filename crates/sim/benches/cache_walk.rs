@@ -17,15 +17,21 @@
 //! - `random_8mib_full_l3`: as `random_8mib` with a fully associative 6 MiB L3, which
 //!   guards the hashed representation (98,304 ways).
 //!
-//! Measured on a 2-core EPYC VM (1 MiB of L2 a core) shared with other builds, two
-//! criterion runs alternating with the walk before its links were indexed without
-//! bounds checks and a full set's fill moved its tail to the head in one step:
-//! sequential 60 (before: 53), random 31 (28.5), stencil 86 (73), random with the
-//! fully associative L3 37 (32) Melem/s. (An earlier host, a Zen 3 VM, gave 24, 13.5,
-//! 29.5 and 5.6 for a version before those.) The random walk stays near half of 60 M:
-//! its lookups miss the host's caches on the sets and tags of a 6 MiB L3, whose
-//! fingerprints, links, list ends and tags lie in different host lines. A regression
-//! shows as the first three falling below 10 Melem/s, or the last below 4.
+//! Measured on a 2-core EPYC VM (1 MiB of L2 a core) shared with other builds, three
+//! criterion runs alternating with the lookup that tested each word of fingerprints
+//! for a match, at a load of 3.7 to 4.6: sequential 84-87 (before: 60-69), random
+//! 34-38 (30-32), stencil 91-103 (89-97), random with the fully associative L3 34-41
+//! (36-38, its hashed L3 unchanged) Melem/s. (Before that, two runs alternating with
+//! the walk before its links were indexed without bounds checks and a full set's fill
+//! moved its tail to the head in one step: sequential 60 (53), random 31 (28.5),
+//! stencil 86 (73), random with the fully associative L3 37 (32); an earlier host, a
+//! Zen 3 VM, gave 24, 13.5, 29.5 and 5.6 for a version before those.) The random walk
+//! stays below 60 M: each L3 lookup waits on its set's fingerprints, then on the tag
+//! of the matching way, host lines that miss, and then on whether it hit, a branch no
+//! predictor learns on a random trace. (Prefetching the sets, and the matching tags,
+//! of the line 4 to 16 accesses ahead lost: random 25-32 against 33-35, sequential
+//! and stencil a third slower.) A regression shows as the first three falling below
+//! 10 Melem/s, or the last below 4.
 
 use std::hint::black_box;
 use std::time::Duration;
