@@ -22,8 +22,9 @@
 //!   doubly linked list of its ways, one byte per link. A lookup compares the probe's
 //!   fingerprint with 16 ways at a time by SSE2 on x86-64, 8 by word arithmetic
 //!   elsewhere (SWAR, exact per byte), into one mask of the matching ways, and checks
-//!   the full tag only of ways whose fingerprint matches (1 in 128 of the others). A hit moves its way to the head of the list, a few byte writes however
-//!   many the ways; a miss into a full set evicts the tail and makes it the head, which
+//!   the full tag only of ways whose fingerprint matches (1 in 128 of the others). A
+//!   hit moves its way to the head of the list, a few byte writes however many the
+//!   ways; a miss into a full set evicts the tail and makes it the head, which
 //!   on a circle is one step of the head. Nothing moves but bytes: no `memmove`, no
 //!   hashing of set indices, no pointers, no allocation. The fingerprint words per set
 //!   are a compile-time constant (1, 2, 4 or 8: the smallest that covers the ways), so
