@@ -431,15 +431,6 @@ impl BiTier {
         self.deal.place(parent, task).map(Place::Squad)
     }
 
-    /// The profiled iteration's `task`, the first half of a join of `parent`, runs
-    /// where its spawner runs; while the top is dealt, its position is noted for its own
-    /// halves' ([`BiTier::profile_place`]).
-    pub(crate) fn profile_note(&self, parent: &TaskInfo, task: &TaskInfo) {
-        if self.cluster.load(Ordering::Relaxed) {
-            self.deal.note(parent, task);
-        }
-    }
-
     /// Whom plain work stealing steals from (while profiling, where a program is
     /// CPU-bound, and as the last place of a partitioned search): at random, as the
     /// papers' Cilk-a (results on their machines unchanged), except where packages hold

@@ -363,9 +363,6 @@ impl Policy for Cab {
     fn parent_first(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> bool {
         let _ = spawner;
         self.spawned(parent, task);
-        if self.leaf_level.load(Ordering::Acquire) == LEVEL_UNKNOWN {
-            self.core.profile_note(parent, task);
-        }
         let tier = self.tier(task.level);
         self.note_position(parent, task, tier);
         tier.is_some_and(|t| self.core.parent_first(t))

@@ -222,11 +222,7 @@ impl Policy for Cats {
     fn parent_first(&self, spawner: WorkerId, parent: &TaskInfo, task: &TaskInfo) -> bool {
         let _ = spawner;
         self.spawned(parent, task);
-        let state = self.state.load(Ordering::Acquire);
-        if state == PROFILING {
-            self.core.profile_note(parent, task);
-        }
-        match state {
+        match self.state.load(Ordering::Acquire) {
             // "For the convenience of collecting SOID", the paper profiles parent-first;
             // the profile here is the same either way (ids and costs do not depend on
             // the order), so `cats` profiles child-first, as ws runs: a program that

@@ -129,16 +129,6 @@ impl TopDeal {
         Some((at, depth))
     }
 
-    /// The first half of a join of `parent`, which runs where its spawner runs: its
-    /// position noted, so that its own halves are dealt.
-    pub(crate) fn note(&self, parent: &TaskInfo, task: &TaskInfo) {
-        if self.too_deep(task) {
-            return;
-        }
-        let mut st = self.state();
-        let _ = self.position(&mut st, parent, task);
-    }
-
     /// The squad `task`, spawned by `parent`, is dealt to, if it is a half of a join in
     /// the dealt top of the tree.
     pub(crate) fn place(&self, parent: &TaskInfo, task: &TaskInfo) -> Option<SquadId> {
@@ -200,15 +190,12 @@ mod tests {
     fn the_top_is_dealt_contiguously_until_every_squad_has_a_subtree() {
         let deal = TopDeal::new(4);
         let root = info(TaskId(7), 0);
-        // The engines place second halves and ask about first ones (which run where
-        // their spawner runs): the first halves' positions are noted.
+        // The engines place second halves; a first half runs where its spawner runs,
+        // its position known from its sibling's id.
         let (a, b) = halves(&root);
-        deal.note(&root, &a);
         assert_eq!(deal.place(&root, &b), Some(2));
         let (aa, ab) = halves(&a);
         let (ba, bb) = halves(&b);
-        deal.note(&a, &aa);
-        deal.note(&b, &ba);
         assert_eq!(
             (deal.place(&a, &ab), deal.place(&b, &bb)),
             (Some(1), Some(3))
