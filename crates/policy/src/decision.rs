@@ -165,6 +165,15 @@ pub struct Layout {
     /// [`crate::Policy::place`] always answers [`Place::Local`]: the engine may push
     /// without asking (the hot path stays free of policy calls).
     pub always_local: bool,
+    /// [`crate::Policy::place`] answers [`Place::Local`] for every chunk of a parallel
+    /// loop, whatever it answers for other tasks (`ws:near`, which deals only the halves
+    /// of joins): the engine may split loops as a tree without asking about their
+    /// chunks, as under [`Layout::always_local`].
+    pub loops_local: bool,
+    /// [`crate::Policy::place`] answers [`Place::Local`] for every task at this level of
+    /// its tree or deeper (`ws:near`, which deals only the top of trees): the engine may
+    /// push those without asking, as under [`Layout::always_local`].
+    pub local_from_level: Option<u32>,
     /// Whether workers are pinned to their PUs by default under this policy.
     pub pinned: bool,
     /// One inter-squad pool per squad (bi-tier policies).
@@ -186,6 +195,8 @@ impl Layout {
             squad_queues: false,
             central: false,
             always_local: true,
+            loops_local: false,
+            local_from_level: None,
             pinned: true,
             inter_pools: false,
             task_events: false,

@@ -18,7 +18,7 @@
 //!
 //! | name | from | spawned task goes to | an idle worker looks at |
 //! | --- | --- | --- | --- |
-//! | `ws` | Cilk-a in the CATS/CAB papers: pinned randomized work stealing | own deque (LIFO); `ws:near` on several squads: the halves of the joins at the top of every tree to squads by position, each iteration the same | own deque, then random victims' deques (oldest task); `ws:near`: own deque, the squad's queue while a dealt task waits, then the own package's deques from a random start, then other packages' nearest first (by NUMA distance) |
+//! | `ws` | Cilk-a in the CATS/CAB papers: pinned randomized work stealing | own deque (LIFO); `ws:near` on several squads: the halves of the joins at the top of every tree to squads by position, each iteration the same | own deque, then random victims' deques (oldest task); `ws:near`: own deque, its squad's queue (where dealt tasks wait), then the own package's deques from a random start, then other packages' nearest first (by NUMA distance) |
 //! | `ws-unpinned` | Cilk: the same, workers not pinned | own deque | as `ws` |
 //! | `central` | Qthreads CQ (Olivier et al. 2012) | one central LIFO queue | the central queue |
 //! | `rr-fifo` | Qthreads Q | per-worker queues, dealt round robin | own queue, oldest first; no stealing |

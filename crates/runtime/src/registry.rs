@@ -175,11 +175,13 @@ impl Registry {
     }
 
     /// Whether parallel loops split as a tree here (`crate::split`): the policy is asked
-    /// nothing per spawn (every spawn local, no task events, no loop plans), so the
-    /// split's jobs are invisible to it.
+    /// nothing about a loop's chunks (every spawn or every chunk local, no task events,
+    /// no loop plans), so the split's jobs are invisible to it.
     #[inline]
     pub(crate) fn splits_loops(&self) -> bool {
-        self.layout.always_local && !self.layout.task_events && !self.layout.loop_plans
+        (self.layout.always_local || self.layout.loops_local)
+            && !self.layout.task_events
+            && !self.layout.loop_plans
     }
 
     /// Publishes a loop plan's lane, which only `worker` runs, in its inbox.
@@ -312,6 +314,9 @@ pub(crate) struct WorkerThread {
     pub(crate) index: usize,
     squad: usize,
     always_local: bool,
+    /// Jobs at this level or deeper are pushed on the own deque without asking the
+    /// policy (`Layout::local_from_level`; `u32::MAX` where it asks about every job).
+    local_from_level: u32,
     deque: Worker<JobRef>,
     rng: Cell<XorShift64Star>,
     /// The running task, as the parent of its spawns (their ids: `locus_task::Spawner`).
@@ -356,6 +361,7 @@ impl WorkerThread {
             index,
             squad: registry.map.squad_of(index),
             always_local: registry.layout.always_local,
+            local_from_level: registry.layout.local_from_level.unwrap_or(u32::MAX),
             deque,
             rng: Cell::new(XorShift64Star::for_worker(0, index)),
             ctx: Cell::new(Spawner::default()),
@@ -483,7 +489,12 @@ impl WorkerThread {
     /// Publishes a spawned job where the policy places it, and returns the place.
     #[inline]
     pub(crate) fn push(&self, job: JobRef) -> Place {
-        if self.always_local {
+        // SAFETY: the job was just made by this worker and is not yet published (the
+        // `&&` reads it only where some levels are placed locally without asking).
+        if self.always_local
+            || (self.local_from_level != u32::MAX
+                && unsafe { job.info() }.level >= self.local_from_level)
+        {
             self.deque.push(job);
             self.registry.sleep.new_work(&[]);
             Place::Local
@@ -749,7 +760,15 @@ impl WorkerThread {
             }),
             Probe::Steal(victims) => self.steal_one(victims),
             Probe::SquadQueue(squad) => {
-                local(registry.squad_queues[squad].pop_newest().map(|q| q.job))
+                // An empty queue is passed without taking its lock (`ws:near` looks at
+                // its squad's queue in every search); the sleep protocol looks again.
+                let queue = &registry.squad_queues[squad];
+                let found = if queue.is_empty() {
+                    None
+                } else {
+                    queue.pop_newest()
+                };
+                local(found.map(|q| q.job))
             }
             Probe::SquadQueueShallow(squad) => {
                 let scan = own_task_scan(registry.map.squad(squad).len());

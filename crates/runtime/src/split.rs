@@ -7,11 +7,12 @@
 //! `FIRST_SCOPE_SPAWN + i`, marked as chunk `i` of `k`), whoever runs it and however the
 //! loop is carried out. What differs between policies is how the chunks are generated:
 //!
-//! - **Tree** (the policy is asked nothing per spawn: [`Layout::always_local`] without
-//!   [`Layout::task_events`] or [`Layout::loop_plans`]; `ws`, `ws-unpinned`, and the
-//!   bi-tier policies on one squad, where they reduce to `ws`). The range of chunks is
-//!   halved recursively, as rayon's `join`-based bridge does: the worker running
-//!   `[lo, hi)` pushes `[mid, hi)` as one job on its own deque and goes on with
+//! - **Tree** (the policy is asked nothing about a loop's chunks: [`Layout::always_local`]
+//!   or [`Layout::loops_local`], without [`Layout::task_events`] or
+//!   [`Layout::loop_plans`]; `ws`, `ws-unpinned`, `ws:near`, and the bi-tier policies on
+//!   one squad, where they reduce to `ws`). The range of chunks is halved recursively,
+//!   as rayon's `join`-based bridge does: the worker running `[lo, hi)` pushes
+//!   `[mid, hi)` as one job on its own deque and goes on with
 //!   `[lo, mid)`, down to one chunk, which it runs; then it takes `[mid, hi)` back, or
 //!   waits for the thief that took it. A thief thus takes half of what is left, and no
 //!   job is allocated up front (the jobs live on the splitting workers' stacks). The

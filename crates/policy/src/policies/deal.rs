@@ -32,7 +32,7 @@ pub(crate) struct TopDeal {
     /// deal of [`TopDeal::every_root`]).
     every_root: bool,
     /// Whether dealt tasks are counted until they start ([`TopDeal::waiting`]): only
-    /// where the policy reports starts ([`TopDeal::started`]).
+    /// for one profiled iteration, whose policy reports starts ([`TopDeal::started`]).
     tracks_waiting: bool,
     /// How many levels below the root are dealt: `⌈log2 m⌉`, the first at which every
     /// squad gets a subtree.
@@ -70,15 +70,22 @@ impl TopDeal {
     /// A deal over `squads` squads of the top of every tree a root (a task at level 0)
     /// forks, each time it runs. Task ids repeat from one iteration to the next, so the
     /// positions found once hold for every later iteration, and a task too deep to be
-    /// dealt is known by its level without the lock. `tracks_waiting`: whether the
-    /// policy reports starts, for [`TopDeal::waiting`] (a policy whose workers always
-    /// look at their squad's queue needs neither).
-    pub(crate) fn every_root(squads: usize, tracks_waiting: bool) -> TopDeal {
+    /// dealt is known by its level without the lock. Dealt tasks are not counted until
+    /// they start: the policy's workers look at their squad's queue in every search,
+    /// and need no task events.
+    pub(crate) fn every_root(squads: usize) -> TopDeal {
         TopDeal {
             every_root: true,
-            tracks_waiting,
+            tracks_waiting: false,
             ..TopDeal::new(squads)
         }
+    }
+
+    /// The first level whose tasks [`TopDeal::every_root`] never deals: a root's tree is
+    /// dealt down to `depth`, so every task below it is placed where it is spawned.
+    pub(crate) fn first_local_level(&self) -> u32 {
+        debug_assert!(self.every_root);
+        self.depth + 1
     }
 
     /// Whether `task` is surely not dealt: below the dealt depth of a tree whose root is
@@ -130,11 +137,18 @@ impl TopDeal {
     }
 
     /// The squad `task`, spawned by `parent`, is dealt to, if it is a half of a join in
-    /// the dealt top of the tree.
+    /// the dealt top of the tree. Inline for the test of a task too deep to be dealt,
+    /// which is what almost every spawn under [`TopDeal::every_root`] gets.
+    #[inline]
     pub(crate) fn place(&self, parent: &TaskInfo, task: &TaskInfo) -> Option<SquadId> {
         if self.too_deep(task) {
             return None;
         }
+        self.place_locked(parent, task)
+    }
+
+    #[inline(never)]
+    fn place_locked(&self, parent: &TaskInfo, task: &TaskInfo) -> Option<SquadId> {
         let mut st = self.state();
         let (at, depth) = self.position(&mut st, parent, task)?;
         if self.tracks_waiting && st.waiting.insert(task.id) {

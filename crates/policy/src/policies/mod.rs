@@ -150,7 +150,7 @@ pub const POLICIES: &[PolicyInfo] = &[
         spawn: "own deque (LIFO); `ws:near` on several squads: the halves of the joins at \
                 the top of every tree to squads by position, each iteration the same",
         idle: "own deque, then random victims' deques (oldest task); `ws:near`: own deque, \
-               the squad's queue while a dealt task waits, then the own package's deques \
+               its squad's queue (where dealt tasks wait), then the own package's deques \
                from a random start, then other packages' nearest first (by NUMA distance)",
         in_all: true,
         in_sim_all: true,
@@ -858,10 +858,14 @@ mod tests {
         assert!(!PolicyKind::WsUnpinned.build(&map).layout().pinned);
         let near = PolicyKind::WsNear.build(&map);
         let dealt = near.layout();
-        assert!(dealt.squad_queues && dealt.task_events && !dealt.always_local);
+        assert!(dealt.squad_queues && dealt.loops_local && !dealt.always_local);
         assert_eq!(
             plan(&*near, 1),
-            vec![Probe::OwnDeque, Probe::Steal(Victims::Package)]
+            vec![
+                Probe::OwnDeque,
+                Probe::SquadQueue(0),
+                Probe::Steal(Victims::Package)
+            ]
         );
         assert_eq!(near.name(), "ws:near");
         assert_eq!("ws:near".parse::<PolicyKind>().unwrap(), PolicyKind::WsNear);
