@@ -114,11 +114,13 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// Every policy a pool can be built with by name (not `affinity`, which needs a
-/// schedule file).
+/// schedule file), and `ws:near`, the one form that places tasks otherwise than its
+/// name's policy does (it deals the top of every tree to squads).
 fn policies() -> Vec<&'static str> {
     locus::PolicyKind::NAMES
         .into_iter()
         .filter(|n| n.parse::<locus::PolicyKind>().is_ok())
+        .chain(["ws:near"])
         .collect()
 }
 
