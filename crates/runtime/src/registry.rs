@@ -853,9 +853,8 @@ impl WorkerThread {
 
     /// Steals one job: `All` and `Squad` from the first victim, from a random start over
     /// the pool, that has one; `Remote` nearest first, group by group, from a random
-    /// start in each group; `Package` the
-    /// own package from a random start (unless every other worker of it is idle), then
-    /// the other packages nearest first.
+    /// start in each group; `Package` the own package from a random start (unless every
+    /// other worker of it is idle), then the other packages nearest first.
     pub(crate) fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
         let registry = &*self.registry;
         let map = &registry.map;
@@ -1077,7 +1076,8 @@ mod tests {
         // goes first, its squads in one group.
         let jobs: Vec<Box<IdleJob>> = (0..2).map(|_| job()).collect();
         let w = workers(PolicyKind::Ws, 3, &[200, 40]);
-        // SAFETY: as in the test above: the jobs outlive the workers and are never run.
+        // SAFETY: the jobs outlive the workers (dropped after them, below) and are never
+        // run: each is stolen back unrun and compared by identity.
         let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
         for (victim, job) in w[1..].iter().zip(&refs) {
             victim.push(*job);

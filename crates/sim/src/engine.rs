@@ -1042,9 +1042,9 @@ impl<'w> Sim<'w> {
 
     /// Steals the oldest task of the first victim with one: for `All` and `Squad` from
     /// a random start over the pool; for `Remote` nearest first, group by group, from a
-    /// random start in each group; for
-    /// `Package` the own package from a random start (unless all of it but `w` is
-    /// without work), then the other packages nearest first; as the runtime does.
+    /// random start in each group; for `Package` the own package from a random start
+    /// (unless all of it but `w` is without work), then the other packages nearest
+    /// first; as the runtime does.
     fn steal(&mut self, w: usize, victims: Victims) -> Option<(u32, Source, Option<StealKind>)> {
         let n = self.workers.len();
         let own = self.workers[w].squad;

@@ -12,10 +12,11 @@
 //!
 //! Only the halves of `join`s are dealt (a task's position is its parent's times two,
 //! plus its half), from the first task that forks (the iteration's root, for the
-//! programs this is for) or from every root ([`TopDeal::every_root`]); a scope's spawns and everything below the dealt depth are
-//! left where the spawner puts them. A dealt task waits in its squad's shared queue,
-//! which that squad's workers look at while any dealt task waits
-//! ([`TopDeal::waiting`]), and which the joiner takes it back from, as from its deque.
+//! programs this is for) or from every root ([`TopDeal::every_root`]); a scope's spawns
+//! and everything below the dealt depth are left where the spawner puts them. A dealt
+//! task waits in its squad's shared queue, which that squad's workers look at (while
+//! any dealt task waits, [`TopDeal::waiting`], for the profiled iteration; always under
+//! `ws:near`), and which the joiner takes it back from, as from its deque.
 
 use crate::policies::iteration::contiguous_squad;
 use crate::{SquadId, TaskId, TaskInfo};

@@ -44,6 +44,7 @@ pub struct WorkStealing {
     nearest: bool,
     /// `ws:near` on a machine of several squads: the tops of trees dealt to squads.
     deal: Option<TopDeal>,
+    /// Each worker's squad, whose queue its searches look at (`ws:near` only).
     squad_of: Vec<SquadId>,
 }
 
@@ -59,7 +60,8 @@ impl WorkStealing {
         }
     }
 
-    /// Pinned work stealing whose thieves try victims nearest first (`ws:near`).
+    /// Pinned work stealing that deals the top of every tree to squads and steals own
+    /// package first (`ws:near`; see the module documentation).
     pub fn nearest(map: &WorkerMap) -> WorkStealing {
         let squads = map.num_squads();
         WorkStealing {
@@ -151,7 +153,7 @@ mod tests {
         };
         for iteration in 0..3 {
             // The engines place second halves; a first half runs where its spawner
-            // runs, its position known from its sibling's (nothing noted for it).
+            // runs (child-first), its position known from its sibling's id.
             let (a, b) = halves(&root);
             assert!(!near.parent_first(0, &root, &a));
             assert_eq!(near.place(0, &root, &b), Place::Squad(2), "{iteration}");
