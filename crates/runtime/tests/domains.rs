@@ -8,9 +8,11 @@ use locus::prelude::*;
 use locus::{Pinning, PolicyKind, ThreadPoolBuilder, Topology};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Every policy: the plain ones and the two that measure tasks.
+/// Every policy: the plain ones, `ws:near` (which deals the top of every tree to the
+/// pool's squads) and the two that measure tasks.
 fn policies() -> Vec<PolicyKind> {
     let mut all = PolicyKind::ALL.to_vec();
+    all.push(PolicyKind::WsNear);
     all.push("cab".parse().expect("cab"));
     all.push("cats".parse().expect("cats"));
     all
