@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite, as CI runs it: formatting, lints with warnings as errors, then
-# every test of the workspace (the loom models included), then the tests of locus inside
-# MPI ranks (scripts/test-mpi.sh: crates/mpi is outside the workspace's members, so
-# that the workspace builds without MPI; the script installs Open MPI and libclang with
-# apt-get where they are missing, and fails, naming them, where it cannot).
+# The whole test suite, as CI runs it: formatting, lints and the API documentation's
+# links with warnings as errors, then every test of the workspace (the loom models
+# included), then the tests of locus inside MPI ranks (scripts/test-mpi.sh: crates/mpi
+# is outside the workspace's members, so that the workspace builds without MPI; the
+# script installs Open MPI and libclang with apt-get where they are missing, and fails,
+# naming them, where it cannot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in fmt clippy; do
@@ -15,5 +16,6 @@ for tool in fmt clippy; do
 done
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
 cargo test --workspace
 bash scripts/test-mpi.sh

@@ -25,7 +25,7 @@
 //! `(rows - 2) * (cols - 2) * CELL_WORK`, whatever the tree.
 //!
 //! heat-iter ([`crate::iters`]) is heat-loop written with parallel iterators: its
-//! leaves run [`copy_rows`] and [`sweep_rows`], whose arithmetic is heat's, and declare
+//! leaves run `copy_rows` and `sweep_rows`, whose arithmetic is heat's, and declare
 //! what heat-loop's do (the write through locus's `par_chunks_mut`).
 //!
 //! The serial reference runs the same leaf code over all interior rows at once (without

@@ -32,7 +32,7 @@
 //!
 //! spmv-iter ([`crate::iters`]) is spmv-crs written with parallel iterators: the same
 //! chunks of `grain` rows (`par_chunks_mut` of `y`), the same chunk code
-//! ([`crs_chunk`]), the same footprint (the write of its part of `y` declared by the
+//! (`crs_chunk`), the same footprint (the write of its part of `y` declared by the
 //! slice source), checked against the same reference.
 //!
 //! Verification: the serial references run the same per-row (CRS) or per-column (CCS)

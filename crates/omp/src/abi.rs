@@ -1,5 +1,5 @@
 //! Every entry point this library exports, with its GCC symbol version. Generated
-//! shape, one function per symbol: `extern "C"`, the body run under [`guard`] so that
+//! shape, one function per symbol: `extern "C"`, the body run under `guard` so that
 //! a Rust panic prints and aborts instead of unwinding into C. The `.symver`
 //! directives at the end bind each symbol to its version node (`libgomp.map`); a symbol
 //! not listed here is not exported, so a program that needs it fails to load (with

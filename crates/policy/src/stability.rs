@@ -91,7 +91,7 @@ impl ChunkPlacement {
     }
 
     /// Chunk `id` starts on `squad`: compares with where it ran last, and remembers
-    /// (up to [`TRACKED`] chunks).
+    /// (up to `TRACKED` chunks).
     pub fn started(&self, id: TaskId, squad: SquadId) {
         let shard = (id.0.wrapping_mul(FIBONACCI) >> (64 - SHARDS.trailing_zeros())) as usize;
         let mut s = self.shards[shard].lock().unwrap_or_else(|e| e.into_inner());

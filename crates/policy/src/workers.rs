@@ -61,7 +61,7 @@ struct Rings {
     worker_ends: Vec<usize>,
 }
 
-/// The groups of a [`Rings`] list, nearest first.
+/// The groups of a `Rings` list, nearest first.
 #[derive(Debug, Clone)]
 pub struct Groups<'a> {
     items: &'a [usize],

@@ -1,7 +1,7 @@
 //! The hot path's internals, reachable from `benches/hot_path.rs` and nowhere else.
 //!
 //! A bench is another crate, and a worker's own deque, its push and pop and its steal
-//! are internal (crossbeam's `Worker` behind [`WorkerThread`]); the public API only
+//! are internal (crossbeam's `Worker` behind `WorkerThread`); the public API only
 //! reaches them inside a `join`. This module runs the registry's own paths on workers
 //! with no threads behind them, so the bench times exactly what a worker does (the
 //! policy's fast path, the sleep check, the counters) without a pool's threads around.

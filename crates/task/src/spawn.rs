@@ -39,7 +39,7 @@ pub struct Spawner {
 }
 
 /// A `join`'s call site, as the spawn index of the join's first half: its tag (1 to
-/// 4095, from the site's line, column and file name length) above [`TAG_SHIFT`] bits.
+/// 4095, from the site's line, column and file name length) above `TAG_SHIFT` bits.
 /// Made where the site is known (`JoinSite::of(Location::caller())` in a
 /// `#[track_caller]` function the compiler inlines), it is a constant there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
