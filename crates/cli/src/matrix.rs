@@ -214,6 +214,10 @@ struct Row {
     machine: usize,
     case: usize,
     ratios: Vec<f64>,
+    /// Each policy's lowest and highest ratio of one seed's makespan over ws's with the
+    /// same seed: where they straddle 1, the row's mean is the seeds' noise more than
+    /// the policy's loss.
+    per_seed: Vec<(f64, f64)>,
 }
 
 /// Runs the matrix; the report, and whether every worst ratio is within `--limit`.
@@ -264,10 +268,24 @@ pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)
                 .map(|per_seed| per_seed.iter().map(|&t| t as f64).sum())
                 .collect();
             let ws = sums[0].max(1.0);
+            let per_seed = machine
+                .chunks(plan.seeds as usize)
+                .skip(1)
+                .map(|policy| {
+                    let ratios = policy
+                        .iter()
+                        .zip(&machine[..plan.seeds as usize])
+                        .map(|(&t, &w)| t as f64 / (w as f64).max(1.0));
+                    ratios.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), r| {
+                        (lo.min(r), hi.max(r))
+                    })
+                })
+                .collect();
             rows.push(Row {
                 machine: m,
                 case,
                 ratios: sums[1..].iter().map(|&t| t / ws).collect(),
+                per_seed,
             });
         }
     }
@@ -330,9 +348,15 @@ fn report(plan: &MatrixPlan, rows: &[Row]) -> (String, bool) {
         let over = plan.limit.is_some_and(|l| ratio > l);
         within &= !over;
         let params = &plan.cases[worst.case];
+        let seeds = if plan.seeds > 1 {
+            let (lo, hi) = worst.per_seed[p];
+            format!("; one seed at a time {lo:.2} to {hi:.2}")
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             out,
-            "  {policy:<name_width$}  {ratio:.2}  ({} {params} on {}){}",
+            "  {policy:<name_width$}  {ratio:.2}  ({} {params} on {}{seeds}){}",
             params.kernel().name(),
             plan.machines[worst.machine].0,
             if over { "  above --limit" } else { "" }
@@ -363,5 +387,38 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{k} {s}: {e}"));
         }
         Topology::parse_spec(QUICK_MACHINE).unwrap();
+    }
+
+    #[test]
+    fn the_worst_row_shows_its_seeds_spread_where_there_are_several() {
+        let plan = |seeds| MatrixPlan {
+            machines: vec![("2x2".to_string(), Topology::parse_spec("2x2").unwrap())],
+            policies: vec![PolicyKind::Mts { batch: None }],
+            cases: vec![Kernel::Fib.parse_size("20").unwrap()],
+            limit: Some(1.05),
+            seed: 1,
+            seeds,
+        };
+        let row = |ratio, per_seed| Row {
+            machine: 0,
+            case: 0,
+            ratios: vec![ratio],
+            per_seed: vec![per_seed],
+        };
+        let rows = [row(1.07, (0.97, 1.18))];
+        let (out, within) = report(&plan(2), &rows);
+        assert!(!within, "{out}");
+        assert!(
+            out.contains(
+                "mts     1.07  (fib 20,cutoff=0 on 2x2; one seed at a time 0.97 to 1.18)  above --limit"
+            ),
+            "{out}"
+        );
+        let (out, within) = report(&plan(1), &[row(1.02, (1.02, 1.02))]);
+        assert!(within);
+        assert!(
+            out.contains("mts     1.02  (fib 20,cutoff=0 on 2x2)\n"),
+            "{out}"
+        );
     }
 }
