@@ -114,13 +114,14 @@ fn a_million_tasks_under_ws() {
     assert!(tasks >= at_least, "only {tasks} tasks ran");
 }
 
-/// Every policy, on the machines of the test matrix, at 2 and 8 workers.
+/// Every policy, on the machines of the test matrix, at 2 and 8 workers (`ws:near`
+/// with them: it deals the top of every tree to squads).
 #[test]
 fn every_policy_conserves_tasks() {
     let base = seed();
     for (i, policy) in PolicyKind::ALL
         .into_iter()
-        .chain([PolicyKind::Mts { batch: Some(1) }])
+        .chain([PolicyKind::Mts { batch: Some(1) }, PolicyKind::WsNear])
         .enumerate()
     {
         for machine in ["2x1", "opteron-8380"] {
