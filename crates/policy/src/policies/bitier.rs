@@ -143,7 +143,8 @@
 //! line per completed task on average): a program whose tasks touch nothing (fib,
 //! nqueens) is stolen at random from its first completed task on, as there is no data
 //! to keep together and a fine-grained tree clustered by package spreads more slowly
-//! (with clustering to its end, fib 30 took 1.10x ws's time on epyc-7763-2s-nps4). A
+//! (with clustering to its end, `locus sim fib --size 30,cutoff=0 --policy ws,cats
+//! --machine epyc-7763-2s-nps4` took 1.10x ws's time). A
 //! program that never repeats runs as its profile runs, and gains where it touches
 //! memory (`locus sim matrix --machine epyc-7763-2s,epyc-9654-2s,epyc-7763-2s-nps4
 //! --policy cats --seeds 2 -k fib,nqueens,knapsack,mergesort,sort,fft`: mergesort
@@ -439,8 +440,9 @@ impl BiTier {
     /// data, dealt to a squad with the tree's top, in that squad's package, where the
     /// N-tier first homes ([`BiTier::preset_homes`]) then leave it. Not the own squad
     /// first: that splits a tree's top inside one squad before other squads get a
-    /// piece, and fine-grained trees pay for it in steals (fib 30 on epyc-7763-2s took
-    /// 2.87x ws's simulated time so).
+    /// piece, and fine-grained trees pay for it in steals (`ws:near` searched so when it
+    /// took 2.87x ws's time in `locus sim fib --size 30,cutoff=0 --policy ws,ws:near
+    /// --machine epyc-7763-2s`).
     ///
     /// Only while the profiled tasks touch memory ([`BiTier::profiled`]): where they do
     /// not, there is no data to keep together, and a program that runs as its profile

@@ -30,11 +30,8 @@ pub(crate) struct TopDeal {
     squads: usize,
     /// Which tasks root a dealt tree: the first task that forks (`false`: one profiled
     /// iteration), or every root, a task at level 0, each time it runs (`true`: the
-    /// deal of [`TopDeal::every_root`]).
+    /// deal of [`TopDeal::every_root`], which also counts no waiting tasks).
     every_root: bool,
-    /// Whether dealt tasks are counted until they start ([`TopDeal::waiting`]): only
-    /// for one profiled iteration, whose policy reports starts ([`TopDeal::started`]).
-    tracks_waiting: bool,
     /// How many levels below the root are dealt: `⌈log2 m⌉`, the first at which every
     /// squad gets a subtree.
     depth: u32,
@@ -60,7 +57,6 @@ impl TopDeal {
         TopDeal {
             squads,
             every_root: false,
-            tracks_waiting: true,
             depth: squads.max(1).next_power_of_two().trailing_zeros(),
             state: Mutex::new(DealState::default()),
             waiting: AtomicUsize::new(0),
@@ -77,7 +73,6 @@ impl TopDeal {
     pub(crate) fn every_root(squads: usize) -> TopDeal {
         TopDeal {
             every_root: true,
-            tracks_waiting: false,
             ..TopDeal::new(squads)
         }
     }
@@ -152,7 +147,10 @@ impl TopDeal {
     fn place_locked(&self, parent: &TaskInfo, task: &TaskInfo) -> Option<SquadId> {
         let mut st = self.state();
         let (at, depth) = self.position(&mut st, parent, task)?;
-        if self.tracks_waiting && st.waiting.insert(task.id) {
+        // Only the profiled iteration's deal counts waiting tasks: its policy reports
+        // starts ([`TopDeal::started`]), while `every_root`'s workers look at their
+        // squad's queue in every search.
+        if !self.every_root && st.waiting.insert(task.id) {
             self.waiting.fetch_add(1, Ordering::Relaxed);
         }
         self.dealt.fetch_add(1, Ordering::Relaxed);

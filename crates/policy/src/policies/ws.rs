@@ -28,10 +28,12 @@
 //! near but not the data, since which part of a tree a package runs is decided anew in
 //! every iteration by whichever thief reaches the tree's top first; own squad first,
 //! then the rest by distance, halved the other-package steals of simulated heat
-//! 6144x4096 on epyc-7763-2s but moved as many interconnect bytes as `ws`, and split
-//! fine-grained trees inside a squad first (fib 30: 2.87x `ws`'s time). The deal keeps
-//! each part in its package; stealing own package first keeps the rest there without
-//! splitting trees inside a squad.
+//! 6144x4096 on epyc-7763-2s (`locus sim heat --size 6144x4096,leaf=16,iters=10
+//! --policy ws,ws:near --machine epyc-7763-2s`) but moved as many interconnect bytes as
+//! `ws`, and split fine-grained trees inside a squad first (`locus sim fib --size
+//! 30,cutoff=0 --policy ws,ws:near --machine epyc-7763-2s`: 2.87x `ws`'s time). The
+//! deal keeps each part in its package; stealing own package first keeps the rest there
+//! without splitting trees inside a squad.
 
 use crate::policies::deal::TopDeal;
 use crate::{Layout, Place, Policy, Probe, SquadId, TaskInfo, Victims, WorkerId, WorkerMap};
