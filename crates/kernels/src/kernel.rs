@@ -530,7 +530,16 @@ impl Params {
     /// Generates the input and computes the serial reference result, once, outside any
     /// timing. This can take as long as a serial run of the kernel.
     pub fn prepare(&self) -> Prepared {
-        Prepared::new(self.clone())
+        Prepared::new(self.clone(), false)
+    }
+
+    /// As [`Params::prepare`], but the serial reference of the kernels that take an
+    /// input (heat, sort, sor, ge, fft, mandelbrot and their variants) is computed on a
+    /// thread of its own, which the first [`Prepared::verify`] waits for: for a caller
+    /// that runs the kernel once, untimed, meanwhile (the simulator's recorder). Not for
+    /// timing: the reference would take a core from the timed run.
+    pub fn prepare_overlapped(&self) -> Prepared {
+        Prepared::new(self.clone(), true)
     }
 
     /// The files the input is read from (a sparse kernel's Matrix Market file), which

@@ -12,6 +12,9 @@
 //! module declares none.
 
 use std::fmt;
+use std::panic;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crate::exec::Executor;
@@ -66,7 +69,7 @@ enum State {
         init: Vec<f64>,
         a: Vec<f64>,
         b: Vec<f64>,
-        expected: Vec<f64>,
+        expected: Reference<Vec<f64>>,
         ran: bool,
     },
     /// heat-iter: heat-loop's grids, first touched by each run, written with parallel
@@ -76,7 +79,7 @@ enum State {
         init: Vec<f64>,
         a: Vec<f64>,
         b: Vec<f64>,
-        expected: Vec<f64>,
+        expected: Reference<Vec<f64>>,
         ran: bool,
     },
     /// heat-moving: heat's grids and reference.
@@ -85,7 +88,7 @@ enum State {
         init: Vec<f64>,
         a: Vec<f64>,
         b: Vec<f64>,
-        expected: Vec<f64>,
+        expected: Reference<Vec<f64>>,
         ran: bool,
     },
     /// sort (serial merges) and mergesort (parallel merges).
@@ -95,7 +98,7 @@ enum State {
         input: Vec<u64>,
         data: Vec<u64>,
         buf: Vec<u64>,
-        expected: Vec<u64>,
+        expected: Reference<Vec<u64>>,
         ran: bool,
     },
     /// sor and sor-ub: the colour planes, red then black.
@@ -105,7 +108,7 @@ enum State {
         init: [Vec<f64>; 2],
         planes: [Vec<f64>; 2],
         /// The reference's final interleaved grid.
-        expected: Vec<f64>,
+        expected: Reference<Vec<f64>>,
         ran: bool,
     },
     /// ge and ge-ub.
@@ -114,13 +117,13 @@ enum State {
         p: GeParams,
         input: Vec<f64>,
         a: Vec<f64>,
-        expected: Vec<f64>,
+        expected: Reference<Vec<f64>>,
         ran: bool,
     },
     Mandelbrot {
         p: MandelbrotParams,
         image: Vec<u32>,
-        expected: Vec<u32>,
+        expected: Reference<Vec<u32>>,
         ran: bool,
     },
     Fft {
@@ -129,7 +132,7 @@ enum State {
         tw: Vec<Complex>,
         data: Vec<Complex>,
         tmp: Vec<Complex>,
-        expected: Vec<Complex>,
+        expected: Reference<Vec<Complex>>,
         ran: bool,
     },
     Knapsack {
@@ -147,9 +150,9 @@ enum State {
 }
 
 impl State {
-    fn heat(split: Split, p: HeatParams) -> State {
+    fn heat(split: Split, p: HeatParams, overlap: bool) -> State {
         let init = heat::initial(&p);
-        let expected = heat::reference(&p, &init);
+        let expected = Reference::new(overlap, move || heat::reference(&p, &heat::initial(&p)));
         let (a, b) = match split {
             // heat-loop's run first touches its grids itself (`heat::first_touch`):
             // zeroed allocations leave their pages untouched until then.
@@ -167,9 +170,9 @@ impl State {
         }
     }
 
-    fn heat_iter(p: HeatParams) -> State {
+    fn heat_iter(p: HeatParams, overlap: bool) -> State {
         let init = heat::initial(&p);
-        let expected = heat::reference(&p, &init);
+        let expected = Reference::new(overlap, move || heat::reference(&p, &heat::initial(&p)));
         // As heat-loop's: each run first touches the grids itself.
         State::HeatIter {
             p,
@@ -181,9 +184,11 @@ impl State {
         }
     }
 
-    fn heat_moving(p: HeatMovingParams) -> State {
+    fn heat_moving(p: HeatMovingParams, overlap: bool) -> State {
         let init = heat_moving::initial(&p);
-        let expected = heat_moving::reference(&p, &init);
+        let expected = Reference::new(overlap, move || {
+            heat_moving::reference(&p, &heat_moving::initial(&p))
+        });
         State::HeatMoving {
             p,
             a: init.clone(),
@@ -194,9 +199,9 @@ impl State {
         }
     }
 
-    fn sort(parallel_merge: bool, p: SortParams) -> State {
+    fn sort(parallel_merge: bool, p: SortParams, overlap: bool) -> State {
         let input = sort::input(&p);
-        let expected = sort::reference(&input);
+        let expected = Reference::new(overlap, move || sort::reference(&sort::input(&p)));
         State::Sort {
             parallel_merge,
             p,
@@ -208,9 +213,9 @@ impl State {
         }
     }
 
-    fn sor(split: Split, p: SorParams) -> State {
+    fn sor(split: Split, p: SorParams, overlap: bool) -> State {
         let grid = sor::initial(&p);
-        let expected = sor::reference(&p, &grid);
+        let expected = Reference::new(overlap, move || sor::reference(&p, &sor::initial(&p)));
         let init = sor::planes(&p, &grid);
         State::Sor {
             split,
@@ -222,9 +227,9 @@ impl State {
         }
     }
 
-    fn ge(split: Split, p: GeParams) -> State {
+    fn ge(split: Split, p: GeParams, overlap: bool) -> State {
         let input = ge::input(&p);
-        let expected = ge::reference(&p, &input);
+        let expected = Reference::new(overlap, move || ge::reference(&p, &ge::input(&p)));
         State::Ge {
             split,
             p,
@@ -237,8 +242,10 @@ impl State {
 }
 
 impl Prepared {
-    /// Generates the input of `params` and computes its serial reference result.
-    pub(crate) fn new(params: Params) -> Prepared {
+    /// Generates the input of `params` and computes its serial reference result; with
+    /// `overlap`, the reference of the kernels that take an input is computed on a
+    /// thread of its own, which the first [`Prepared::verify`] waits for.
+    pub(crate) fn new(params: Params, overlap: bool) -> Prepared {
         let state = match params {
             Params::Fib(p) => State::Fib {
                 p,
@@ -250,27 +257,29 @@ impl Prepared {
                 expected: nqueens::reference(p.n),
                 got: None,
             },
-            Params::Heat(p) => State::heat(Split::Balanced, p),
-            Params::HeatUb(p) => State::heat(Split::Unbalanced, p),
-            Params::HeatLoop(p) => State::heat(Split::Loop, p),
-            Params::HeatIter(p) => State::heat_iter(p),
-            Params::HeatMoving(p) => State::heat_moving(p),
-            Params::Sort(p) => State::sort(false, p),
-            Params::Mergesort(p) => State::sort(true, p),
-            Params::Sor(p) => State::sor(Split::Balanced, p),
-            Params::SorUb(p) => State::sor(Split::Unbalanced, p),
-            Params::Ge(p) => State::ge(Split::Balanced, p),
-            Params::GeUb(p) => State::ge(Split::Unbalanced, p),
+            Params::Heat(p) => State::heat(Split::Balanced, p, overlap),
+            Params::HeatUb(p) => State::heat(Split::Unbalanced, p, overlap),
+            Params::HeatLoop(p) => State::heat(Split::Loop, p, overlap),
+            Params::HeatIter(p) => State::heat_iter(p, overlap),
+            Params::HeatMoving(p) => State::heat_moving(p, overlap),
+            Params::Sort(p) => State::sort(false, p, overlap),
+            Params::Mergesort(p) => State::sort(true, p, overlap),
+            Params::Sor(p) => State::sor(Split::Balanced, p, overlap),
+            Params::SorUb(p) => State::sor(Split::Unbalanced, p, overlap),
+            Params::Ge(p) => State::ge(Split::Balanced, p, overlap),
+            Params::GeUb(p) => State::ge(Split::Unbalanced, p, overlap),
             Params::Mandelbrot(p) => State::Mandelbrot {
                 p,
                 image: vec![0; p.rows * p.cols],
-                expected: mandelbrot::reference(&p),
+                expected: Reference::new(overlap, move || mandelbrot::reference(&p)),
                 ran: false,
             },
             Params::Fft(p) => {
                 let input = fft::input(&p);
                 let tw = fft::twiddles(p.n);
-                let expected = fft::reference(&input, &tw);
+                let expected = Reference::new(overlap, move || {
+                    fft::reference(&fft::input(&p), &fft::twiddles(p.n))
+                });
                 State::Fft {
                     p,
                     data: input.clone(),
@@ -560,7 +569,7 @@ impl Prepared {
                 // `heat::solve_split` leaves the final state in `a` after an even number
                 // of sweeps, in `b` after an odd number.
                 let got = if p.iters % 2 == 0 { a } else { b };
-                heat::compare(heat::split_name(*split), p, expected, got)
+                heat::compare(heat::split_name(*split), p, expected.get(), got)
             }
             State::HeatIter {
                 p,
@@ -575,7 +584,7 @@ impl Prepared {
                 }
                 // As for heat: `a` after an even number of sweeps, `b` after an odd one.
                 let got = if p.iters % 2 == 0 { a } else { b };
-                heat::compare("heat-iter", p, expected, got)
+                heat::compare("heat-iter", p, expected.get(), got)
             }
             State::HeatMoving {
                 p,
@@ -590,7 +599,7 @@ impl Prepared {
                 }
                 // As for heat: `a` after an even number of sweeps, `b` after an odd one.
                 let got = if p.heat.iters % 2 == 0 { a } else { b };
-                heat_moving::compare(p, expected, got)
+                heat_moving::compare(p, expected.get(), got)
             }
             State::Sort {
                 p,
@@ -602,7 +611,7 @@ impl Prepared {
                 if !ran {
                     return missing();
                 }
-                sort::compare(self.kernel().name(), p, expected, data)
+                sort::compare(self.kernel().name(), p, expected.get(), data)
             }
             State::Sor {
                 split,
@@ -616,7 +625,7 @@ impl Prepared {
                     return missing();
                 }
                 let got = sor::interleave(p, &planes[0], &planes[1]);
-                sor::compare(sor::split_name(*split), p, expected, &got)
+                sor::compare(sor::split_name(*split), p, expected.get(), &got)
             }
             State::Ge {
                 split,
@@ -629,7 +638,7 @@ impl Prepared {
                 if !ran {
                     return missing();
                 }
-                ge::compare(ge::split_name(*split), p, input, expected, a)
+                ge::compare(ge::split_name(*split), p, input, expected.get(), a)
             }
             State::Mandelbrot {
                 p,
@@ -640,7 +649,7 @@ impl Prepared {
                 if !ran {
                     return missing();
                 }
-                mandelbrot::compare(p, expected, image)
+                mandelbrot::compare(p, expected.get(), image)
             }
             State::Fft {
                 p,
@@ -652,7 +661,7 @@ impl Prepared {
                 if !ran {
                     return missing();
                 }
-                fft::compare(p, expected, data)
+                fft::compare(p, expected.get(), data)
             }
         }
     }
@@ -666,6 +675,75 @@ impl Prepared {
         self.execute(ex);
         let elapsed = start.elapsed();
         self.verify().timed(elapsed)
+    }
+}
+
+/// A kernel's serial reference result: computed at once, or on a thread of its own
+/// that the first [`Reference::get`] waits for.
+///
+/// The thread computes it from its own copy of the input, generated again from the
+/// parameters (the generators are deterministic), so the caller keeps the input it
+/// generated and nothing is shared. A panic of the reference reaches the caller of
+/// [`Reference::get`]; where no thread can be started, the reference is computed at
+/// once.
+struct Reference<T> {
+    value: OnceLock<T>,
+    pending: Mutex<Option<JoinHandle<T>>>,
+}
+
+impl<T: Send + 'static> Reference<T> {
+    fn new<F: FnOnce() -> T + Send + 'static>(overlap: bool, compute: F) -> Reference<T> {
+        let reference = Reference {
+            value: OnceLock::new(),
+            pending: Mutex::new(None),
+        };
+        let compute = if overlap {
+            // The closure comes back only where the thread could not be started.
+            let (tx, rx) = std::sync::mpsc::channel::<F>();
+            let spawned = thread::Builder::new()
+                .name("locus-reference".into())
+                .spawn(move || {
+                    let compute = rx.recv().expect("the closure is sent before the join");
+                    compute()
+                });
+            match spawned {
+                Ok(handle) => {
+                    // The thread holds the receiver until it has the closure; should it
+                    // be gone, its join reports why.
+                    let _ = tx.send(compute);
+                    *reference.pending.lock().unwrap_or_else(PoisonError::into_inner) =
+                        Some(handle);
+                    return reference;
+                }
+                Err(_) => compute,
+            }
+        } else {
+            compute
+        };
+        let _ = reference.value.set(compute());
+        reference
+    }
+
+    /// The reference, waiting for its thread the first time.
+    fn get(&self) -> &T {
+        self.value.get_or_init(|| {
+            let handle = self
+                .pending
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+                .expect("a reference is either computed or pending");
+            handle.join().unwrap_or_else(|panic| panic::resume_unwind(panic))
+        })
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Reference<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.value.get() {
+            Some(value) => value.fmt(f),
+            None => f.write_str("(being computed)"),
+        }
     }
 }
 
@@ -730,5 +808,50 @@ impl fmt::Display for Outcome {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let verdict = if self.verified { "ok" } else { "FAILED" };
         write!(f, "{verdict}: {}", self.detail)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::Serial;
+
+    #[test]
+    fn an_overlapped_reference_verifies_as_the_one_computed_at_once() {
+        for spec in [
+            "heat 64x32,leaf=4,iters=3",
+            "heat-moving 64x32,leaf=4,iters=3",
+            "sort 4096,cutoff=256",
+            "sor 64x32,leaf=4,iters=3",
+            "ge 32,leaf=4",
+            "fft 1024,cutoff=64",
+            "mandelbrot 32x32",
+        ] {
+            let (kernel, size) = spec.split_once(' ').expect("kernel and size");
+            let kernel: Kernel = kernel.parse().expect("a kernel");
+            let params = kernel.parse_size(size).expect("a valid size");
+            let (mut at_once, mut overlapped) = (params.prepare(), params.prepare_overlapped());
+            let (a, b) = (at_once.run(&Serial), overlapped.run(&Serial));
+            assert!(a.verified && b.verified, "{spec}: {a} / {b}");
+            assert_eq!(a.detail, b.detail, "{spec}");
+        }
+    }
+
+    #[test]
+    fn a_reference_that_panics_reaches_the_caller_of_get() {
+        let reference: Reference<u64> = Reference::new(true, || panic!("no reference"));
+        let caught = panic::catch_unwind(panic::AssertUnwindSafe(|| *reference.get()));
+        let payload = caught.expect_err("the thread's panic is resumed");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"no reference"));
+    }
+
+    #[test]
+    fn a_reference_is_computed_once_and_kept() {
+        let reference = Reference::new(true, || vec![1, 2, 3]);
+        assert_eq!(reference.get(), &[1, 2, 3]);
+        assert_eq!(reference.get(), &[1, 2, 3]);
+        assert_eq!(format!("{reference:?}"), "[1, 2, 3]");
+        let at_once = Reference::new(false, || 7);
+        assert_eq!(format!("{at_once:?}"), "7");
     }
 }
