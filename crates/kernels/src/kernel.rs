@@ -537,7 +537,9 @@ impl Params {
     /// input (heat, sort, sor, ge, fft, mandelbrot and their variants) is computed on a
     /// thread of its own, which the first [`Prepared::verify`] waits for: for a caller
     /// that runs the kernel once, untimed, meanwhile (the simulator's recorder). Not for
-    /// timing: the reference would take a core from the timed run.
+    /// timing: the reference would take a core from the timed run. The thread generates
+    /// its own copy of the input, so until it ends the preparation holds up to twice
+    /// the bytes of [`Params::estimate`].
     pub fn prepare_overlapped(&self) -> Prepared {
         Prepared::new(self.clone(), true)
     }

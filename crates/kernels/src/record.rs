@@ -112,8 +112,16 @@ fn record_within(params: &Params, max_tasks: u64, max_steps: u64) -> Result<Work
         reason,
         limit: false,
     };
-    // The serial reference is computed beside the recorded run, which is not timed.
-    let mut prepared = params.prepare_overlapped();
+    // The serial reference is computed beside the recorded run, which is not timed,
+    // where memory allows: the reference's thread holds its own input and working
+    // copies, at most the estimate again, beside the recorder's.
+    let room = crate::estimate::available_memory()
+        .is_some_and(|a| params.estimate().bytes.saturating_mul(2) <= a.bytes);
+    let mut prepared = if room {
+        params.prepare_overlapped()
+    } else {
+        params.prepare()
+    };
     prepared.reset();
     let recording = Recording {
         max_tasks,
