@@ -711,8 +711,10 @@ impl<T: Send + 'static> Reference<T> {
                     // The thread holds the receiver until it has the closure; should it
                     // be gone, its join reports why.
                     let _ = tx.send(compute);
-                    *reference.pending.lock().unwrap_or_else(PoisonError::into_inner) =
-                        Some(handle);
+                    *reference
+                        .pending
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) = Some(handle);
                     return reference;
                 }
                 Err(_) => compute,
@@ -733,7 +735,9 @@ impl<T: Send + 'static> Reference<T> {
                 .unwrap_or_else(PoisonError::into_inner)
                 .take()
                 .expect("a reference is either computed or pending");
-            handle.join().unwrap_or_else(|panic| panic::resume_unwind(panic))
+            handle
+                .join()
+                .unwrap_or_else(|panic| panic::resume_unwind(panic))
         })
     }
 }
