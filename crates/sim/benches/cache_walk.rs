@@ -32,6 +32,15 @@
 //! of the line 4 to 16 accesses ahead lost: random 25-32 against 33-35, sequential
 //! and stencil a third slower.) A regression shows as the first three falling below
 //! 10 Melem/s, or the last below 4.
+//!
+//! On a quiet 2-core Zen 5 VM (48 KiB L1d and 1 MiB L2 a core): sequential 89, random
+//! 39.5, stencil 101.5, random with the fully associative L3 32-37 Melem/s. The random
+//! walk is bound by the work of three lookups, each a fill on a miss, more than by the
+//! host's caches: `valgrind --tool=cachegrind` counts about 270 instructions an access;
+//! walked alone over the same trace, the L1 runs at 194, the L2 at 128 and the L3 at
+//! 67 Melem/s; prefetching the L3 set 2 to 16 accesses ahead changed nothing, and
+//! 32-bit tags, which bring the L3's bookkeeping within the host's L2, gained 6%
+//! (42.9 against 40.3).
 
 use std::hint::black_box;
 use std::time::Duration;
