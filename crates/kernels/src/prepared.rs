@@ -685,7 +685,8 @@ impl Prepared {
 /// parameters (the generators are deterministic), so the caller keeps the input it
 /// generated and nothing is shared. A panic of the reference reaches the caller of
 /// [`Reference::get`]; where no thread can be started, the reference is computed at
-/// once.
+/// once. A reference dropped before anyone asked for it (a run that failed first) is
+/// left to finish on its thread, unjoined.
 struct Reference<T> {
     value: OnceLock<T>,
     pending: Mutex<Option<JoinHandle<T>>>,
@@ -698,7 +699,8 @@ impl<T: Send + 'static> Reference<T> {
             pending: Mutex::new(None),
         };
         let compute = if overlap {
-            // The closure comes back only where the thread could not be started.
+            // The thread gets the closure once it has started, so that the closure is
+            // still here to run where no thread can be started.
             let (tx, rx) = std::sync::mpsc::channel::<F>();
             let spawned = thread::Builder::new()
                 .name("locus-reference".into())
