@@ -181,6 +181,12 @@ pub struct Layout {
     /// The engine reports every task's start and finish ([`crate::Policy::task_started`],
     /// [`crate::Policy::task_finished`]), with its cost where the policy asks for it.
     pub task_events: bool,
+    /// Without [`Layout::task_events`]: the engine reports the start of every task it
+    /// takes from a queue ([`crate::Policy::task_started`], never with
+    /// [`Source::Inline`]), and nothing else: not the halves a joiner runs itself, no
+    /// finishes, no costs (`mts`, which notes where the tasks of a repeating tree run).
+    /// Cheaper than task events: the runtime's joins keep their fast path.
+    pub queued_starts: bool,
     /// The engine asks [`crate::Policy::plan_loop`] at every parallel loop and runs the
     /// lanes of the plan it gets (static schedules). Needs an [`Layout::inbox`]: a lane
     /// waits in its worker's inbox.
@@ -200,6 +206,7 @@ impl Layout {
             pinned: true,
             inter_pools: false,
             task_events: false,
+            queued_starts: false,
             loop_plans: false,
         }
     }

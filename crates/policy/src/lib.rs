@@ -23,7 +23,7 @@
 //! | `central` | Qthreads CQ (Olivier et al. 2012) | one central LIFO queue | the central queue |
 //! | `rr-fifo` | Qthreads Q | per-worker queues, dealt round robin | own queue, oldest first; no stealing |
 //! | `rr-lifo` | Qthreads L | per-worker queues, dealt round robin | own queue, newest first; no stealing |
-//! | `mts` | Qthreads MTS | own squad's shared queue | own squad's queue: a worker waiting in a task its own newest task there, else the oldest task if shallower than the newest (a larger subtree), else the newest; when the queue is empty, one worker of the squad at a time steals a batch (default: the squad's size; `mts:N` for N) of the oldest tasks of a remote squad for the whole squad |
+//! | `mts` | Qthreads MTS | own squad's shared queue; once a task id repeats (a program's next iteration), a task the first iteration ran goes to the shared queue of the squad it was first placed in (iteration affinity) | own squad's queue: a worker waiting in a task its own newest task there, else the oldest task if shallower than the newest (a larger subtree), else the newest; when the queue is empty, one worker of the squad at a time steals a batch (default: the squad's size; `mts:N` for N) of the oldest tasks of a remote squad for the whole squad |
 //! | `mts-paper` | Qthreads MTS as published | own squad's shared LIFO queue | as `mts`, but the squad queue's newest task first |
 //! | `cab` | CAB (Chen, Guo, Huang): cache-aware bi-tier stealing | inter-squad tasks (DAG levels up to the boundary level `BL` of Eq. 4) go parent-first to the squad's inter-squad pool; the others child-first to the own deque | own deque, squad peers; the head of a squad that runs no leaf inter-squad subtree (`busy_state`): its squad's inter-squad pool, then other squads' (Algorithm I); while it learns its inputs, as `cats` while profiling |
 //! | `cab-paper` | CAB as published | as `cab`, but a leaf inter-squad task waits in its spawner's squad's pool for whichever head takes it | as `cab`, one leaf inter-squad subtree per squad at a time |
@@ -43,7 +43,10 @@
 //! not once it has found the program CPU-bound). `cab-paper` and `cats-paper` are the
 //! published algorithms. Every bi-tier policy counts placement stability of its leaf
 //! inter-squad tasks (`placement_same_squad` of `placement_compared`); the engines count
-//! it for loop chunks under every policy ([`ChunkPlacement`]).
+//! it for loop chunks under every policy ([`ChunkPlacement`]). `mts` has iteration
+//! affinity of its own, for every task of a tree that repeats: the squad a task was
+//! first placed in gets it back each time round ([`Mts`]; `mts-paper` is the published
+//! algorithm).
 //!
 //! # Words
 //! One meaning each, across the crates, as DESIGN.md ("The words") uses them:

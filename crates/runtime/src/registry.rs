@@ -440,6 +440,16 @@ impl WorkerThread {
         self.ctx.set(saved);
     }
 
+    /// Tells the policy that queued job `job`, found at `source`, starts here
+    /// (`Layout::queued_starts`).
+    #[inline(never)]
+    fn queued_start(&self, job: &JobRef, source: Source) {
+        // SAFETY: the job was just taken from a queue and is not yet executed, so it is
+        // live (see `execute`).
+        let info = unsafe { job.info() };
+        self.registry.policy.task_started(self.index, &info, source);
+    }
+
     /// Whether the policy wants task events (a policy with [`Layout::task_events`]).
     #[inline]
     pub(crate) fn events(&self) -> bool {
@@ -628,6 +638,12 @@ impl WorkerThread {
             if let Some((job, source)) = self.find_work(waiting) {
                 if let Some(start) = idle_since.take() {
                     self.end_idle(start);
+                }
+                // Every job a policy with `Layout::queued_starts` places is found here:
+                // such a policy places nothing on the own deque, whose pops at a join
+                // (`take_back`) are the path every `ws` join takes and stay untouched.
+                if self.registry.layout.queued_starts {
+                    self.queued_start(&job, source);
                 }
                 self.execute(job, source);
                 rounds = 0;

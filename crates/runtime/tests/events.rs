@@ -134,3 +134,94 @@ fn a_scopes_spawns_are_reported_finished_before_the_scope_returns() {
         "nothing ran from a queue"
     );
 }
+
+/// `mts-paper` with [`Layout::queued_starts`]: counts the starts it hears of, and the
+/// inline ones it must not.
+#[derive(Debug)]
+struct QueuedStarts {
+    inner: Arc<dyn Policy>,
+    queued: Arc<AtomicUsize>,
+    inline: Arc<AtomicUsize>,
+}
+
+impl Policy for QueuedStarts {
+    fn name(&self) -> &'static str {
+        "queued-starts"
+    }
+
+    fn layout(&self) -> Layout {
+        Layout {
+            queued_starts: true,
+            ..self.inner.layout()
+        }
+    }
+
+    fn place(&self, spawner: usize, parent: &TaskInfo, task: &TaskInfo) -> Place {
+        self.inner.place(spawner, parent, task)
+    }
+
+    fn search(&self, worker: usize, plan: &mut Vec<Probe>) {
+        self.inner.search(worker, plan)
+    }
+
+    fn task_started(&self, _worker: usize, _task: &TaskInfo, source: Source) {
+        let count = if source == Source::Inline {
+            &self.inline
+        } else {
+            &self.queued
+        };
+        count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn task_finished(&self, _worker: usize, _task: &TaskInfo, _cost: Option<&TaskCost>) {
+        panic!("queued starts only: no task's end is reported");
+    }
+}
+
+/// Sum of `lo..hi` by fork-join down to single numbers.
+fn sum(lo: u64, hi: u64) -> u64 {
+    if hi - lo <= 1 {
+        return lo;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = join(|| sum(lo, mid), || sum(mid, hi));
+    a + b
+}
+
+/// With `Layout::queued_starts` the runtime reports the start of every job it takes
+/// from a queue and nothing else: every task is either reported, taken back by its
+/// joiner, or a first half run inline.
+#[test]
+fn queued_starts_report_every_job_taken_from_a_queue_and_nothing_else() {
+    let (queued, inline) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (q, i) = (Arc::clone(&queued), Arc::clone(&inline));
+    let factory = PolicyFactory::new("queued-starts", move |map: &WorkerMap| {
+        Arc::new(QueuedStarts {
+            inner: "mts-paper".parse::<PolicyKind>().unwrap().build(map),
+            queued: Arc::clone(&q),
+            inline: Arc::clone(&i),
+        }) as Arc<dyn Policy>
+    });
+    let machine = locus::Topology::parse_spec("pack:2 l3:1(size=1MiB) core:2 pu:1")
+        .expect("a synthetic machine");
+    let pool = ThreadPoolBuilder::new()
+        .topology(machine)
+        .num_threads(4)
+        .pin(false)
+        .policy_factory(factory)
+        .build()
+        .expect("pool builds");
+    let n: u64 = if cfg!(miri) { 1 << 5 } else { 1 << 12 };
+    for _ in 0..3 {
+        assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2);
+    }
+    let total = pool.stats().total();
+    assert_eq!(inline.load(Ordering::Relaxed), 0);
+    // Per run: the root (injected) and n - 1 joins' halves.
+    let joins = 3 * (n - 1);
+    assert_eq!(
+        queued.load(Ordering::Relaxed) as u64 + total.taken_back + joins,
+        total.tasks,
+        "{total:?}"
+    );
+}

@@ -107,3 +107,24 @@ fn ws_near_deals_the_top_of_every_iteration() {
         .map(|(_, v)| v);
     assert_eq!(dealt, Some(3 * iterations));
 }
+
+/// `mts`'s iteration affinity in the runtime: on the same machine, the first run of a
+/// tree notes the squad each task is placed in, and from the second run on each noted
+/// task is placed in that squad's queue, wherever it is spawned (so, often, in another
+/// squad's); every sum comes out right, and the noted tasks are the first run's.
+#[test]
+fn mts_sends_a_repeated_tree_to_the_squads_that_first_ran_it() {
+    let n = 1 << 10;
+    let pool = chiplet_pool("mts");
+    for _ in 0..6 {
+        assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2);
+    }
+    let homes = pool
+        .policy_stats()
+        .into_iter()
+        .find(|(name, _)| name == "mts_homes")
+        .map(|(_, v)| v);
+    // The first run's placed tasks: the second halves of its n - 1 joins (a first
+    // half runs on its joiner, unplaced; the root is injected).
+    assert_eq!(homes, Some(n - 1));
+}

@@ -833,6 +833,9 @@ impl<'w> Sim<'w> {
             self.policy.task_started(w, &info, source);
             (true, self.policy.wants_cost())
         } else {
+            if queued && self.layout.queued_starts {
+                self.policy.task_started(w, &info, source);
+            }
             (false, false)
         };
         self.found_work(w);

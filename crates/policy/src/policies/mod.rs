@@ -227,10 +227,13 @@ pub const POLICIES: &[PolicyInfo] = &[
         forms: &["mts:BATCH"],
         examples: &["mts:3"],
         help: "a shared queue per squad, taken at its shallower end; an idle squad \
-               bulk-steals BATCH tasks (default: its size) from a remote squad (Qthreads \
+               bulk-steals BATCH tasks (default: its size) from a remote squad; a task \
+               tree that repeats goes back to the squads that first ran it (Qthreads \
                MTS)",
         paper: "Qthreads MTS",
-        spawn: "own squad's shared queue",
+        spawn: "own squad's shared queue; once a task id repeats (a program's next \
+                iteration), a task the first iteration ran goes to the shared queue of \
+                the squad it was first placed in (iteration affinity)",
         idle: "own squad's queue: a worker waiting in a task its own newest task there, \
                else the oldest task if shallower than the newest (a larger subtree), \
                else the newest; when the queue is empty, one worker of the squad at a \

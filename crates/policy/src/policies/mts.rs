@@ -11,8 +11,48 @@
 //! so that a squad mate no longer takes the smallest task there is and a fine-grained
 //! tree is not shared piece by piece (simulated fib 30 without cutoff: 1.67x ws's time
 //! on xeon-x7550 under `mts-paper`).
+//!
+//! # Iteration affinity (`mts`; `mts-paper` is the published algorithm)
+//!
+//! A program that repeats its task tree (a stencil's sweeps, an elimination's steps)
+//! spawns the same task ids each time round. `mts` notes the squad each task is first
+//! placed in (its spawner's), corrected to the squad that starts it where a bulk steal
+//! took it elsewhere ([`Layout::queued_starts`]: the engines report the starts of
+//! queued tasks only, so the runtime's joins keep their fast path; with every start
+//! and end reported, [`Layout::task_events`], `locus bench fib --policy mts --machine
+//! 2x1` took 15x its time). From the first placement of an id it has noted on, it
+//! places every noted task in that squad's queue, wherever it was spawned; tasks it has
+//! not noted go to their spawner's squad, as before. The first time round, a squad's
+//! tasks first-touched their pages on its NUMA node; running the same tasks there
+//! every time keeps a squad's rows in its L3 where they fit, and its misses on its own
+//! node's memory where they do not. Without it, the bulk steals deal the tree to
+//! squads anew each time, each squad streaming from whichever nodes hold the rows it
+//! got: on a stencil whose data outgrows every cache that cost `mts` 1.06-1.11x ws's
+//! time (`locus sim heat --size 3072x2048,leaf=8,iters=10 --machine xeon-x7550
+//! --policy ws,mts --seed N`, seeds 1-6), and running as `ws` once the data is found
+//! too large came too late (docs/results.md). Bulk steals still balance the squads;
+//! a stolen task runs in the thief's squad that time and goes home the next. A program
+//! that never repeats an id is unaffected, and notes stop at [`AFFINITY_BUDGET`] tasks
+//! without a repeat (a fine-grained tree), after which nothing more is asked.
 
-use crate::{Layout, Place, Policy, Probe, SquadId, TaskInfo, WorkerId, WorkerMap};
+use crate::{Layout, Place, Policy, Probe, Source, SquadId, TaskId, TaskInfo, WorkerId, WorkerMap};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+/// Tasks `mts` notes at most before an id repeats; past it, it stops noting and places
+/// every task in its spawner's squad, as `mts-paper` does. As CATS's profile budget
+/// (`online::PROFILE_BUDGET`): a tree this large per iteration is fine-grained enough
+/// that where its tasks run matters little, and the notes cost a lock per spawn and
+/// per start from a queue.
+pub(crate) const AFFINITY_BUDGET: usize = 1 << 15;
+
+/// States of iteration affinity.
+const NOTING: u8 = 0;
+/// An id repeated: noted tasks go to the squad noted for them.
+const AFFINE: u8 = 1;
+/// No affinity: `mts-paper`, one squad, or no repeat within the budget.
+const OFF: u8 = 2;
 
 /// Shared queue per squad with bulk stealing between squads.
 #[derive(Debug)]
@@ -21,22 +61,60 @@ pub struct Mts {
     batch_of: Vec<usize>,
     single_squad: bool,
     paper: bool,
+    state: AtomicU8,
+    /// The squad each task was first placed in, or started in if elsewhere, while
+    /// noting.
+    noted: Mutex<HashMap<TaskId, SquadId>>,
+    /// The notes, once an id has repeated.
+    homes: OnceLock<HashMap<TaskId, SquadId>>,
 }
 
 impl Mts {
     /// MTS over the squads of `map`; `batch` overrides the squad-size batch; `paper`:
-    /// the squad queue popped newest first, as published.
+    /// the squad queue popped newest first and no iteration affinity, as published.
     pub fn new(map: &WorkerMap, batch: Option<usize>, paper: bool) -> Mts {
         let squad_of: Vec<SquadId> = (0..map.num_workers()).map(|w| map.squad_of(w)).collect();
         let batch_of = squad_of
             .iter()
             .map(|&s| batch.unwrap_or(map.squad(s).len()).max(1))
             .collect();
+        let single_squad = map.num_squads() == 1;
         Mts {
             squad_of,
             batch_of,
-            single_squad: map.num_squads() == 1,
+            single_squad,
             paper,
+            state: AtomicU8::new(if paper || single_squad { OFF } else { NOTING }),
+            noted: Mutex::new(HashMap::new()),
+            homes: OnceLock::new(),
+        }
+    }
+
+    /// Where noted task `id` goes, once an id has repeated.
+    fn home(&self, id: TaskId) -> Option<SquadId> {
+        self.homes.get()?.get(&id).copied()
+    }
+
+    /// Notes that task `id` is placed in `squad`'s queue, or, if it was placed before,
+    /// ends the noting: the tree repeats.
+    fn note(&self, id: TaskId, squad: SquadId) {
+        let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
+        // Another worker may have ended the noting while this one waited for the lock.
+        if self.state.load(Ordering::Acquire) != NOTING {
+            return;
+        }
+        if noted.contains_key(&id) {
+            // The tree repeats: the notes become the homes. (A program that reuses an
+            // id within one run, as fft's combine does its split's, ends its noting
+            // there; its later tasks go home where noted and to their spawner's squad
+            // otherwise.)
+            let _ = self.homes.set(std::mem::take(&mut *noted));
+            self.state.store(AFFINE, Ordering::Release);
+        } else if noted.len() >= AFFINITY_BUDGET {
+            *noted = HashMap::new();
+            self.state.store(OFF, Ordering::Release);
+        } else {
+            noted.insert(id, squad);
         }
     }
 }
@@ -54,12 +132,21 @@ impl Policy for Mts {
         Layout {
             squad_queues: true,
             always_local: false,
+            // Where a queued task starts corrects where it was noted.
+            queued_starts: !self.paper && !self.single_squad,
             ..Layout::deques()
         }
     }
 
-    fn place(&self, spawner: WorkerId, _parent: &TaskInfo, _task: &TaskInfo) -> Place {
-        Place::Squad(self.squad_of[spawner])
+    fn place(&self, spawner: WorkerId, _parent: &TaskInfo, task: &TaskInfo) -> Place {
+        let squad = self.squad_of[spawner];
+        if self.state.load(Ordering::Acquire) == NOTING {
+            self.note(task.id, squad);
+        }
+        if self.state.load(Ordering::Acquire) == AFFINE {
+            return Place::Squad(self.home(task.id).unwrap_or(squad));
+        }
+        Place::Squad(squad)
     }
 
     fn search(&self, worker: WorkerId, plan: &mut Vec<Probe>) {
@@ -74,5 +161,127 @@ impl Policy for Mts {
                 batch: self.batch_of[worker],
             });
         }
+    }
+
+    fn task_started(&self, worker: WorkerId, task: &TaskInfo, _source: Source) {
+        if self.state.load(Ordering::Acquire) != NOTING {
+            return;
+        }
+        let mut noted = self.noted.lock().unwrap_or_else(PoisonError::into_inner);
+        // A queued task may start in another squad than the one it was placed in (a bulk
+        // steal took it there): it first touches its data there, so that is its home.
+        if let Some(home) = noted.get_mut(&task.id) {
+            *home = self.squad_of[worker];
+        }
+    }
+
+    fn explain(&self) -> String {
+        match self.state.load(Ordering::Acquire) {
+            AFFINE => format!(
+                "{}: iteration affinity: the squads {} tasks were first placed in noted; \
+                 from the first repeated task id on, those tasks go to their squad\n",
+                self.name(),
+                self.homes.get().map_or(0, HashMap::len)
+            ),
+            NOTING => format!(
+                "{}: no task id has repeated: every task goes to its spawner's squad\n",
+                self.name()
+            ),
+            _ if !self.paper && !self.single_squad => format!(
+                "{}: no task id repeated within the first {AFFINITY_BUDGET} tasks: every \
+                 task goes to its spawner's squad\n",
+                self.name()
+            ),
+            _ => String::new(),
+        }
+    }
+
+    fn stats(&self) -> Vec<(String, u64)> {
+        let homes = self.homes.get().map_or(0, HashMap::len);
+        vec![("mts_homes".to_owned(), homes as u64)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(id: u64, level: u32) -> TaskInfo {
+        TaskInfo {
+            id: TaskId(id),
+            level,
+            loop_chunks: 0,
+        }
+    }
+
+    /// Squads of two: workers 0-1 in squad 0, 2-3 in squad 1, 4-5 in squad 2.
+    fn three_squads() -> WorkerMap {
+        WorkerMap::from_squad_sizes(&[2, 2, 2])
+    }
+
+    #[test]
+    fn a_repeated_tree_goes_to_the_squads_that_first_queued_its_tasks() {
+        let mts = Mts::new(&three_squads(), None, false);
+        let root = task(1, 0);
+        let (a, b, c) = (task(2, 1), task(3, 2), task(4, 2));
+        // First time round: each task goes to its spawner's squad, which is noted.
+        assert_eq!(mts.place(0, &root, &a), Place::Squad(0));
+        assert_eq!(mts.place(2, &a, &b), Place::Squad(1));
+        assert_eq!(mts.place(5, &a, &c), Place::Squad(2));
+        // `a` is placed again: the tree repeats, and from now on each noted task goes
+        // to the squad it was first placed in, wherever it is spawned.
+        assert_eq!(mts.place(3, &root, &a), Place::Squad(0));
+        for spawner in 0..6 {
+            assert_eq!(mts.place(spawner, &a, &b), Place::Squad(1));
+            assert_eq!(mts.place(spawner, &a, &c), Place::Squad(2));
+        }
+        // A task never noted goes to its spawner's squad.
+        assert_eq!(mts.place(4, &root, &task(99, 1)), Place::Squad(2));
+        assert_eq!(mts.stats(), vec![("mts_homes".to_owned(), 3)]);
+        assert!(mts.explain().contains("3 tasks"), "{}", mts.explain());
+    }
+
+    #[test]
+    fn a_tree_that_never_repeats_within_the_budget_is_left_to_its_spawners() {
+        let mts = Mts::new(&three_squads(), None, false);
+        let root = task(0, 0);
+        for id in 1..=AFFINITY_BUDGET as u64 + 1 {
+            assert_eq!(mts.place(2, &root, &task(id, 1)), Place::Squad(1));
+        }
+        assert_eq!(mts.state.load(Ordering::Relaxed), OFF);
+        // Repeats after the budget change nothing.
+        assert_eq!(mts.place(0, &root, &task(5, 1)), Place::Squad(0));
+        assert_eq!(mts.place(0, &root, &task(5, 1)), Place::Squad(0));
+        assert_eq!(mts.stats(), vec![("mts_homes".to_owned(), 0)]);
+        assert!(
+            mts.explain().contains("no task id repeated"),
+            "{}",
+            mts.explain()
+        );
+    }
+
+    #[test]
+    fn the_published_form_and_one_squad_note_nothing() {
+        let paper = Mts::new(&three_squads(), None, true);
+        let one = Mts::new(&WorkerMap::from_squad_sizes(&[4]), None, false);
+        for (mts, other) in [(&paper, 1), (&one, 0)] {
+            let root = task(1, 0);
+            assert_eq!(mts.place(0, &root, &task(2, 1)), Place::Squad(0));
+            assert_eq!(mts.place(2, &root, &task(2, 1)), Place::Squad(other));
+            assert_eq!(mts.place(2, &root, &task(2, 1)), Place::Squad(other));
+            assert_eq!(mts.explain(), "");
+            assert_eq!(mts.stats(), vec![("mts_homes".to_owned(), 0)]);
+        }
+    }
+
+    #[test]
+    fn idle_workers_look_in_their_squad_then_bulk_steal() {
+        let mts = Mts::new(&three_squads(), Some(3), false);
+        let mut plan = Vec::new();
+        mts.search(3, &mut plan);
+        assert_eq!(
+            plan,
+            vec![Probe::SquadQueueShallow(1), Probe::BulkSteal { batch: 3 }]
+        );
     }
 }
