@@ -185,7 +185,10 @@ pub struct Layout {
     /// takes from a queue ([`crate::Policy::task_started`], never with
     /// [`Source::Inline`]), and nothing else: not the halves a joiner runs itself, no
     /// finishes, no costs (`mts`, which notes where the tasks of a repeating tree run).
-    /// Cheaper than task events: the runtime's joins keep their fast path.
+    /// Cheaper than task events: the runtime's joins keep their fast path. For that the
+    /// runtime reports only tasks found by a worker's search, not those a join pops
+    /// from its own deque ([`Place::Local`]): a policy that sets this places its tasks
+    /// in shared queues.
     pub queued_starts: bool,
     /// The engine asks [`crate::Policy::plan_loop`] at every parallel loop and runs the
     /// lanes of the plan it gets (static schedules). Needs an [`Layout::inbox`]: a lane
