@@ -181,14 +181,13 @@ pub struct Layout {
     /// The engine reports every task's start and finish ([`crate::Policy::task_started`],
     /// [`crate::Policy::task_finished`]), with its cost where the policy asks for it.
     pub task_events: bool,
-    /// Without [`Layout::task_events`]: the engine reports the start of every task it
-    /// takes from a queue ([`crate::Policy::task_started`], never with
-    /// [`Source::Inline`]), and nothing else: not the halves a joiner runs itself, no
-    /// finishes, no costs (`mts`, which notes where the tasks of a repeating tree run).
-    /// Cheaper than task events: the runtime's joins keep their fast path. For that the
-    /// runtime reports only tasks found by a worker's search, not those a join pops
-    /// from its own deque ([`Place::Local`]): a policy that sets this places its tasks
-    /// in shared queues.
+    /// Without [`Layout::task_events`]: the engines report the start of every task a
+    /// worker's search finds in a queue ([`crate::Policy::task_started`], never with
+    /// [`Source::Inline`]), and nothing else: not the halves a joiner runs itself, nor
+    /// the tasks a join pops from its own deque ([`Place::Local`]), no finishes, no
+    /// costs (`mts`, which places every task in a shared queue and notes where the
+    /// tasks of a repeating tree run). Cheaper than task events: the runtime's joins
+    /// keep their fast path.
     pub queued_starts: bool,
     /// The engine asks [`crate::Policy::plan_loop`] at every parallel loop and runs the
     /// lanes of the plan it gets (static schedules). Needs an [`Layout::inbox`]: a lane

@@ -639,9 +639,9 @@ impl WorkerThread {
                 if let Some(start) = idle_since.take() {
                     self.end_idle(start);
                 }
-                // Every job a policy with `Layout::queued_starts` places is found here:
-                // such a policy places nothing on the own deque, whose pops at a join
-                // (`take_back`) are the path every `ws` join takes and stay untouched.
+                // `Layout::queued_starts` reports what a search finds, not what a join pops
+                // from the own deque (`take_back`): that is the path every `ws` join
+                // takes, and it stays untouched.
                 if self.registry.layout.queued_starts {
                     self.queued_start(&job, source);
                 }

@@ -34,6 +34,14 @@ fn chiplet_pool(policy: &str) -> ThreadPool {
 
 const N: u64 = if cfg!(miri) { 1 << 6 } else { 1 << 14 };
 
+/// The policy statistic `name` of `pool`, if its policy keeps one.
+fn policy_stat(pool: &ThreadPool, name: &str) -> Option<u64> {
+    pool.policy_stats()
+        .into_iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v)
+}
+
 #[test]
 fn remote_steals_split_by_tier_and_add_up() {
     let n = N;
@@ -72,11 +80,7 @@ fn the_profiled_tops_dealt_tasks_all_run() {
         for _ in 0..4 {
             assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2, "{policy}");
         }
-        let dealt = pool
-            .policy_stats()
-            .into_iter()
-            .find(|(name, _)| name == "profile_tasks_dealt")
-            .map(|(_, v)| v);
+        let dealt = policy_stat(&pool, "profile_tasks_dealt");
         // The first task completes once the first worker reaches a leaf: by then the
         // root's second half at least is dealt, and at most the second halves of the
         // top two levels (four squads).
@@ -100,11 +104,7 @@ fn ws_near_deals_the_top_of_every_iteration() {
     for _ in 0..iterations {
         assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2);
     }
-    let dealt = pool
-        .policy_stats()
-        .into_iter()
-        .find(|(name, _)| name == "tasks_dealt")
-        .map(|(_, v)| v);
+    let dealt = policy_stat(&pool, "tasks_dealt");
     assert_eq!(dealt, Some(3 * iterations));
 }
 
@@ -119,11 +119,7 @@ fn mts_sends_a_repeated_tree_to_the_squads_that_first_ran_it() {
     for _ in 0..6 {
         assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2);
     }
-    let homes = pool
-        .policy_stats()
-        .into_iter()
-        .find(|(name, _)| name == "mts_homes")
-        .map(|(_, v)| v);
+    let homes = policy_stat(&pool, "mts_homes");
     // The first run's placed tasks: the second halves of its n - 1 joins (a first
     // half runs on its joiner, unplaced; the root is injected).
     assert_eq!(homes, Some(n - 1));

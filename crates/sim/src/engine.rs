@@ -833,9 +833,6 @@ impl<'w> Sim<'w> {
             self.policy.task_started(w, &info, source);
             (true, self.policy.wants_cost())
         } else {
-            if queued && self.layout.queued_starts {
-                self.policy.task_started(w, &info, source);
-            }
             (false, false)
         };
         self.found_work(w);
@@ -916,6 +913,10 @@ impl<'w> Sim<'w> {
                             kind,
                         });
                     }
+                }
+                if self.layout.queued_starts && !self.layout.task_events {
+                    // As the runtime: a task a search found, not one a join popped.
+                    self.policy.task_started(w, &self.info(task), source);
                 }
                 self.start(w, task, source, true);
                 self.schedule(w);

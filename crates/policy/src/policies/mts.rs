@@ -35,17 +35,17 @@
 //! that never repeats an id is unaffected, and notes stop at [`AFFINITY_BUDGET`] tasks
 //! without a repeat (a fine-grained tree), after which nothing more is asked.
 
+use crate::policies::online::PROFILE_BUDGET;
 use crate::{Layout, Place, Policy, Probe, Source, SquadId, TaskId, TaskInfo, WorkerId, WorkerMap};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Tasks `mts` notes at most before an id repeats; past it, it stops noting and places
-/// every task in its spawner's squad, as `mts-paper` does. As CATS's profile budget
-/// (`online::PROFILE_BUDGET`): a tree this large per iteration is fine-grained enough
-/// that where its tasks run matters little, and the notes cost a lock per spawn and
-/// per start from a queue.
-pub(crate) const AFFINITY_BUDGET: usize = 1 << 15;
+/// every task in its spawner's squad, as `mts-paper` does. CATS's profile budget: a
+/// tree this large per iteration is fine-grained enough that where its tasks run
+/// matters little, and the notes cost a lock per spawn and per start from a queue.
+pub(crate) const AFFINITY_BUDGET: usize = PROFILE_BUDGET;
 
 /// States of iteration affinity.
 const NOTING: u8 = 0;
