@@ -38,7 +38,9 @@
 //!   leaf while any squad idles: the idle squad takes it (its heads were woken by the
 //!   leaf's spawn), and the leaf's data goes to its cache and memory instead of
 //!   crowding one socket. A squad that runs no leaf is never held back, so no leaf
-//!   waits for a busy squad. (On `sor 3072x2048,leaf=128` on xeon-6230-2s, 40 workers a
+//!   waits for a busy squad. A squad with no leaf of its own, in turn, takes other
+//!   squads' leaves only from a squad that runs a leaf while leaves homed there wait
+//!   ([`BiTier::leaves_wait_elsewhere`]): an idle home starts its own. (On `sor 3072x2048,leaf=128` on xeon-6230-2s, 40 workers a
 //!   squad, both half-grid leaves of 12 tasks each ended homed in one squad, which ran
 //!   them side by side while the other idled: 1.24 of `ws`'s time, 0.57 with the rules;
 //!   `cats-paper`, one leaf a squad, 0.58. Holding back for any idle squad, homes or
@@ -130,17 +132,26 @@
 //!   `2^d` at depth `d` goes to squad `⌊i·m/2^d⌋`, until every squad has one (the
 //!   second half of each join waits in its squad's queue; the first runs where its
 //!   spawner runs, which is where its position puts it; `deal.rs`);
-//! - work is stolen own package first ([`Victims::Package`]), so that a package's part
-//!   of the tree and of the data stays in it (a package whose other workers are all
-//!   idle is skipped, so the search costs no more than ws's where it has no work);
+//! - until a profiled task completes, the top unfolds inside each squad: its workers
+//!   steal from their squad only ([`TopDeal::unfolding`]). A squad's part reaches it
+//!   within a few forks, and a thief that took a piece of the first squads' part
+//!   before its own arrived first-touched that piece in its own package;
+//! - then work is stolen own package first ([`Victims::Package`]), so that a package's
+//!   part of the tree and of the data stays in it (a package whose other workers are
+//!   all idle is skipped, so the search costs no more than ws's where it has no work);
 //! - the profile records which squad ran each task, and each leaf's first home is the
 //!   package where its subtree touched most bytes, as far as every package's share of
 //!   the leaves allows (the leaves that lean hardest go first), then contiguously a
 //!   squad of it.
 //!
 //! The same command: 38.6-88.4 MB over seeds 1-4 (0.19-0.42 of before), in 0.84 of the
-//! time. Dealing and clustering last while the profiled tasks touch memory (a cache
-//! line per completed task on average): a program whose tasks touch nothing (fib,
+//! time (before the top unfolded inside each squad; see docs/results.md, "The top
+//! unfolds inside each squad"). Dealing and clustering last while the profiled tasks
+//! touch memory (a cache line per completed task on average) and have touched no more
+//! bytes than the squads' caches hold together (data beyond them runs as `ws` after
+//! the profile, see above, and pages first-touched in blocks, a package's part of the
+//! tree in one, serve its sweeps less evenly than work stealing's): a program whose
+//! tasks touch nothing (fib,
 //! nqueens) is stolen at random from its first completed task on, as there is no data
 //! to keep together and a fine-grained tree clustered by package spreads more slowly
 //! (with clustering to its end, `locus sim fib --size 30,cutoff=0 --policy ws,cats
@@ -153,6 +164,11 @@
 //! (`WorkerMap::remote_squads`). Where every package holds one squad (the papers'
 //! machines), or there is one package, and for `cab-paper` and `cats-paper`, nothing
 //! changes. CAB with given inputs (no profile) deals its leaves by position, as before.
+//! (Dealing the profiled top on the papers' machines too was tried and not kept: it
+//! brought heat 1024x512 on opteron-8380 from 0.69 to 0.59 of ws's time, but put the
+//! pages of data beyond the caches in one block per node, and programs that sweep such
+//! data other than by the partition, the next sweeps of an outgrown stencil or a
+//! one-shot merge sort, then took up to 1.17x ws's time: docs/results.md.)
 
 use crate::policies::deal::TopDeal;
 use crate::policies::iteration::{contiguous_squad, IterationAffinity};
@@ -414,7 +430,11 @@ impl BiTier {
             plan.push(Probe::SquadQueue(self.squad_of[worker]));
         }
         if !self.single_worker {
-            plan.push(Probe::Steal(self.ws_victims()));
+            let victims = match self.ws_victims() {
+                Victims::Package if self.deal.unfolding() => Victims::Squad,
+                victims => victims,
+            };
+            plan.push(Probe::Steal(victims));
         }
         if chunks {
             plan.push(Probe::BulkSteal { batch: 1 });
@@ -465,8 +485,12 @@ impl BiTier {
         task: &TaskInfo,
         cost: &TaskCost,
     ) {
-        let touches_memory = profile.finished(task, cost, self.squad_of(worker));
-        let cluster = touches_memory && !self.packages.is_empty();
+        self.deal.settle();
+        let touched = profile.finished(task, cost, self.squad_of(worker));
+        let fits = self
+            .shared_cache()
+            .is_none_or(|llc| touched.bytes <= self.caches_together(llc));
+        let cluster = touched.memory && fits && !self.packages.is_empty();
         if self.cluster.load(Ordering::Relaxed) != cluster {
             self.cluster.store(cluster, Ordering::Relaxed);
         }
@@ -502,6 +526,7 @@ impl BiTier {
             if self.num_squads() > 1
                 && (load == 0 || !self.other_squad_idle(squad, false))
                 && self.affinity.may_steal_remote(squad)
+                && (!self.affinity.homeless(squad) || self.leaves_wait_elsewhere(squad))
             {
                 plan.push(Probe::RemoteInterPools);
             }
@@ -535,6 +560,23 @@ impl BiTier {
     fn other_squad_idle(&self, squad: SquadId, homeless: bool) -> bool {
         self.load.iter().enumerate().any(|(s, l)| {
             s != squad && (!homeless || self.affinity.homeless(s)) && l.load(Ordering::Relaxed) == 0
+        })
+    }
+
+    /// Whether a squad other than `squad` runs a leaf subtree while leaves homed there
+    /// have still to start: only such a squad leaves a leaf of its own waiting (it is
+    /// full, or holds the leaf back for an idle squad). An idle squad starts its waiting
+    /// leaves itself, so a squad with no leaf of its own leaves them to it: with fewer
+    /// leaves than squads, the squads without one took them from their idle homes at
+    /// random, and each iteration's data went with them (`locus sim heat --size
+    /// 1024x512,leaf=128,iters=10 --policy ws,cats --machine epyc-9654-2s`, 8 leaves on
+    /// 24 squads, seeds 1-8: 0.70-1.37 of ws's time, 0.56-0.72 with the rule). Squads
+    /// with leaves of their own steal others' once their own have started, as before:
+    /// holding them to the rule too cost the papers' inputs 2-5% (heat 1024x512 on
+    /// opteron-8380 0.69 -> 0.71 of ws's time).
+    fn leaves_wait_elsewhere(&self, squad: SquadId) -> bool {
+        self.load.iter().enumerate().any(|(s, l)| {
+            s != squad && l.load(Ordering::Relaxed) > 0 && !self.affinity.own_leaves_started(s)
         })
     }
 
@@ -731,8 +773,10 @@ impl BiTier {
     /// A line for `--explain` on where leaf inter-squad tasks go.
     pub(crate) fn affinity_line(&self) -> &'static str {
         if self.affinity.enabled() && !self.packages.is_empty() {
-            "iteration affinity, N-tier: the profiled iteration's top dealt to squads and \
-             stolen own package first while its tasks touch memory; a leaf inter-squad task \
+            "iteration affinity, N-tier: the profiled iteration's top dealt to squads, \
+             stolen inside the own squad until a task completes, then own package first, \
+             while its tasks touch memory and no more bytes than the caches hold; a leaf \
+             inter-squad task \
              goes back to the squad that ran it last (first: to the package where the \
              profiled iteration touched most of its data, as far as each package's share \
              allows, then contiguously to a squad of it); heads steal other squads' leaves \
@@ -904,30 +948,49 @@ mod tests {
             bytes,
             ..TaskCost::default()
         };
-        // Before any task completes: the top is dealt, the dealt task waits in squad
-        // 8's queue (the second half of 16 squads' first split), which the plan looks
-        // at, and stealing goes own package first.
+        // Before anything is dealt, stealing goes own package first.
         let bt = BiTier::new(&map, true);
         let profile = OnlineProfile::default();
+        assert_eq!(
+            plan_of(&bt),
+            [Probe::OwnDeque, Probe::Steal(Victims::Package)]
+        );
+        // The top is dealt: the dealt task waits in squad 8's queue (the second half of
+        // 16 squads' first split), which the plan looks at, and until a task completes
+        // the top unfolds, stolen inside the own squad only.
         assert_eq!(bt.profile_place(&root, &half(1)), Some(Place::Squad(8)));
         assert_eq!(
             plan_of(&bt),
             [
                 Probe::OwnDeque,
                 Probe::SquadQueue(0),
-                Probe::Steal(Victims::Package)
+                Probe::Steal(Victims::Squad)
             ]
         );
         bt.task_begins(130, &half(1));
         assert_eq!(
             plan_of(&bt),
-            [Probe::OwnDeque, Probe::Steal(Victims::Package)],
+            [Probe::OwnDeque, Probe::Steal(Victims::Squad)],
             "no dealt task waits"
         );
-        // Tasks that touch a line or more on average keep it so.
+        // Tasks that touch a line or more on average keep the clustering, own package
+        // first once a task has completed.
         profile.spawned(&root, &half(0));
         bt.profiled(&profile, 3, &half(0), &cost(4096));
         assert_eq!(bt.profile_place(&root, &half(0)), Some(Place::Squad(0)));
+        bt.task_begins(3, &half(0));
+        assert_eq!(
+            plan_of(&bt),
+            [Probe::OwnDeque, Probe::Steal(Victims::Package)]
+        );
+        // Once the profiled tasks have touched more bytes than the squads' caches hold
+        // together, the data outgrows them: at random, and nothing more is dealt.
+        let llc = bt.shared_cache().expect("the preset describes its L3s");
+        let big = half(1);
+        profile.spawned(&root, &big);
+        bt.profiled(&profile, 3, &big, &cost(bt.caches_together(llc)));
+        assert_eq!(plan_of(&bt), [Probe::OwnDeque, Probe::Steal(Victims::All)]);
+        assert_eq!(bt.profile_place(&root, &half(1)), None);
         // A program whose tasks touch nothing (fib): at random from its first
         // completed task on, and nothing more is dealt.
         let fib = BiTier::new(&map, true);
@@ -1032,25 +1095,51 @@ mod tests {
         bt.plan(0, &mut plan);
         assert_eq!(
             plan[2..],
+            [Probe::InterPool(0), Probe::Steal(Victims::All)],
+            "squad 0 has no leaf of its own, and squad 1, idle, starts its own: any deque"
+        );
+        // A second leaf goes home to squad 1 too. The first, of unknown width, fills its
+        // squad: the other worker looks in its squad, the squad's own waiting leaf
+        // included, and squad 0, idle, may take that leaf too.
+        assert_eq!(
+            bt.place(0, &leaf(3), Tier::LeafInter, || 1),
+            Place::InterPool(1)
+        );
+        bt.started(2, &leaf(2), Tier::LeafInter);
+        plan.clear();
+        bt.plan(3, &mut plan);
+        assert_eq!(
+            plan,
+            [
+                Probe::OwnDeque,
+                Probe::Steal(Victims::Squad),
+                Probe::InterPool(1)
+            ]
+        );
+        plan.clear();
+        bt.plan(0, &mut plan);
+        assert_eq!(
+            plan[2..],
             [
                 Probe::InterPool(0),
                 Probe::RemoteInterPools,
                 Probe::Steal(Victims::All)
             ],
-            "squad 0 has no leaf of its own: other squads' leaves, then any deque"
+            "squad 1's second leaf waits while it is full"
         );
-        // A leaf of unknown width fills its squad, which has no other leaf of its own:
-        // the other worker looks in its squad only.
-        bt.started(2, &leaf(2), Tier::LeafInter);
-        plan.clear();
-        bt.plan(3, &mut plan);
-        assert_eq!(plan, [Probe::OwnDeque, Probe::Steal(Victims::Squad)]);
+        bt.started(0, &leaf(3), Tier::LeafInter);
+        bt.finished(0, &leaf(3), Tier::LeafInter);
         bt.finished(2, &leaf(2), Tier::LeafInter);
+        // Squad 1, with leaves of its own all started, steals others' as before.
         plan.clear();
         bt.plan(2, &mut plan);
         assert_eq!(
-            plan[3..],
-            [Probe::RemoteInterPools, Probe::Steal(Victims::All)]
+            plan[2..],
+            [
+                Probe::InterPool(1),
+                Probe::RemoteInterPools,
+                Probe::Steal(Victims::All)
+            ]
         );
     }
 
@@ -1185,6 +1274,34 @@ mod tests {
     }
 
     #[test]
+    fn a_leaf_waiting_for_its_idle_home_is_left_to_it() {
+        // Squads 0 and 1 have one leaf each, squad 2 none.
+        let map = WorkerMap::from_squad_sizes(&[2, 2, 2]);
+        let bt = BiTier::new(&map, true);
+        for (id, squad) in [(2, 0), (3, 1)] {
+            assert_eq!(
+                bt.place(0, &leaf(id), Tier::LeafInter, || squad),
+                Place::InterPool(squad)
+            );
+        }
+        assert!(
+            !plan_of(&bt, 4).contains(&Probe::RemoteInterPools),
+            "all idle"
+        );
+        // Squad 0 runs its only leaf; squad 1's still waits, for squad 1 to start it.
+        bt.started(0, &leaf(2), Tier::LeafInter);
+        assert!(!plan_of(&bt, 4).contains(&Probe::RemoteInterPools));
+        bt.started(2, &leaf(3), Tier::LeafInter);
+        // A second leaf of squad 1's waits while squad 1 runs its first: squad 2 may
+        // take it.
+        assert_eq!(
+            bt.place(2, &leaf(4), Tier::LeafInter, || 1),
+            Place::InterPool(1)
+        );
+        assert!(plan_of(&bt, 4).contains(&Probe::RemoteInterPools));
+    }
+
+    #[test]
     fn a_busy_squad_takes_no_other_squads_leaf_while_a_squad_idles() {
         let map = WorkerMap::from_squad_sizes(&[2, 2, 2]);
         let bt = BiTier::new(&map, true);
@@ -1234,7 +1351,8 @@ mod tests {
         assert_eq!(bt.place_chunk(4, &parent, &chunk(5)), Some(Place::Squad(0)));
         assert!(bt.stats().contains(&("chunks_moved_home".to_string(), 1)));
         // While chunks wait, every worker, head or not, looks in its squad's queue and
-        // steals chunks last; once all have started, plans are as without loops.
+        // steals chunks last (no squad runs a leaf, so no leaf waits in another's pool);
+        // once all have started, plans are as without loops.
         let mut plan = Vec::new();
         bt.plan(3, &mut plan);
         assert_eq!(
@@ -1244,7 +1362,6 @@ mod tests {
                 Probe::Steal(Victims::Squad),
                 Probe::SquadQueue(1),
                 Probe::InterPool(1),
-                Probe::RemoteInterPools,
                 Probe::BulkSteal { batch: 1 },
                 Probe::Steal(Victims::All),
             ]
@@ -1280,7 +1397,6 @@ mod tests {
                 Probe::OwnDeque,
                 Probe::Steal(Victims::Squad),
                 Probe::InterPool(1),
-                Probe::RemoteInterPools,
                 Probe::Steal(Victims::All),
             ]
         );

@@ -21,7 +21,7 @@
 use crate::policies::iteration::contiguous_squad;
 use crate::{SquadId, TaskId, TaskInfo};
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The deal of a tree's top.
@@ -40,6 +40,10 @@ pub(crate) struct TopDeal {
     waiting: AtomicUsize,
     /// Tasks dealt, for the statistics.
     dealt: AtomicU64,
+    /// Whether a task has been dealt (see [`TopDeal::unfolding`]).
+    begun: AtomicBool,
+    /// Whether a profiled task has completed: the dealt top has unfolded by then.
+    settled: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -61,6 +65,8 @@ impl TopDeal {
             state: Mutex::new(DealState::default()),
             waiting: AtomicUsize::new(0),
             dealt: AtomicU64::new(0),
+            begun: AtomicBool::new(false),
+            settled: AtomicBool::new(false),
         }
     }
 
@@ -154,6 +160,9 @@ impl TopDeal {
             self.waiting.fetch_add(1, Ordering::Relaxed);
         }
         self.dealt.fetch_add(1, Ordering::Relaxed);
+        if !self.begun.load(Ordering::Relaxed) {
+            self.begun.store(true, Ordering::Relaxed);
+        }
         Some(contiguous_squad(at as usize, 1 << depth, self.squads))
     }
 
@@ -167,6 +176,28 @@ impl TopDeal {
         if self.state().waiting.remove(&task.id) {
             self.waiting.fetch_sub(1, Ordering::Relaxed);
         }
+    }
+
+    /// A profiled task completes: the dealt top has unfolded by then (its tasks only
+    /// fork), and [`TopDeal::unfolding`] ends for good.
+    #[inline]
+    pub(crate) fn settle(&self) {
+        if !self.settled.load(Ordering::Relaxed) {
+            self.settled.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the profiled iteration's top is being dealt: a task has been dealt and no
+    /// profiled task has completed yet. Until then the policy's workers steal inside
+    /// their own squad only: every squad's part of the top reaches it within a few
+    /// forks, and a thief from another package that took a piece of the first squads'
+    /// part in the meantime would first-touch that piece's data in its own package,
+    /// away from where the partition will put it. A program whose first fork is not a
+    /// join is dealt nothing and never waits; one whose top is a join of a leaf and a
+    /// subtree leaves the squads under the leaf's positions waiting for one leaf's time.
+    #[inline]
+    pub(crate) fn unfolding(&self) -> bool {
+        self.begun.load(Ordering::Relaxed) && !self.settled.load(Ordering::Relaxed)
     }
 
     /// How many tasks were dealt.
@@ -231,6 +262,24 @@ mod tests {
         deal.started(&bb);
         assert!(!deal.waiting(), "each dealt task counted once");
         assert_eq!(deal.dealt(), 4);
+    }
+
+    #[test]
+    fn the_top_unfolds_from_the_first_deal_to_the_first_completion() {
+        let deal = TopDeal::new(4);
+        let root = info(TaskId(7), 0);
+        assert!(!deal.unfolding(), "nothing dealt yet");
+        let spawn = info(root.id.child(crate::FIRST_SCOPE_SPAWN), 1);
+        assert_eq!(deal.place(&root, &spawn), None);
+        assert!(!deal.unfolding(), "a scope's spawn deals nothing");
+        let (_, b) = halves(&root);
+        assert_eq!(deal.place(&root, &b), Some(2));
+        assert!(deal.unfolding());
+        deal.settle();
+        assert!(!deal.unfolding());
+        let (_, bb) = halves(&b);
+        assert_eq!(deal.place(&b, &bb), Some(3), "the deal itself goes on");
+        assert!(!deal.unfolding(), "settled for good");
     }
 
     #[test]

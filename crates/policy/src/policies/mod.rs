@@ -310,9 +310,10 @@ pub const POLICIES: &[PolicyInfo] = &[
                 measured; then by each task's SOID (Eq. 1) against the shared cache (Fig. 6), \
                 as `cab`",
         idle: "as `ws` while profiling (where packages hold several squads and the \
-               profiled tasks touch memory: the tree's top dealt to squads, stolen own \
-               package first, N-tier); then as `cab`; as `ws` if the program is CPU-bound \
-               (CMPI below the threshold)",
+               profiled tasks touch memory, no more bytes than the squads' caches hold \
+               together: the tree's top dealt to squads, stolen inside the own squad \
+               until a task completes, then own package first, N-tier); then as `cab`; as \
+               `ws` if the program is CPU-bound (CMPI below the threshold)",
         in_all: false,
         in_sim_all: true,
         locality: true,

@@ -218,13 +218,16 @@ impl OnlineProfile {
     /// to its parent. A task at a position that completed before (see
     /// [`OnlineProfile::spawned`]) adds to it.
     ///
-    /// Returns whether the tasks completed so far touched memory: [`LINE_BYTES`] or more
-    /// per task on average.
-    pub(crate) fn finished(&self, task: &TaskInfo, cost: &TaskCost, squad: SquadId) -> bool {
+    /// Returns what the tasks completed so far touched: whether [`LINE_BYTES`] or more
+    /// per task on average, and how many bytes together.
+    pub(crate) fn finished(&self, task: &TaskInfo, cost: &TaskCost, squad: SquadId) -> Touched {
         let mut table = self.table();
         table.completions += 1;
         table.bytes = table.bytes.saturating_add(cost.bytes);
-        let touches_memory = table.bytes / table.completions >= LINE_BYTES;
+        let touched = Touched {
+            memory: table.bytes / table.completions >= LINE_BYTES,
+            bytes: table.bytes,
+        };
         let entry = table.entry(task.id, task.level);
         entry.ran_on = Some(squad);
         let before = entry.soid;
@@ -245,7 +248,7 @@ impl OnlineProfile {
             let p = table.entry(parent, task.level.saturating_sub(1));
             p.children_soid = p.children_soid.saturating_add(added);
         }
-        touches_memory
+        touched
     }
 
     /// Every entry, completed or not (the loop's own task of an iterative program spawns
@@ -253,6 +256,15 @@ impl OnlineProfile {
     pub(crate) fn snapshot(&self) -> HashMap<TaskId, Entry> {
         self.table().entries.clone()
     }
+}
+
+/// What the profiled tasks completed so far touched ([`OnlineProfile::finished`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Touched {
+    /// [`LINE_BYTES`] or more per task on average.
+    pub(crate) memory: bool,
+    /// Their bytes together (each task's own, so data two tasks share counts twice).
+    pub(crate) bytes: u64,
 }
 
 /// What the first iteration showed, and the tiers that follow from it.
