@@ -149,6 +149,17 @@ pub trait Policy: Send + Sync + std::fmt::Debug {
         false
     }
 
+    /// With [`Layout::task_events`]: whether the policy still wants them. Once this says
+    /// no it must keep saying no, and the policy must do without any further start and
+    /// finish, while bearing those still reported: an engine may stop reporting them,
+    /// worker by worker (the runtime does after a worker's next task end, and from then
+    /// on reports that worker's queued starts where the layout asks for
+    /// [`Layout::queued_starts`]), so that the runtime's joins take their fast path again.
+    /// `cats` and `cab` say no once they run as plain work stealing for good.
+    fn wants_task_events(&self) -> bool {
+        true
+    }
+
     /// `worker` starts `task`, found at `source`. Only with [`Layout::task_events`].
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
         let _ = (worker, task, source);

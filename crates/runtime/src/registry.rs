@@ -328,8 +328,9 @@ pub(crate) struct WorkerThread {
     scratch: Cell<Vec<Queued<JobRef>>>,
     /// This worker's counters in the registry, cached to keep counting one store.
     counters: *const Counters,
-    /// The policy wants task events (`Layout::task_events`).
-    events: bool,
+    /// The policy wants task events (`Layout::task_events`), until it says it no longer
+    /// does (`Policy::wants_task_events`, asked after each task end while this is set).
+    events: Cell<bool>,
     /// Per-task cost measurement, where the pool has a counter source.
     profiler: Option<RefCell<TaskProfiler>>,
     /// Whether this worker is in an idle spell (counted in the idle counts).
@@ -368,7 +369,7 @@ impl WorkerThread {
             plan: Cell::new(Vec::with_capacity(4)),
             scratch: Cell::new(Vec::new()),
             counters: &*registry.counters[index],
-            events: registry.layout.task_events,
+            events: Cell::new(registry.layout.task_events),
             profiler,
             idle: Cell::new(false),
             registry,
@@ -407,7 +408,7 @@ impl WorkerThread {
         let saved = self.ctx.replace(Spawner::of(info));
         self.count_tasks(1);
 
-        if self.events {
+        if self.events.get() {
             let costed = self.task_begin(&info, source);
             // The policy hears of the end before the job's latch releases its joiner.
             let mut end = || self.task_end(&info, costed);
@@ -430,7 +431,7 @@ impl WorkerThread {
         if count {
             self.count_tasks(1);
         }
-        if self.events {
+        if self.events.get() {
             let costed = self.task_begin(&info, Source::Inline);
             f();
             self.task_end(&info, costed);
@@ -450,10 +451,11 @@ impl WorkerThread {
         self.registry.policy.task_started(self.index, &info, source);
     }
 
-    /// Whether the policy wants task events (a policy with [`Layout::task_events`]).
+    /// Whether the policy wants task events (a policy with [`Layout::task_events`], until
+    /// it says it no longer does).
     #[inline]
     pub(crate) fn events(&self) -> bool {
-        self.events
+        self.events.get()
     }
 
     /// Tells the policy `task` starts here; returns whether its cost is being measured
@@ -478,9 +480,13 @@ impl WorkerThread {
             Some(profiler) if costed => Some(profiler.borrow_mut().end(self.registry.clock_ns())),
             _ => None,
         };
-        self.registry
-            .policy
-            .task_finished(self.index, task, cost.as_ref());
+        let policy = &self.registry.policy;
+        policy.task_finished(self.index, task, cost.as_ref());
+        if !policy.wants_task_events() {
+            // For good: this worker's joins take their fast path from now on, and its
+            // queued starts are reported instead where the layout asks for them.
+            self.events.set(false);
+        }
     }
 
     /// See [`crate::raw::offers_enough`]: the own deque, and the own squad's queue
@@ -642,7 +648,7 @@ impl WorkerThread {
                 // `Layout::queued_starts` reports what a search finds, not what a join pops
                 // from the own deque (`take_back`): that is the path every `ws` join
                 // takes, and it stays untouched.
-                if self.registry.layout.queued_starts {
+                if self.registry.layout.queued_starts && !self.events.get() {
                     self.queued_start(&job, source);
                 }
                 self.execute(job, source);

@@ -225,3 +225,102 @@ fn queued_starts_report_every_job_taken_from_a_queue_and_nothing_else() {
         "{total:?}"
     );
 }
+
+/// `ws` with task events and queued starts that wants events for its first `LIMIT` task
+/// ends only ([`Policy::wants_task_events`]): counts every start and end it hears of.
+#[derive(Debug)]
+struct StopsWanting {
+    inner: Arc<dyn Policy>,
+    started: Arc<AtomicUsize>,
+    ended: Arc<AtomicUsize>,
+    queued_after: Arc<AtomicUsize>,
+}
+
+const LIMIT: usize = 1000;
+
+impl Policy for StopsWanting {
+    fn name(&self) -> &'static str {
+        "stops-wanting"
+    }
+
+    fn layout(&self) -> Layout {
+        Layout {
+            task_events: true,
+            queued_starts: true,
+            always_local: false,
+            ..self.inner.layout()
+        }
+    }
+
+    fn place(&self, spawner: usize, parent: &TaskInfo, task: &TaskInfo) -> Place {
+        self.inner.place(spawner, parent, task)
+    }
+
+    fn search(&self, worker: usize, plan: &mut Vec<Probe>) {
+        self.inner.search(worker, plan)
+    }
+
+    fn wants_task_events(&self) -> bool {
+        self.ended.load(Ordering::Relaxed) < LIMIT
+    }
+
+    fn task_started(&self, _worker: usize, _task: &TaskInfo, _source: Source) {
+        if self.wants_task_events() {
+            self.started.fetch_add(1, Ordering::Relaxed);
+        } else {
+            self.queued_after.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    fn task_finished(&self, _worker: usize, _task: &TaskInfo, _cost: Option<&TaskCost>) {
+        self.ended.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A policy that stops wanting task events stops hearing of them (worker by worker,
+/// after the end that tells it; the tasks each worker had started by then still report
+/// their ends) and hears of queued starts instead; every sum stays right.
+#[test]
+fn task_events_stop_when_the_policy_no_longer_wants_them() {
+    let counts: [Arc<AtomicUsize>; 3] = std::array::from_fn(|_| Arc::new(AtomicUsize::new(0)));
+    let c = counts.clone();
+    let factory = PolicyFactory::new("stops-wanting", move |map: &WorkerMap| {
+        Arc::new(StopsWanting {
+            inner: PolicyKind::Ws.build(map),
+            started: Arc::clone(&c[0]),
+            ended: Arc::clone(&c[1]),
+            queued_after: Arc::clone(&c[2]),
+        }) as Arc<dyn Policy>
+    });
+    let workers = 4;
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .pin(false)
+        .policy_factory(factory)
+        .build()
+        .expect("pool builds");
+    let n: u64 = if cfg!(miri) { 1 << 6 } else { 1 << 14 };
+    let runs = if cfg!(miri) { 1 } else { 3 };
+    for _ in 0..runs {
+        assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2);
+    }
+    let [started, ended, queued_after] = counts.map(|c| c.load(Ordering::Relaxed));
+    let depth = 64 - n.leading_zeros() as usize;
+    // Past the limit, each worker reports the ends of the tasks it has open when it is
+    // told (a few a level of the tree: its own descent, and stolen subtrees run on top
+    // of a waiting join) and of those it starts before its next end tells it; a bound
+    // far below the tasks run.
+    let most = LIMIT + workers * 4 * (depth + 2);
+    let tasks = pool.stats().total().tasks as usize;
+    if tasks > most {
+        assert!(
+            (LIMIT..=most).contains(&ended),
+            "{ended} ends of {tasks} tasks"
+        );
+        assert!(started <= most, "{started} starts of {tasks} tasks");
+    }
+    assert!(
+        queued_after <= tasks,
+        "{queued_after} queued starts of {tasks} tasks"
+    );
+}

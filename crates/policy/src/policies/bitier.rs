@@ -372,6 +372,10 @@ impl BiTier {
             inter_pools: true,
             squad_queues: self.chunks,
             task_events: true,
+            // Once the policy runs as ws for good and wants no more task events
+            // (`Policy::wants_task_events`), its placed loop chunks still report their
+            // starts from the squad queues.
+            queued_starts: true,
             ..Layout::deques()
         }
     }

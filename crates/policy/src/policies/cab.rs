@@ -395,6 +395,16 @@ impl Policy for Cab {
         self.leaf_level.load(Ordering::Relaxed) == LEVEL_UNKNOWN
     }
 
+    fn wants_task_events(&self) -> bool {
+        // Not once it runs as ws for good: its data outgrows the caches (or BL = 0), or
+        // its first iteration outgrew the profile (a placed loop chunk's start comes
+        // from its queue then, `Layout::queued_starts`).
+        !matches!(
+            self.leaf_level.load(Ordering::Acquire),
+            NO_TIER | UNPROFILED
+        )
+    }
+
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
         self.core.task_begins(worker, task);
         if self.core.is_placed_chunk(task) {

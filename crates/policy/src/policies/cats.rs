@@ -244,6 +244,12 @@ impl Policy for Cats {
         self.state.load(Ordering::Relaxed) == PROFILING
     }
 
+    fn wants_task_events(&self) -> bool {
+        // Profiling, or partitioned; the other states run as ws for good (a placed loop
+        // chunk's start comes from its queue then, `Layout::queued_starts`).
+        matches!(self.state.load(Ordering::Acquire), PROFILING | PARTITIONED)
+    }
+
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
         self.core.task_begins(worker, task);
         if self.places_chunks() && self.core.is_placed_chunk(task) {
