@@ -2,7 +2,9 @@
 //! waits for it (its join, its scope) goes on. CATS's online profile depends on it: a
 //! parent's end reported before its child's, or an iteration's root done while one of
 //! its tasks is still open in the profile, makes the next iteration's first spawns look
-//! like more of this one (each profiled SOID then counts two iterations).
+//! like more of this one (each profiled SOID then counts two iterations). Also which
+//! starts `Layout::queued_starts` reports, and that task events stop once the policy no
+//! longer wants them. The test policies wrap a built-in one ([`Wrapped`]).
 
 use locus::{join, scope, Policy, PolicyKind, TaskCost, TaskInfo, ThreadPoolBuilder, WorkerMap};
 use locus_policy::{Layout, Place, PolicyFactory, Probe, Source};
@@ -10,27 +12,37 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// `ws` with task events, whose `task_finished` is slow: it sleeps before it counts the
-/// end, so a joiner released before the end is reported sees the count short.
-#[derive(Debug)]
-struct SlowEnds {
-    inner: Arc<dyn Policy>,
-    ended: Arc<AtomicUsize>,
-    /// Tasks started from a queue rather than inline: run through their job, whose
-    /// latch releases the waiter (the case the order matters for).
-    queued: Arc<AtomicUsize>,
+/// What a test policy adds to the policy it wraps ([`Wrapped`]): its layout, and what it
+/// does with the events it hears of.
+trait Hooks: std::fmt::Debug + Send + Sync + 'static {
+    const NAME: &'static str;
+
+    /// The layout, from the wrapped policy's.
+    fn layout(&self, inner: Layout) -> Layout;
+
+    fn wants_task_events(&self) -> bool {
+        true
+    }
+
+    fn started(&self, source: Source);
+
+    fn finished(&self) {}
 }
 
-impl Policy for SlowEnds {
+/// A test policy: `inner`'s placements and searches, with `hooks`' layout and events.
+#[derive(Debug)]
+struct Wrapped<H> {
+    inner: Arc<dyn Policy>,
+    hooks: H,
+}
+
+impl<H: Hooks> Policy for Wrapped<H> {
     fn name(&self) -> &'static str {
-        "slow-ends"
+        H::NAME
     }
 
     fn layout(&self) -> Layout {
-        Layout {
-            task_events: true,
-            ..self.inner.layout()
-        }
+        self.hooks.layout(self.inner.layout())
     }
 
     fn place(&self, spawner: usize, parent: &TaskInfo, task: &TaskInfo) -> Place {
@@ -41,36 +53,80 @@ impl Policy for SlowEnds {
         self.inner.search(worker, plan)
     }
 
+    fn wants_task_events(&self) -> bool {
+        self.hooks.wants_task_events()
+    }
+
     fn task_started(&self, _worker: usize, _task: &TaskInfo, source: Source) {
+        self.hooks.started(source);
+    }
+
+    fn task_finished(&self, _worker: usize, _task: &TaskInfo, _cost: Option<&TaskCost>) {
+        self.hooks.finished();
+    }
+}
+
+/// A pool of `threads` workers (on `machine` where given, unpinned) under `inner` (a
+/// policy name) wrapped with `hooks`.
+fn wrapped_pool<H: Hooks + Clone>(
+    inner: &str,
+    hooks: H,
+    threads: usize,
+    machine: Option<locus::Topology>,
+) -> locus::ThreadPool {
+    let kind: PolicyKind = inner.parse().expect("a policy name");
+    let factory = PolicyFactory::new(H::NAME, move |map: &WorkerMap| {
+        Arc::new(Wrapped {
+            inner: kind.build(map),
+            hooks: hooks.clone(),
+        }) as Arc<dyn Policy>
+    });
+    let mut builder = ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .pin(false)
+        .policy_factory(factory);
+    if let Some(machine) = machine {
+        builder = builder.topology(machine);
+    }
+    builder.build().expect("pool builds")
+}
+
+/// `ws` with task events, whose end of a task is slow: it sleeps before it counts the
+/// end, so a joiner released before the end is reported sees the count short.
+#[derive(Debug, Clone, Default)]
+struct SlowEnds {
+    ended: Arc<AtomicUsize>,
+    /// Tasks started from a queue rather than inline: run through their job, whose
+    /// latch releases the waiter (the case the order matters for).
+    queued: Arc<AtomicUsize>,
+}
+
+impl Hooks for SlowEnds {
+    const NAME: &'static str = "slow-ends";
+
+    fn layout(&self, inner: Layout) -> Layout {
+        Layout {
+            task_events: true,
+            ..inner
+        }
+    }
+
+    fn started(&self, source: Source) {
         if source != Source::Inline {
             self.queued.fetch_add(1, Ordering::Relaxed);
         }
     }
 
-    fn task_finished(&self, _worker: usize, _task: &TaskInfo, _cost: Option<&TaskCost>) {
+    fn finished(&self) {
         std::thread::sleep(Duration::from_millis(5));
         self.ended.fetch_add(1, Ordering::SeqCst);
     }
 }
 
 fn slow_ends_pool() -> (locus::ThreadPool, Arc<AtomicUsize>, Arc<AtomicUsize>) {
-    let ended = Arc::new(AtomicUsize::new(0));
-    let queued = Arc::new(AtomicUsize::new(0));
-    let (e, s) = (Arc::clone(&ended), Arc::clone(&queued));
-    let factory = PolicyFactory::new("slow-ends", move |map: &WorkerMap| {
-        Arc::new(SlowEnds {
-            inner: PolicyKind::Ws.build(map),
-            ended: Arc::clone(&e),
-            queued: Arc::clone(&s),
-        }) as Arc<dyn Policy>
-    });
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(2)
-        .pin(false)
-        .policy_factory(factory)
-        .build()
-        .expect("pool builds");
-    (pool, ended, queued)
+    let hooks = SlowEnds::default();
+    let (ended, queued) = (Arc::clone(&hooks.ended), Arc::clone(&hooks.queued));
+    (wrapped_pool("ws", hooks, 2, None), ended, queued)
 }
 
 #[test]
@@ -137,34 +193,23 @@ fn a_scopes_spawns_are_reported_finished_before_the_scope_returns() {
 
 /// `mts-paper` with [`Layout::queued_starts`]: counts the starts it hears of, and the
 /// inline ones it must not.
-#[derive(Debug)]
+#[derive(Debug, Clone, Default)]
 struct QueuedStarts {
-    inner: Arc<dyn Policy>,
     queued: Arc<AtomicUsize>,
     inline: Arc<AtomicUsize>,
 }
 
-impl Policy for QueuedStarts {
-    fn name(&self) -> &'static str {
-        "queued-starts"
-    }
+impl Hooks for QueuedStarts {
+    const NAME: &'static str = "queued-starts";
 
-    fn layout(&self) -> Layout {
+    fn layout(&self, inner: Layout) -> Layout {
         Layout {
             queued_starts: true,
-            ..self.inner.layout()
+            ..inner
         }
     }
 
-    fn place(&self, spawner: usize, parent: &TaskInfo, task: &TaskInfo) -> Place {
-        self.inner.place(spawner, parent, task)
-    }
-
-    fn search(&self, worker: usize, plan: &mut Vec<Probe>) {
-        self.inner.search(worker, plan)
-    }
-
-    fn task_started(&self, _worker: usize, _task: &TaskInfo, source: Source) {
+    fn started(&self, source: Source) {
         let count = if source == Source::Inline {
             &self.inline
         } else {
@@ -173,7 +218,7 @@ impl Policy for QueuedStarts {
         count.fetch_add(1, Ordering::Relaxed);
     }
 
-    fn task_finished(&self, _worker: usize, _task: &TaskInfo, _cost: Option<&TaskCost>) {
+    fn finished(&self) {
         panic!("queued starts only: no task's end is reported");
     }
 }
@@ -193,24 +238,11 @@ fn sum(lo: u64, hi: u64) -> u64 {
 /// joiner, or a first half run inline.
 #[test]
 fn queued_starts_report_every_job_taken_from_a_queue_and_nothing_else() {
-    let (queued, inline) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let (q, i) = (Arc::clone(&queued), Arc::clone(&inline));
-    let factory = PolicyFactory::new("queued-starts", move |map: &WorkerMap| {
-        Arc::new(QueuedStarts {
-            inner: "mts-paper".parse::<PolicyKind>().unwrap().build(map),
-            queued: Arc::clone(&q),
-            inline: Arc::clone(&i),
-        }) as Arc<dyn Policy>
-    });
+    let hooks = QueuedStarts::default();
+    let (queued, inline) = (Arc::clone(&hooks.queued), Arc::clone(&hooks.inline));
     let machine = locus::Topology::parse_spec("pack:2 l3:1(size=1MiB) core:2 pu:1")
         .expect("a synthetic machine");
-    let pool = ThreadPoolBuilder::new()
-        .topology(machine)
-        .num_threads(4)
-        .pin(false)
-        .policy_factory(factory)
-        .build()
-        .expect("pool builds");
+    let pool = wrapped_pool("mts-paper", hooks, 4, Some(machine));
     let n: u64 = if cfg!(miri) { 1 << 5 } else { 1 << 12 };
     for _ in 0..3 {
         assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2);
@@ -228,9 +260,8 @@ fn queued_starts_report_every_job_taken_from_a_queue_and_nothing_else() {
 
 /// `ws` with task events and queued starts that wants events for its first `LIMIT` task
 /// ends only ([`Policy::wants_task_events`]): counts every start and end it hears of.
-#[derive(Debug)]
+#[derive(Debug, Clone, Default)]
 struct StopsWanting {
-    inner: Arc<dyn Policy>,
     started: Arc<AtomicUsize>,
     ended: Arc<AtomicUsize>,
     queued_after: Arc<AtomicUsize>,
@@ -238,33 +269,23 @@ struct StopsWanting {
 
 const LIMIT: usize = 1000;
 
-impl Policy for StopsWanting {
-    fn name(&self) -> &'static str {
-        "stops-wanting"
-    }
+impl Hooks for StopsWanting {
+    const NAME: &'static str = "stops-wanting";
 
-    fn layout(&self) -> Layout {
+    fn layout(&self, inner: Layout) -> Layout {
         Layout {
             task_events: true,
             queued_starts: true,
             always_local: false,
-            ..self.inner.layout()
+            ..inner
         }
-    }
-
-    fn place(&self, spawner: usize, parent: &TaskInfo, task: &TaskInfo) -> Place {
-        self.inner.place(spawner, parent, task)
-    }
-
-    fn search(&self, worker: usize, plan: &mut Vec<Probe>) {
-        self.inner.search(worker, plan)
     }
 
     fn wants_task_events(&self) -> bool {
         self.ended.load(Ordering::Relaxed) < LIMIT
     }
 
-    fn task_started(&self, _worker: usize, _task: &TaskInfo, _source: Source) {
+    fn started(&self, _source: Source) {
         if self.wants_task_events() {
             self.started.fetch_add(1, Ordering::Relaxed);
         } else {
@@ -272,7 +293,7 @@ impl Policy for StopsWanting {
         }
     }
 
-    fn task_finished(&self, _worker: usize, _task: &TaskInfo, _cost: Option<&TaskCost>) {
+    fn finished(&self) {
         self.ended.fetch_add(1, Ordering::Relaxed);
     }
 }
@@ -282,23 +303,10 @@ impl Policy for StopsWanting {
 /// their ends) and hears of queued starts instead; every sum stays right.
 #[test]
 fn task_events_stop_when_the_policy_no_longer_wants_them() {
-    let counts: [Arc<AtomicUsize>; 3] = std::array::from_fn(|_| Arc::new(AtomicUsize::new(0)));
-    let c = counts.clone();
-    let factory = PolicyFactory::new("stops-wanting", move |map: &WorkerMap| {
-        Arc::new(StopsWanting {
-            inner: PolicyKind::Ws.build(map),
-            started: Arc::clone(&c[0]),
-            ended: Arc::clone(&c[1]),
-            queued_after: Arc::clone(&c[2]),
-        }) as Arc<dyn Policy>
-    });
+    let hooks = StopsWanting::default();
+    let counts = [&hooks.started, &hooks.ended, &hooks.queued_after].map(Arc::clone);
     let workers = 4;
-    let pool = ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .pin(false)
-        .policy_factory(factory)
-        .build()
-        .expect("pool builds");
+    let pool = wrapped_pool("ws", hooks, workers, None);
     let n: u64 = if cfg!(miri) { 1 << 6 } else { 1 << 14 };
     let runs = if cfg!(miri) { 1 } else { 3 };
     for _ in 0..runs {
