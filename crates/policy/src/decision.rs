@@ -183,8 +183,8 @@ pub struct Layout {
     pub task_events: bool,
     /// Without [`Layout::task_events`] (or, with them, in the runtime once the policy no
     /// longer wants them, [`crate::Policy::wants_task_events`]): the engines report the
-    /// start of every task a worker's search finds in a queue ([`crate::Policy::task_started`], never with
-    /// [`Source::Inline`]), and nothing else: not the halves a joiner runs itself, nor
+    /// start of every task a worker's search finds in a queue
+    /// ([`crate::Policy::task_started`], never with [`Source::Inline`]), and nothing else: not the halves a joiner runs itself, nor
     /// the tasks a join pops from its own deque ([`Place::Local`]), no finishes, no
     /// costs (`mts`, which places every task in a shared queue and notes where the
     /// tasks of a repeating tree run). Cheaper than task events: the runtime's joins

@@ -40,8 +40,8 @@
 //!   crowding one socket. A squad that runs no leaf is never held back, so no leaf
 //!   waits for a busy squad. A squad with no leaf of its own, in turn, takes other
 //!   squads' leaves only from a squad that runs a leaf while leaves homed there wait
-//!   ([`BiTier::leaves_wait_elsewhere`]): an idle home starts its own. (On `sor 3072x2048,leaf=128` on xeon-6230-2s, 40 workers a
-//!   squad, both half-grid leaves of 12 tasks each ended homed in one squad, which ran
+//!   ([`BiTier::leaves_wait_elsewhere`]): an idle home starts its own. (On `sor
+//!   3072x2048,leaf=128` on xeon-6230-2s, 40 workers a squad, both half-grid leaves of 12 tasks each ended homed in one squad, which ran
 //!   them side by side while the other idled: 1.24 of `ws`'s time, 0.57 with the rules;
 //!   `cats-paper`, one leaf a squad, 0.58. Holding back for any idle squad, homes or
 //!   not, cost epyc-9654-2s's 24 squads, whose squads done with their one leaf then
@@ -151,8 +151,8 @@
 //! bytes than the squads' caches hold together (data beyond them runs as `ws` after
 //! the profile, see above, and pages first-touched in blocks, a package's part of the
 //! tree in one, serve its sweeps less evenly than work stealing's): a program whose
-//! tasks touch nothing (fib,
-//! nqueens) is stolen at random from its first completed task on, as there is no data
+//! tasks touch nothing (fib, nqueens) is stolen at random from its first completed task
+//! on, as there is no data
 //! to keep together and a fine-grained tree clustered by package spreads more slowly
 //! (with clustering to its end, `locus sim fib --size 30,cutoff=0 --policy ws,cats
 //! --machine epyc-7763-2s-nps4` took 1.10x ws's time). A
@@ -574,7 +574,7 @@ impl BiTier {
     /// leaves than squads, the squads without one took them from their idle homes at
     /// random, and each iteration's data went with them (`locus sim heat --size
     /// 1024x512,leaf=128,iters=10 --policy ws,cats --machine epyc-9654-2s`, 8 leaves on
-    /// 24 squads, seeds 1-8: 0.70-1.37 of ws's time, 0.56-0.72 with the rule). Squads
+    /// 24 squads, seeds 1-8: 0.70-1.37 of ws's time, 0.56-0.74 with the rule). Squads
     /// with leaves of their own steal others' once their own have started, as before:
     /// holding them to the rule too cost the papers' inputs 2-5% (heat 1024x512 on
     /// opteron-8380 0.69 -> 0.71 of ws's time).
@@ -780,11 +780,10 @@ impl BiTier {
             "iteration affinity, N-tier: the profiled iteration's top dealt to squads, \
              stolen inside the own squad until a task completes, then own package first, \
              while its tasks touch memory and no more bytes than the caches hold; a leaf \
-             inter-squad task \
-             goes back to the squad that ran it last (first: to the package where the \
-             profiled iteration touched most of its data, as far as each package's share \
-             allows, then contiguously to a squad of it); heads steal other squads' leaves \
-             once their own have started, nearest first\n"
+             inter-squad task goes back to the squad that ran it last (first: to the \
+             package where the profiled iteration touched most of its data, as far as \
+             each package's share allows, then contiguously to a squad of it); heads \
+             steal other squads' leaves once their own have started, nearest first\n"
         } else if self.affinity.enabled() {
             "iteration affinity: a leaf inter-squad task goes back to the squad that ran it last \
              (first: subtree i of k to squad floor(i*m/k)); heads steal other squads' leaves \

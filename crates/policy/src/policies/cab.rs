@@ -86,8 +86,8 @@ fn deepened_leaf_level(entries: &HashMap<TaskId, Entry>, leaf: u32, squads: usiz
 /// on 24 squads) it names a level the tree does not reach, which leaves it without leaf
 /// inter-squad tasks, and every leaf without a home, stolen at random each iteration
 /// with its data (`locus sim heat --size 1024x512,leaf=128,iters=10 --policy ws,cab
-/// --machine epyc-9654-2s`, seeds 1-8: 0.73-1.13 of ws's time; 0.56-0.72 cut at the
-/// tree's leaves).
+/// --machine epyc-9654-2s`, seeds 1-8: 0.73-1.13 of ws's time; 0.56-0.74 cut at the
+/// tree's leaves, with `BiTier::leaves_wait_elsewhere`).
 fn within_tree(entries: &HashMap<TaskId, Entry>, leaf: u32) -> u32 {
     entries
         .values()
