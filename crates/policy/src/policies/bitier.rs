@@ -489,7 +489,6 @@ impl BiTier {
         task: &TaskInfo,
         cost: &TaskCost,
     ) {
-        self.deal.settle();
         let touched = profile.finished(task, cost, self.squad_of(worker));
         let fits = self
             .shared_cache()
@@ -582,6 +581,14 @@ impl BiTier {
         self.load.iter().enumerate().any(|(s, l)| {
             s != squad && l.load(Ordering::Relaxed) > 0 && !self.affinity.own_leaves_started(s)
         })
+    }
+
+    /// A task ends, whatever its tier, measured or not: the dealt top has unfolded
+    /// ([`TopDeal::settle`]; without a counter source no task's cost is measured, and
+    /// the squads must not wait for one).
+    #[inline]
+    pub(crate) fn task_ends(&self) {
+        self.deal.settle();
     }
 
     /// `worker` starts a task, whatever its tier: it no longer searches.
@@ -979,6 +986,7 @@ mod tests {
         // Tasks that touch a line or more on average keep the clustering, own package
         // first once a task has completed.
         profile.spawned(&root, &half(0));
+        bt.task_ends();
         bt.profiled(&profile, 3, &half(0), &cost(4096));
         assert_eq!(bt.profile_place(&root, &half(0)), Some(Place::Squad(0)));
         bt.task_begins(3, &half(0));
@@ -1274,6 +1282,34 @@ mod tests {
         bt.finished(0, &leaf(2), Tier::LeafInter);
         let stats = bt.stats();
         assert!(stats.contains(&("leaf_subtrees_side_by_side".to_string(), 0)));
+    }
+
+    #[test]
+    fn the_top_stops_unfolding_at_the_first_end_measured_or_not() {
+        use locus_topo::Topology;
+        let map = WorkerMap::new(&Topology::preset("epyc-7763-2s").unwrap(), 256);
+        let bt = BiTier::new(&map, true);
+        let root = TaskInfo {
+            id: TaskId(5),
+            level: 0,
+            loop_chunks: 0,
+        };
+        let second = TaskInfo {
+            id: root.id.child(1),
+            level: 1,
+            loop_chunks: 0,
+        };
+        assert_eq!(bt.profile_place(&root, &second), Some(Place::Squad(8)));
+        bt.task_begins(130, &second);
+        let plan_of = || {
+            let mut plan = Vec::new();
+            bt.ws_plan(3, &mut plan);
+            plan
+        };
+        assert_eq!(plan_of(), [Probe::OwnDeque, Probe::Steal(Victims::Squad)]);
+        // An end without a cost (no counter source): the squads wait no longer.
+        bt.task_ends();
+        assert_eq!(plan_of(), [Probe::OwnDeque, Probe::Steal(Victims::Package)]);
     }
 
     #[test]

@@ -415,6 +415,7 @@ impl Policy for Cab {
     }
 
     fn task_finished(&self, worker: WorkerId, task: &TaskInfo, cost: Option<&TaskCost>) {
+        self.core.task_ends();
         let tier = self
             .tier(task.level)
             .filter(|_| !self.core.is_placed_chunk(task));

@@ -260,6 +260,7 @@ impl Policy for Cats {
     }
 
     fn task_finished(&self, worker: WorkerId, task: &TaskInfo, cost: Option<&TaskCost>) {
+        self.core.task_ends();
         let tier = self
             .tier(task)
             .filter(|_| !(self.places_chunks() && self.core.is_placed_chunk(task)));
