@@ -647,7 +647,8 @@ impl WorkerThread {
                 }
                 // `Layout::queued_starts` reports what a search finds, not what a join pops
                 // from the own deque (`take_back`): that is the path every `ws` join
-                // takes, and it stays untouched.
+                // takes, and it stays untouched. While this worker reports task events,
+                // `execute` reports the start itself.
                 if self.registry.layout.queued_starts && !self.events.get() {
                     self.queued_start(&job, source);
                 }

@@ -1289,16 +1289,8 @@ mod tests {
         use locus_topo::Topology;
         let map = WorkerMap::new(&Topology::preset("epyc-7763-2s").unwrap(), 256);
         let bt = BiTier::new(&map, true);
-        let root = TaskInfo {
-            id: TaskId(5),
-            level: 0,
-            loop_chunks: 0,
-        };
-        let second = TaskInfo {
-            id: root.id.child(1),
-            level: 1,
-            loop_chunks: 0,
-        };
+        let root = crate::policies::task_at(5, 0);
+        let second = crate::policies::task_at(root.id.child(1).0, 1);
         assert_eq!(bt.profile_place(&root, &second), Some(Place::Squad(8)));
         bt.task_begins(130, &second);
         let plan_of = || {

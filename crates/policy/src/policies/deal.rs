@@ -40,8 +40,6 @@ pub(crate) struct TopDeal {
     waiting: AtomicUsize,
     /// Tasks dealt, for the statistics.
     dealt: AtomicU64,
-    /// Whether a task has been dealt (see [`TopDeal::unfolding`]).
-    begun: AtomicBool,
     /// Whether a profiled task has completed: the dealt top has unfolded by then.
     settled: AtomicBool,
 }
@@ -65,7 +63,6 @@ impl TopDeal {
             state: Mutex::new(DealState::default()),
             waiting: AtomicUsize::new(0),
             dealt: AtomicU64::new(0),
-            begun: AtomicBool::new(false),
             settled: AtomicBool::new(false),
         }
     }
@@ -160,9 +157,6 @@ impl TopDeal {
             self.waiting.fetch_add(1, Ordering::Relaxed);
         }
         self.dealt.fetch_add(1, Ordering::Relaxed);
-        if !self.begun.load(Ordering::Relaxed) {
-            self.begun.store(true, Ordering::Relaxed);
-        }
         Some(contiguous_squad(at as usize, 1 << depth, self.squads))
     }
 
@@ -197,7 +191,7 @@ impl TopDeal {
     /// subtree leaves the squads under the leaf's positions waiting for one leaf's time.
     #[inline]
     pub(crate) fn unfolding(&self) -> bool {
-        self.begun.load(Ordering::Relaxed) && !self.settled.load(Ordering::Relaxed)
+        self.dealt() > 0 && !self.settled.load(Ordering::Relaxed)
     }
 
     /// How many tasks were dealt.

@@ -32,6 +32,16 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
+/// The task `id` at `level` of its tree, not a loop chunk: the tests' shorthand.
+#[cfg(test)]
+pub(crate) fn task_at(id: u64, level: u32) -> crate::TaskInfo {
+    crate::TaskInfo {
+        id: crate::TaskId(id),
+        level,
+        loop_chunks: 0,
+    }
+}
+
 /// The policies locus ships, by name.
 #[derive(Debug, Clone, PartialEq)]
 pub enum PolicyKind {

@@ -205,14 +205,7 @@ impl Policy for Mts {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn task(id: u64, level: u32) -> TaskInfo {
-        TaskInfo {
-            id: TaskId(id),
-            level,
-            loop_chunks: 0,
-        }
-    }
+    use crate::policies::task_at as task;
 
     /// Squads of two: workers 0-1 in squad 0, 2-3 in squad 1, 4-5 in squad 2.
     fn three_squads() -> WorkerMap {

@@ -688,6 +688,7 @@ fn leaves_by_level(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policies::task_at as info;
 
     #[test]
     fn eq1_sums_a_hand_built_tree() {
@@ -746,14 +747,6 @@ mod tests {
         assert!(is_cpu_bound(0, 0, 1_000, 0.001), "declared nothing");
         assert!(is_cpu_bound(0, 0, 0, 0.001));
         assert!(!is_cpu_bound(1, 0, 0, 0.001));
-    }
-
-    fn info(id: u64, level: u32) -> TaskInfo {
-        TaskInfo {
-            id: TaskId(id),
-            level,
-            loop_chunks: 0,
-        }
     }
 
     /// The halves of a join `parent` makes at the caller's line.
