@@ -86,6 +86,9 @@ struct Table {
     /// Per task that spawned, the fork of its latest spawn, and whether that fork
     /// repeats the one the task made before it (see [`OnlineProfile::spawned`]).
     forks: HashMap<TaskId, (Option<Option<Fork>>, bool)>,
+    /// Spawns of a position already in the profile that did not begin an iteration
+    /// (see [`OnlineProfile::spawned`]).
+    revisits: usize,
 }
 
 impl Table {
@@ -99,6 +102,22 @@ impl Table {
                 ..Entry::default()
             }
         })
+    }
+
+    /// A spawn at a position the profile holds, not an iteration's start: still the
+    /// first iteration, until [`PROFILE_BUDGET`] such spawns. A program that runs the
+    /// same tree again and again from outside its pool (each `install` a new root, as a
+    /// benchmark's repetitions are) repeats its ids without ever being between two
+    /// iterations of a loop inside it; it would be profiled for good, at a lock per
+    /// spawn and per completion (nqueens 12 under `cats` on `--machine 2x1`: 1.13x
+    /// `ws`'s time).
+    fn revisit(&mut self) -> Spawned {
+        self.revisits += 1;
+        if self.revisits >= PROFILE_BUDGET {
+            Spawned::OverBudget
+        } else {
+            Spawned::New
+        }
     }
 
     /// Whether every task that has not completed is `id` or one of its ancestors: the
@@ -140,7 +159,9 @@ pub(crate) enum Spawned {
     /// A task that completed before, spawned when nothing else of the iteration runs:
     /// the second iteration has begun.
     Repeat,
-    /// A new task past [`PROFILE_BUDGET`]: the profile gives up, not recorded.
+    /// A new task past [`PROFILE_BUDGET`], or the [`PROFILE_BUDGET`]th spawn at a
+    /// position already profiled that began no iteration: the profile gives up, not
+    /// recorded.
     OverBudget,
 }
 
@@ -193,13 +214,12 @@ impl OnlineProfile {
                     .entries
                     .get(&parent.id)
                     .is_none_or(|p| p.soid.is_none());
-                return if repeating && looping && table.quiescent_below(parent.id) {
-                    Spawned::Repeat
-                } else {
-                    Spawned::New
-                };
+                if repeating && looping && table.quiescent_below(parent.id) {
+                    return Spawned::Repeat;
+                }
+                return table.revisit();
             }
-            Some(e) if e.parent.is_some() => return Spawned::New,
+            Some(e) if e.parent.is_some() => return table.revisit(),
             None if table.entries.len() >= PROFILE_BUDGET => return Spawned::OverBudget,
             _ => {}
         }
@@ -798,6 +818,35 @@ mod tests {
         // A task already recorded is still known.
         let (a, _) = halves(&root);
         assert_eq!(p.spawned(&root, &a), Spawned::New);
+    }
+
+    /// A tree run again and again from outside, a new root each time that completes
+    /// before the next (repeated `install`s of one program), is never between two
+    /// iterations of a loop inside it: the profile gives up after the budget's worth of
+    /// such spawns instead of recording for good.
+    #[test]
+    fn a_tree_run_again_from_outside_ends_the_profile_at_the_budget() {
+        let p = OnlineProfile::default();
+        let root = info(1, 0);
+        let (a, b) = halves(&root);
+        let mut revisits = 0;
+        for round in 0.. {
+            for task in [a, b] {
+                match p.spawned(&root, &task) {
+                    Spawned::OverBudget => {
+                        assert_eq!(revisits, PROFILE_BUDGET - 1);
+                        return;
+                    }
+                    answer => assert_eq!(answer, Spawned::New, "round {round}"),
+                }
+                if round > 0 {
+                    revisits += 1;
+                }
+            }
+            for task in [a, b, root] {
+                p.finished(&task, &cost(64), 0);
+            }
+        }
     }
 
     #[test]
