@@ -171,6 +171,7 @@ fn bench_writes_verified_json() {
                 "bulk_steals",
                 "bulk_tasks",
                 "taken_back",
+                "run_at_once",
                 "injected",
                 "sleeps",
                 "idle_ns",

@@ -533,17 +533,9 @@ unsafe fn spawn_task(local: &'static team::Local, s: Spawn, parent: &Node) {
     }
 }
 
-/// Tasks waiting in a worker's own deque from which a new task runs at once instead of
-/// joining them (see [`run_at_once`]). Measured at 2 threads, runs interleaved, with
-/// `crates/omp/bench/fib.c` built by `gcc -O2 -fopenmp` and run as `locus run --policy
-/// ws --threads 2 -- ./fib 30 5`, and `mergesort.c` changed to print each of its 5
-/// runs, run with `4000000 4096`: fib 30 without a cutoff, best of 5, 18.0-18.2 ms at
-/// 2, 18.2-18.5 at 3, 19.1-19.4 at 4, 49 at 8 (fib's deque seldom holds more; 62 ms
-/// spawning every task); mergesort 4M with cutoff 4096, each of 5 runs, 0.21-0.22 s at
-/// 3 and 4 as when every task was spawned, but 0.24-0.27 in most runs at 2: a thief's
-/// steal leaves one task, the next spawn comes from deep in a subtree run at once, and
-/// the thieves are left small tasks while the large rest waits unspawned.
-const BACKLOG: usize = 3;
+/// Tasks a worker offers from which a new task runs at once instead of joining them
+/// (see [`run_at_once`]): the runtime's [`raw::BACKLOG`], which a `join` keeps too.
+const BACKLOG: usize = raw::BACKLOG;
 
 /// Runs a task at once on the spawning thread because its worker already has
 /// [`BACKLOG`] tasks waiting for thieves in its own deque and no worker idles: lazy

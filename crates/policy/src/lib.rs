@@ -160,6 +160,18 @@ pub trait Policy: Send + Sync + std::fmt::Debug {
         true
     }
 
+    /// Whether every task spawned from now on that is not a loop chunk
+    /// ([`TaskInfo::is_loop_chunk`]) goes to its spawner's own deque: [`Policy::place`]
+    /// would say [`Place::Local`] for it. Once this says yes it must keep saying so. The
+    /// runtime asks where it asks [`Policy::wants_task_events`], after a worker's task
+    /// end, and from then on pushes that worker's `join` halves without asking
+    /// [`Policy::place`], as under `ws`; the simulator checks the promise. `cats` and `cab`
+    /// say yes once they run as plain work stealing for good (their loops' chunks may
+    /// still go home).
+    fn spawns_stay_local(&self) -> bool {
+        false
+    }
+
     /// `worker` starts `task`, found at `source`. Only with [`Layout::task_events`].
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
         let _ = (worker, task, source);

@@ -11,6 +11,12 @@
 //! task waiting at a join costs it nothing; locus runs tasks on the worker's stack, and
 //! a worker that ran unrelated queued work at every join could nest without bound under
 //! FIFO order. Taking back its own half bounds the nesting to what work stealing has.
+//!
+//! Where the policy places the second half in the worker's own squad's queue and that
+//! queue already holds enough for the idle workers and more, the half is not queued at
+//! all: the worker runs it after the first (`WorkerThread::push_half`), without the
+//! queue's lock. Where the policy has said that it runs as `ws` for good
+//! (`Policy::spawns_stay_local`), the half goes to the own deque without asking it.
 
 use crate::job::StackJob;
 use crate::latch::WorkerLatch;
@@ -96,12 +102,13 @@ where
     // SAFETY: `job_b` stays on this frame until it has run: below we either take it back
     // (then nobody else has it) or wait for its latch.
     let job_b_ref = unsafe { job_b.as_job_ref() };
-    let place = worker.push(job_b_ref);
+    let place = worker.push_join_half(job_b_ref);
 
     worker.ctx.set(Spawner::of(info_a));
     let result_a = unwind::halt_unwinding(a);
 
-    if worker.take_back(&job_b_ref, place) {
+    // Kept (`None`: nobody else can have it) or taken back.
+    if place.is_none_or(|place| worker.take_back(&job_b_ref, place)) {
         worker.ctx.set(Spawner::of(info_b));
         worker.count_tasks(2);
         match result_a {

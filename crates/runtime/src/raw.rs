@@ -136,6 +136,24 @@ pub fn run_own_until(done: impl Fn() -> bool) -> bool {
     }
 }
 
+/// Tasks a worker offers thieves from which a new task runs at once on its thread
+/// instead of being spawned: a plain OpenMP task (`locus-omp`) where its own deque (under
+/// `mts` its squad's queue) holds as many, with no worker of its pool idle
+/// ([`offers_enough`]); a `join`'s second half that the policy places in the own squad's
+/// queue where that queue holds as many more than the pool has idle workers (the
+/// runtime's joins).
+///
+/// Measured for the OpenMP layer at 2 threads, runs interleaved, with
+/// `crates/omp/bench/fib.c` built by `gcc -O2 -fopenmp` and run as `locus run --policy
+/// ws --threads 2 -- ./fib 30 5`, and `mergesort.c` changed to print each of its 5
+/// runs, run with `4000000 4096`: fib 30 without a cutoff, best of 5, 18.0-18.2 ms at
+/// 2, 18.2-18.5 at 3, 19.1-19.4 at 4, 49 at 8 (fib's deque seldom holds more; 62 ms
+/// spawning every task); mergesort 4M with cutoff 4096, each of 5 runs, 0.21-0.22 s at
+/// 3 and 4 as when every task was spawned, but 0.24-0.27 in most runs at 2: a thief's
+/// steal leaves one task, the next spawn comes from deep in a subtree run at once, and
+/// the thieves are left small tasks while the large rest waits unspawned.
+pub const BACKLOG: usize = 3;
+
 /// Whether the calling worker already offers thieves enough: at least `tasks` tasks
 /// wait in its own deque, where its pool's other workers steal them (or, under `mts`,
 /// in its squad's queue, where its mates take them and other squads steal them in

@@ -28,6 +28,7 @@ use crate::job::JobRef;
 use crate::latch::LockLatch;
 use crate::pin;
 use crate::queue::{self, BulkSteal, Queued, SharedQueue};
+use crate::raw::BACKLOG;
 use crate::sleep::Sleep;
 use crate::stats::{bump, Counters, PoolStats};
 use crate::sync::{AtomicBool, AtomicUsize};
@@ -331,6 +332,10 @@ pub(crate) struct WorkerThread {
     /// The policy wants task events (`Layout::task_events`), until it says it no longer
     /// does (`Policy::wants_task_events`, asked after each task end while this is set).
     events: Cell<bool>,
+    /// `join` halves go to the own deque without asking the policy: from the start under
+    /// `ws` (`Layout::always_local`), and once the policy says they will stay local
+    /// (`Policy::spawns_stay_local`, asked when it stops wanting task events).
+    joins_local: Cell<bool>,
     /// Per-task cost measurement, where the pool has a counter source.
     profiler: Option<RefCell<TaskProfiler>>,
     /// Whether this worker is in an idle spell (counted in the idle counts).
@@ -370,6 +375,7 @@ impl WorkerThread {
             scratch: Cell::new(Vec::new()),
             counters: &*registry.counters[index],
             events: Cell::new(registry.layout.task_events),
+            joins_local: Cell::new(registry.layout.always_local),
             profiler,
             idle: Cell::new(false),
             registry,
@@ -486,6 +492,8 @@ impl WorkerThread {
             // For good: this worker's joins take their fast path from now on, and its
             // queued starts are reported instead where the layout asks for them.
             self.events.set(false);
+            // The policy runs as ws for good: so do this worker's joins.
+            self.joins_local.set(policy.spawns_stay_local());
         }
     }
 
@@ -505,31 +513,102 @@ impl WorkerThread {
     /// Publishes a spawned job where the policy places it, and returns the place.
     #[inline]
     pub(crate) fn push(&self, job: JobRef) -> Place {
-        // SAFETY: the job was just made by this worker and is not yet published (the
-        // `&&` reads it only where some levels are placed locally without asking).
-        if self.always_local
-            || (self.local_from_level != u32::MAX
-                && unsafe { job.info() }.level >= self.local_from_level)
-        {
-            self.deque.push(job);
-            self.registry.sleep.new_work(&[]);
-            Place::Local
+        if self.places_locally(&job) {
+            self.push_local(job)
         } else {
             self.push_placed(job)
         }
     }
 
+    /// Publishes the second half of a `join` (or of a loop's split) as [`Self::push`]
+    /// does, or keeps it: `None` where the policy places it in this worker's own squad's
+    /// shared queue and that queue already holds [`BACKLOG`] tasks more than the pool has
+    /// idle workers. The caller then runs it itself after the first half, as it would
+    /// have after taking it back: lazy task creation, as the OpenMP layer's tasks run at
+    /// once (`locus-omp`'s `task.rs`). Under `mts` every half went through the queue's
+    /// lock twice, once to publish and once to take back, and fib without a cutoff took
+    /// 2.5x `ws`'s time (`locus bench fib --policy ws,mts --machine 2x1 --threads 2`).
+    /// Counting the idle workers in, rather than asking for none (the OpenMP layer's
+    /// rule, [`Self::offers_enough`]), keeps the rule working where some workers are
+    /// always looking, as on a pool larger than its machine (fib under `mts` on a virtual
+    /// opteron-8380 over 2 cores: 43 ms with the OpenMP layer's rule, 16 with this one,
+    /// `ws` 10). The policy still places the half (what it notes stays right: the half
+    /// runs in the squad it chose), but never hears of its start.
+    #[inline]
+    pub(crate) fn push_half(&self, job: JobRef) -> Option<Place> {
+        if self.places_locally(&job) {
+            Some(self.push_local(job))
+        } else {
+            self.push_placed_half(job)
+        }
+    }
+
+    /// Publishes a `join`'s second half: to the own deque where the worker's joins stay
+    /// local, else as [`Self::push_half`] does.
+    #[inline]
+    pub(crate) fn push_join_half(&self, job: JobRef) -> Option<Place> {
+        if self.joins_local.get() {
+            Some(self.push_local(job))
+        } else {
+            self.push_half(job)
+        }
+    }
+
+    /// Whether `job` goes to the own deque without asking the policy: every job under
+    /// `ws`, and the levels a bi-tier policy keeps in its squads.
+    #[inline]
+    fn places_locally(&self, job: &JobRef) -> bool {
+        // SAFETY: the job was just made by this worker and is not yet published (the
+        // `&&` reads it only where some levels are placed locally without asking).
+        self.always_local
+            || (self.local_from_level != u32::MAX
+                && unsafe { job.info() }.level >= self.local_from_level)
+    }
+
+    #[inline]
+    fn push_local(&self, job: JobRef) -> Place {
+        self.deque.push(job);
+        self.registry.sleep.new_work(&[]);
+        Place::Local
+    }
+
     #[inline(never)]
     fn push_placed(&self, job: JobRef) -> Place {
-        let registry = &*self.registry;
+        let place = self.place(&job);
+        self.publish(job, place);
+        place
+    }
+
+    #[inline(never)]
+    fn push_placed_half(&self, job: JobRef) -> Option<Place> {
+        let place = self.place(&job);
+        if place == Place::Squad(self.squad)
+            && self.registry.squad_queues[self.squad].len_hint()
+                >= BACKLOG + self.registry.idle.load(Ordering::Relaxed)
+        {
+            bump(&self.counters().run_at_once, 1);
+            return None;
+        }
+        self.publish(job, place);
+        Some(place)
+    }
+
+    /// Where the policy places `job`, a job this worker has just made.
+    #[inline]
+    fn place(&self, job: &JobRef) -> Place {
         let parent = self.ctx.get().info();
         // SAFETY: the job was just made by this worker and is not yet published.
         let info = unsafe { job.info() };
-        let place = registry.policy.place(self.index, &parent, &info);
+        self.registry.policy.place(self.index, &parent, &info)
+    }
+
+    /// Publishes `job` at `place`, waking whoever should take it.
+    #[inline]
+    fn publish(&self, job: JobRef, place: Place) {
+        let registry = &*self.registry;
         match place {
             Place::Local => {
-                self.deque.push(job);
-                registry.sleep.new_work(&[]);
+                self.push_local(job);
             }
             Place::Worker(target) => {
                 registry.inboxes[target].push(job);
@@ -539,7 +618,8 @@ impl WorkerThread {
                 registry.squad_queues[squad].push(Queued {
                     job,
                     by: self.index,
-                    level: info.level,
+                    // SAFETY: the job is not yet published.
+                    level: unsafe { job.info() }.level,
                 });
                 if squad == self.squad {
                     registry.sleep.new_work(registry.map.squad(squad));
@@ -561,7 +641,6 @@ impl WorkerThread {
                 registry.sleep.new_foreign_work(&registry.heads_from[squad]);
             }
         }
-        place
     }
 
     /// At a join: takes `job` back if it still waits where it was placed. For a local

@@ -175,9 +175,10 @@ where
         // SAFETY: `job` stays on this frame until it has run: below we either take it
         // back (then nobody else has it) or wait for its latch.
         let job_ref = unsafe { job.as_job_ref() };
-        let place = worker.push(job_ref);
+        let place = worker.push_half(job_ref);
         let lower = unwind::halt_unwinding(|| self.run(worker, lo, mid));
-        let upper = if worker.take_back(&job_ref, place) {
+        // Kept (`None`: nobody else can have it) or taken back.
+        let upper = if place.is_none_or(|place| worker.take_back(&job_ref, place)) {
             worker.count_tasks(1);
             unwind::halt_unwinding(|| job.run_inline())
         } else {

@@ -97,6 +97,10 @@ stats! {
     /// Tasks a worker took back from a shared queue at a `join` because nobody had
     /// started them yet (policies that place spawns outside the worker's own deque).
     taken_back,
+    /// Second halves of joins (and of loops' splits) that the worker ran itself without
+    /// queueing them: the policy placed them in its own squad's shared queue (`mts`),
+    /// which already held `raw::BACKLOG` tasks more than the pool had idle workers.
+    run_at_once,
     /// Root tasks taken from the pool's injector (work submitted from outside).
     injected,
     /// Times the worker went to sleep.

@@ -24,6 +24,13 @@ trait Hooks: std::fmt::Debug + Send + Sync + 'static {
         true
     }
 
+    fn spawns_stay_local(&self) -> bool {
+        false
+    }
+
+    /// The wrapped policy is asked to place a task.
+    fn placed(&self) {}
+
     fn started(&self, source: Source);
 
     fn finished(&self) {}
@@ -46,6 +53,7 @@ impl<H: Hooks> Policy for Wrapped<H> {
     }
 
     fn place(&self, spawner: usize, parent: &TaskInfo, task: &TaskInfo) -> Place {
+        self.hooks.placed();
         self.inner.place(spawner, parent, task)
     }
 
@@ -55,6 +63,10 @@ impl<H: Hooks> Policy for Wrapped<H> {
 
     fn wants_task_events(&self) -> bool {
         self.hooks.wants_task_events()
+    }
+
+    fn spawns_stay_local(&self) -> bool {
+        self.hooks.spawns_stay_local()
     }
 
     fn task_started(&self, _worker: usize, _task: &TaskInfo, source: Source) {
@@ -235,7 +247,7 @@ fn sum(lo: u64, hi: u64) -> u64 {
 
 /// With `Layout::queued_starts` the runtime reports the start of every job it takes
 /// from a queue and nothing else: every task is either reported, taken back by its
-/// joiner, or a first half run inline.
+/// joiner, a second half run at once without being queued, or a first half run inline.
 #[test]
 fn queued_starts_report_every_job_taken_from_a_queue_and_nothing_else() {
     let hooks = QueuedStarts::default();
@@ -252,19 +264,22 @@ fn queued_starts_report_every_job_taken_from_a_queue_and_nothing_else() {
     // Per run: the root (injected) and n - 1 joins' halves.
     let joins = 3 * (n - 1);
     assert_eq!(
-        queued.load(Ordering::Relaxed) as u64 + total.taken_back + joins,
+        queued.load(Ordering::Relaxed) as u64 + total.taken_back + total.run_at_once + joins,
         total.tasks,
         "{total:?}"
     );
 }
 
 /// `ws` with task events and queued starts that wants events for its first `LIMIT` task
-/// ends only ([`Policy::wants_task_events`]): counts every start and end it hears of.
+/// ends only ([`Policy::wants_task_events`]), and then promises that its spawns stay
+/// local ([`Policy::spawns_stay_local`]): counts every start and end it hears of, and
+/// the placements it is asked for after that.
 #[derive(Debug, Clone, Default)]
 struct StopsWanting {
     started: Arc<AtomicUsize>,
     ended: Arc<AtomicUsize>,
     queued_after: Arc<AtomicUsize>,
+    placed_after: Arc<AtomicUsize>,
 }
 
 const LIMIT: usize = 1000;
@@ -285,6 +300,16 @@ impl Hooks for StopsWanting {
         self.ended.load(Ordering::Relaxed) < LIMIT
     }
 
+    fn spawns_stay_local(&self) -> bool {
+        !self.wants_task_events()
+    }
+
+    fn placed(&self) {
+        if self.spawns_stay_local() {
+            self.placed_after.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     fn started(&self, _source: Source) {
         if self.wants_task_events() {
             self.started.fetch_add(1, Ordering::Relaxed);
@@ -300,11 +325,18 @@ impl Hooks for StopsWanting {
 
 /// A policy that stops wanting task events stops hearing of them (worker by worker,
 /// after the end that tells it; the tasks each worker had started by then still report
-/// their ends) and hears of queued starts instead; every sum stays right.
+/// their ends) and hears of queued starts instead; once it promises that its spawns stay
+/// local, the joins no longer ask it to place their halves; every sum stays right.
 #[test]
 fn task_events_stop_when_the_policy_no_longer_wants_them() {
     let hooks = StopsWanting::default();
-    let counts = [&hooks.started, &hooks.ended, &hooks.queued_after].map(Arc::clone);
+    let counts = [
+        &hooks.started,
+        &hooks.ended,
+        &hooks.queued_after,
+        &hooks.placed_after,
+    ]
+    .map(Arc::clone);
     let workers = 4;
     let pool = wrapped_pool("ws", hooks, workers, None);
     let n: u64 = if cfg!(miri) { 1 << 6 } else { 1 << 14 };
@@ -312,7 +344,7 @@ fn task_events_stop_when_the_policy_no_longer_wants_them() {
     for _ in 0..runs {
         assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2);
     }
-    let [started, ended, queued_after] = counts.map(|c| c.load(Ordering::Relaxed));
+    let [started, ended, queued_after, placed_after] = counts.map(|c| c.load(Ordering::Relaxed));
     let depth = 64 - n.leading_zeros() as usize;
     // Past the limit, each worker reports the ends of the tasks it has open when it is
     // told (a few a level of the tree: its own descent, and stolen subtrees run on top
@@ -326,6 +358,12 @@ fn task_events_stop_when_the_policy_no_longer_wants_them() {
             "{ended} ends of {tasks} tasks"
         );
         assert!(started <= most, "{started} starts of {tasks} tasks");
+        // Asked to place only the halves of the joins each worker meets before its next
+        // end tells it (every join's half was placed before: about half the tasks).
+        assert!(
+            placed_after <= most - LIMIT,
+            "{placed_after} placements after the promise, of {tasks} tasks"
+        );
     }
     assert!(
         queued_after <= tasks,

@@ -773,7 +773,15 @@ impl<'w> Sim<'w> {
         } else {
             let parent_task = self.top(w).task;
             let parent = self.info(parent_task);
-            self.policy.place(w, &parent, &self.info(task))
+            let info = self.info(task);
+            let place = self.policy.place(w, &parent, &info);
+            // The runtime stops asking once the policy promises this (`Policy::spawns_stay_local`).
+            debug_assert!(
+                place == Place::Local || info.is_loop_chunk() || !self.policy.spawns_stay_local(),
+                "{} promised that its spawns stay local, and placed {place:?}",
+                self.policy.name()
+            );
+            place
         };
         let q = &mut self.queues;
         match place {

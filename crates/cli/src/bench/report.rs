@@ -92,7 +92,7 @@ pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
         "steals sq/rem",
         "failed",
         "bulk st/tasks",
-        "taken back",
+        "taken back/at once",
         "idle ms",
         "stable",
         "verified",
@@ -115,7 +115,7 @@ pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
                     format!("{}/{}", c(s.steals_squad), c(s.steals_remote)),
                     c(s.failed_steals),
                     format!("{}/{}", c(s.bulk_steals), c(s.bulk_tasks)),
-                    c(s.taken_back),
+                    format!("{}/{}", c(s.taken_back), c(s.run_at_once)),
                     sig3(s.idle_ns as f64 / 1e6 / n),
                 ]);
             }

@@ -405,6 +405,14 @@ impl Policy for Cab {
         )
     }
 
+    fn spawns_stay_local(&self) -> bool {
+        // No profile, no tiers (`tier` is `None`): only loop chunks are placed.
+        matches!(
+            self.leaf_level.load(Ordering::Acquire),
+            NO_TIER | UNPROFILED
+        )
+    }
+
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
         self.core.task_begins(worker, task);
         if self.core.is_placed_chunk(task) {

@@ -250,6 +250,11 @@ impl Policy for Cats {
         matches!(self.state.load(Ordering::Acquire), PROFILING | PARTITIONED)
     }
 
+    fn spawns_stay_local(&self) -> bool {
+        // No profile, no tiers (`tier` is `None`): only loop chunks are placed.
+        !matches!(self.state.load(Ordering::Acquire), PROFILING | PARTITIONED)
+    }
+
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {
         self.core.task_begins(worker, task);
         if self.places_chunks() && self.core.is_placed_chunk(task) {
