@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{pool, MACHINES};
+use common::{pool, sum, MACHINES};
 use locus::{PolicyKind, TaskInfo, ThreadPoolBuilder, Topology};
 use std::collections::HashSet;
 use std::sync::Mutex;
@@ -233,21 +233,13 @@ fn mts_waiting_workers_run_their_own_tasks_depth_first() {
 }
 
 /// Under `mts`, a join's second half that would wait in the worker's own squad's queue
-/// while that queue already holds `locus::raw::BACKLOG` tasks more than the pool has idle
-/// workers (none here) is not queued: the worker runs it after the first half. One worker steals nothing, so
-/// each half is either run at once or taken back from the queue; only the halves that
-/// refill the queue on the way down are queued (a few hundred of fib's or this sum's
-/// thousands), and every result is right.
+/// while that queue already holds `locus::raw::BACKLOG` tasks more than the pool has
+/// idle workers (none here) is not queued: the worker runs it after the first half. One
+/// worker steals nothing, so each half is either run at once or taken back from the
+/// queue; only the halves that refill the queue on the way down are queued (a few
+/// hundred of this sum's thousands), and every result is right.
 #[test]
 fn mts_runs_a_half_at_once_while_its_squad_queue_holds_enough() {
-    fn sum(lo: u64, hi: u64) -> u64 {
-        if hi - lo <= 1 {
-            return lo;
-        }
-        let mid = lo + (hi - lo) / 2;
-        let (a, b) = locus::join(|| sum(lo, mid), || sum(mid, hi));
-        a + b
-    }
     let n: u64 = 1 << 12;
     let pool = pool(PolicyKind::Mts { batch: None }, 1, "1x1");
     assert_eq!(pool.install(|| sum(0, n)), n * (n - 1) / 2);

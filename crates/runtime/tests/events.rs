@@ -6,6 +6,9 @@
 //! starts `Layout::queued_starts` reports, and that task events stop once the policy no
 //! longer wants them. The test policies wrap a built-in one ([`Wrapped`]).
 
+mod common;
+
+use common::sum;
 use locus::{join, scope, Policy, PolicyKind, TaskCost, TaskInfo, ThreadPoolBuilder, WorkerMap};
 use locus_policy::{Layout, Place, PolicyFactory, Probe, Source};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -233,16 +236,6 @@ impl Hooks for QueuedStarts {
     fn finished(&self) {
         panic!("queued starts only: no task's end is reported");
     }
-}
-
-/// Sum of `lo..hi` by fork-join down to single numbers.
-fn sum(lo: u64, hi: u64) -> u64 {
-    if hi - lo <= 1 {
-        return lo;
-    }
-    let mid = lo + (hi - lo) / 2;
-    let (a, b) = join(|| sum(lo, mid), || sum(mid, hi));
-    a + b
 }
 
 /// With `Layout::queued_starts` the runtime reports the start of every job it takes

@@ -4,18 +4,11 @@
 //! into same node, same package and other package, and the split adds up, worker by
 //! worker.
 
+mod common;
+
+use common::sum;
 use locus::counters::CounterKind;
 use locus::{PolicyKind, ThreadPool, ThreadPoolBuilder, Topology};
-
-/// Sum of `lo..hi` by fork-join down to single numbers.
-fn sum(lo: u64, hi: u64) -> u64 {
-    if hi - lo <= 1 {
-        return lo;
-    }
-    let mid = lo + (hi - lo) / 2;
-    let (a, b) = locus::join(|| sum(lo, mid), || sum(mid, hi));
-    a + b
-}
 
 /// A pool of 8 workers under `policy` on a virtual machine of two packages with two
 /// squads each, with the `declared` counter source (for the profiling policies).

@@ -14,3 +14,13 @@ pub(crate) fn pool(policy: PolicyKind, threads: usize, machine: &str) -> ThreadP
     }
     builder.build().expect("pool builds")
 }
+
+/// Sum of `lo..hi` by fork-join down to single numbers.
+pub(crate) fn sum(lo: u64, hi: u64) -> u64 {
+    if hi - lo <= 1 {
+        return lo;
+    }
+    let mid = lo + (hi - lo) / 2;
+    let (a, b) = locus::join(|| sum(lo, mid), || sum(mid, hi));
+    a + b
+}
