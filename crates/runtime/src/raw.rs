@@ -140,8 +140,8 @@ pub fn run_own_until(done: impl Fn() -> bool) -> bool {
 /// instead of being spawned: a plain OpenMP task (`locus-omp`) where its own deque (under
 /// `mts` its squad's queue) holds as many, with no worker of its pool idle
 /// ([`offers_enough`]); a `join`'s second half that the policy places in the own squad's
-/// queue where that queue holds as many more than the pool has idle workers (the
-/// runtime's joins).
+/// queue where that queue holds as many, or one for each worker of the squad if more,
+/// besides one for each idle worker of the pool (the runtime's joins).
 ///
 /// Measured for the OpenMP layer at 2 threads, runs interleaved, with
 /// `crates/omp/bench/fib.c` built by `gcc -O2 -fopenmp` and run as `locus run --policy

@@ -314,6 +314,10 @@ pub(crate) fn loop_chunk_started() {
 pub(crate) struct WorkerThread {
     pub(crate) index: usize,
     squad: usize,
+    /// Tasks the own squad's queue holds, besides one for each idle worker of the pool,
+    /// before a `join`'s half placed there runs at once instead ([`Self::push_half`]): a
+    /// task for each worker of the squad, and [`BACKLOG`] at least.
+    squad_backlog: usize,
     always_local: bool,
     /// Jobs at this level or deeper are pushed on the own deque without asking the
     /// policy (`Layout::local_from_level`; `u32::MAX` where it asks about every job).
@@ -366,6 +370,11 @@ impl WorkerThread {
         WorkerThread {
             index,
             squad: registry.map.squad_of(index),
+            squad_backlog: registry
+                .map
+                .squad(registry.map.squad_of(index))
+                .len()
+                .max(BACKLOG),
             always_local: registry.layout.always_local,
             local_from_level: registry.layout.local_from_level.unwrap_or(u32::MAX),
             deque,
@@ -522,18 +531,19 @@ impl WorkerThread {
 
     /// Publishes the second half of a `join` (or of a loop's split) as [`Self::push`]
     /// does, or keeps it: `None` where the policy places it in this worker's own squad's
-    /// shared queue and that queue already holds [`BACKLOG`] tasks more than the pool has
-    /// idle workers. The caller then runs it itself after the first half, as it would
-    /// have after taking it back: lazy task creation, as the OpenMP layer's tasks run at
-    /// once (`locus-omp`'s `task.rs`). Under `mts` every half went through the queue's
-    /// lock twice, once to publish and once to take back, and fib without a cutoff took
-    /// 2.5x `ws`'s time (`locus bench fib --policy ws,mts --machine 2x1 --threads 2`).
-    /// Counting the idle workers in, rather than asking for none (the OpenMP layer's
-    /// rule, [`Self::offers_enough`]), keeps the rule working where some workers are
-    /// always looking, as on a pool larger than its machine (fib under `mts` on a virtual
-    /// opteron-8380 over 2 cores: 43 ms with the OpenMP layer's rule, 16 with this one,
-    /// `ws` 10). The policy still places the half (what it notes stays right: the half
-    /// runs in the squad it chose), but never hears of its start.
+    /// shared queue and that queue already holds a task for each of the squad's workers
+    /// ([`BACKLOG`] at least) more than the pool has idle workers. The caller then runs
+    /// it itself after the first half, as it would have after taking it back: lazy task
+    /// creation, as the OpenMP layer's tasks run at once (`locus-omp`'s `task.rs`).
+    /// Under `mts` every half went through the queue's lock twice, once to publish and
+    /// once to take back, and fib without a cutoff took 2.5x `ws`'s time (`locus bench
+    /// fib --policy ws,mts --machine 2x1 --threads 2`). Counting the idle workers in,
+    /// rather than asking for none (the OpenMP layer's rule, [`Self::offers_enough`]),
+    /// keeps the rule working where some workers are always looking, as on a pool larger
+    /// than its machine (fib under `mts` on a virtual opteron-8380 over 2 cores: 43 ms
+    /// with the OpenMP layer's rule, 16 with this one, `ws` 10). The policy still places
+    /// the half (what it notes stays right: the half runs in the squad it chose), but
+    /// never hears of its start.
     #[inline]
     pub(crate) fn push_half(&self, job: JobRef) -> Option<Place> {
         if self.places_locally(&job) {
@@ -584,7 +594,7 @@ impl WorkerThread {
         let place = self.place(&job);
         if place == Place::Squad(self.squad)
             && self.registry.squad_queues[self.squad].len_hint()
-                >= BACKLOG + self.registry.idle.load(Ordering::Relaxed)
+                >= self.squad_backlog + self.registry.idle.load(Ordering::Relaxed)
         {
             bump(&self.counters().run_at_once, 1);
             return None;

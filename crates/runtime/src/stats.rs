@@ -99,7 +99,8 @@ stats! {
     taken_back,
     /// Second halves of joins (and of loops' splits) that the worker ran itself without
     /// queueing them: the policy placed them in its own squad's shared queue (`mts`),
-    /// which already held `raw::BACKLOG` tasks more than the pool had idle workers.
+    /// which already held a task for each of the squad's workers (`raw::BACKLOG` at
+    /// least) more than the pool had idle workers.
     run_at_once,
     /// Root tasks taken from the pool's injector (work submitted from outside).
     injected,

@@ -233,8 +233,8 @@ fn mts_waiting_workers_run_their_own_tasks_depth_first() {
 }
 
 /// Under `mts`, a join's second half that would wait in the worker's own squad's queue
-/// while that queue already holds `locus::raw::BACKLOG` tasks more than the pool has
-/// idle workers (none here) is not queued: the worker runs it after the first half. One
+/// while that queue already holds a task for each of the squad's workers
+/// (`locus::raw::BACKLOG` at least) more than the pool has idle workers (none here) is not queued: the worker runs it after the first half. One
 /// worker steals nothing, so each half is either run at once or taken back from the
 /// queue; only the halves that refill the queue on the way down are queued (a few
 /// hundred of this sum's thousands), and every result is right.
