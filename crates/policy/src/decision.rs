@@ -46,13 +46,16 @@ pub enum Probe {
     /// newest first as MTS takes them).
     SquadQueueShallow(SquadId),
     /// Take up to `batch` of the oldest tasks of one remote squad's queue into the
-    /// worker's own squad queue, trying squads nearest first
-    /// ([`crate::WorkerMap::remote_squads`]: group by group, a random start in each).
+    /// worker's own squad queue, trying squads nearest first where `nearest`
+    /// ([`crate::WorkerMap::remote_squads`]: group by group, a random start in each),
+    /// else all of them from one random start ([`crate::WorkerMap::squad_search`]).
     /// At most one worker of a squad does this at a time; the others go on looking in
     /// their squad queue, where the stolen work will appear.
     BulkSteal {
         /// The most tasks moved by one steal.
         batch: usize,
+        /// Nearest squads first.
+        nearest: bool,
     },
     /// Pop the newest task of the central queue.
     Central,

@@ -56,6 +56,8 @@ struct Rings {
     squads: Vec<SquadId>,
     /// Where each group of `squads` ends (exclusive), nearest group first.
     squad_ends: Vec<usize>,
+    /// Where `squads` ends: one group of them all.
+    all_end: [usize; 1],
     workers: Vec<WorkerId>,
     /// Where each group of `workers` ends: the workers of the squads of the same group.
     worker_ends: Vec<usize>,
@@ -161,6 +163,7 @@ impl WorkerMap {
                 let mut rings = Rings {
                     squads: Vec::with_capacity(others.len()),
                     squad_ends: Vec::new(),
+                    all_end: [others.len()],
                     workers: Vec::new(),
                     worker_ends: Vec::new(),
                 };
@@ -300,6 +303,23 @@ impl WorkerMap {
         }
     }
 
+    /// The squads a search from `squad` tries, in groups: nearest first as
+    /// [`WorkerMap::remote_squads`] gives them where `nearest`, else one group of them all,
+    /// nearest first, which a search scans from one random start (the first squad tried
+    /// is then as likely any other, near or far).
+    pub fn squad_search(&self, squad: SquadId, nearest: bool) -> Groups<'_> {
+        let rings = &self.rings[squad];
+        Groups {
+            items: &rings.squads,
+            ends: if nearest {
+                rings.squad_ends.iter()
+            } else {
+                rings.all_end.iter()
+            },
+            start: 0,
+        }
+    }
+
     /// The workers of `squad`'s package, `squad`'s own among them, in index order:
     /// every squad whose [`WorkerMap::tier`] from it is nearer than
     /// [`SquadTier::OtherPackage`].
@@ -387,6 +407,10 @@ mod tests {
         let groups: Vec<&[usize]> = map.remote_squads(9).collect();
         let own_package: Vec<usize> = (8..16).filter(|&s| s != 9).collect();
         assert_eq!(groups, [&own_package[..], &(0..8).collect::<Vec<_>>()[..]]);
+        // Not nearest first: one group of them all, in the same order.
+        let all: Vec<usize> = own_package.iter().copied().chain(0..8).collect();
+        assert_eq!(map.squad_search(9, false).collect::<Vec<_>>(), [&all[..]]);
+        assert!(map.squad_search(9, true).eq(map.remote_squads(9)));
         assert_eq!(map.tier(9, 10), SquadTier::SameNode);
         assert_eq!(map.tier(9, 1), SquadTier::OtherPackage);
         assert_eq!(map.tier(9, 9), SquadTier::SameSquad);
@@ -405,6 +429,7 @@ mod tests {
             opteron.remote_squads(2).collect::<Vec<_>>(),
             [&[0, 1, 2, 3][..]]
         );
+        assert!(opteron.squad_search(2, false).eq(opteron.remote_squads(2)));
         let abstract_map = WorkerMap::from_squad_sizes(&[2, 3, 1]);
         assert_eq!(
             abstract_map.remote_workers(1).collect::<Vec<_>>(),

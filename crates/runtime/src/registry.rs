@@ -890,7 +890,9 @@ impl WorkerThread {
                 });
                 local(picked.map(|q| q.job))
             }
-            Probe::BulkSteal { batch } => self.bulk_steal(batch).map(|j| (j, Source::OtherSquad)),
+            Probe::BulkSteal { batch, nearest } => self
+                .bulk_steal(batch, nearest)
+                .map(|j| (j, Source::OtherSquad)),
             Probe::Central => local(registry.central.pop_newest()),
             Probe::InterPool(squad) => local(registry.inter_pools[squad].pop_newest()),
             Probe::RemoteInterPools => self.steal_inter_remote().map(|j| (j, Source::OtherSquad)),
@@ -1005,13 +1007,13 @@ impl WorkerThread {
 
     /// MTS: steal a batch from one remote squad for the squad, nearest squads first
     /// (`WorkerMap::remote_squads`), from a random start in each group.
-    fn bulk_steal(&self, batch: usize) -> Option<JobRef> {
+    fn bulk_steal(&self, batch: usize, nearest: bool) -> Option<JobRef> {
         let registry = &*self.registry;
         let own = &registry.squad_queues[self.squad];
         let flag = &registry.squad_stealing[self.squad];
         let mut scratch = self.scratch.take();
         let mut result = None;
-        'groups: for group in registry.map.remote_squads(self.squad) {
+        'groups: for group in registry.map.squad_search(self.squad, nearest) {
             let others = from_random_start(group, self.next_random()).filter(|&s| s != self.squad);
             for victim in others {
                 match queue::bulk_steal(

@@ -1001,9 +1001,9 @@ impl<'w> Sim<'w> {
                 self.workers[w].counts.failed_steals += 1;
                 None
             }
-            Probe::BulkSteal { batch } => {
+            Probe::BulkSteal { batch, nearest } => {
                 let map = self.map;
-                for group in map.remote_squads(own_squad) {
+                for group in map.squad_search(own_squad, nearest) {
                     let r = self.workers[w].rng.next_u64();
                     for s in from_random_start(group, r).filter(|&s| s != own_squad) {
                         self.spend(w, self.lat.probe_remote);
@@ -1329,7 +1329,10 @@ mod tests {
             // Squad 9 (package 1) and squad 4 (package 0) hold work; squad 0 steals.
             sim.queues.squad[9].push_back(9);
             sim.queues.squad[4].push_back(4);
-            let probe = Probe::BulkSteal { batch: 1 };
+            let probe = Probe::BulkSteal {
+                batch: 1,
+                nearest: true,
+            };
             assert_eq!(took(sim.probe(3, probe)), 4);
             assert_eq!(took(sim.probe(3, probe)), 9);
             let c = sim.workers[3].counts;

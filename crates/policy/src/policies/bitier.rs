@@ -441,7 +441,10 @@ impl BiTier {
             plan.push(Probe::Steal(victims));
         }
         if chunks {
-            plan.push(Probe::BulkSteal { batch: 1 });
+            plan.push(Probe::BulkSteal {
+                batch: 1,
+                nearest: true,
+            });
         }
     }
 
@@ -537,7 +540,10 @@ impl BiTier {
             self.busy_refusals[squad].fetch_add(1, Ordering::Relaxed);
         }
         if chunks {
-            plan.push(Probe::BulkSteal { batch: 1 });
+            plan.push(Probe::BulkSteal {
+                batch: 1,
+                nearest: true,
+            });
         }
         // An idle squad whose leaves have all started this iteration waits for nothing
         // of its own: the rest of the iteration is other squads' work. So does a squad
@@ -1393,7 +1399,10 @@ mod tests {
                 Probe::Steal(Victims::Squad),
                 Probe::SquadQueue(1),
                 Probe::InterPool(1),
-                Probe::BulkSteal { batch: 1 },
+                Probe::BulkSteal {
+                    batch: 1,
+                    nearest: true,
+                },
                 Probe::Steal(Victims::All),
             ]
         );
@@ -1405,7 +1414,10 @@ mod tests {
                 Probe::OwnDeque,
                 Probe::SquadQueue(1),
                 Probe::Steal(Victims::All),
-                Probe::BulkSteal { batch: 1 },
+                Probe::BulkSteal {
+                    batch: 1,
+                    nearest: true,
+                },
             ]
         );
         // A task that is not a loop chunk is not the chunks' business.

@@ -248,7 +248,8 @@ pub const POLICIES: &[PolicyInfo] = &[
                else the oldest task if shallower than the newest (a larger subtree), \
                else the newest; when the queue is empty, one worker of the squad at a \
                time steals a batch (default: the squad's size; `mts:N` for N) of the \
-               oldest tasks of a remote squad for the whole squad",
+               oldest tasks of a remote squad for the whole squad, from any squad until \
+               a task id repeats, then nearest squads first",
         in_all: true,
         in_sim_all: true,
         locality: true,
@@ -263,7 +264,8 @@ pub const POLICIES: &[PolicyInfo] = &[
         help: "MTS as published: the squad's shared queue popped newest first (LIFO)",
         paper: "Qthreads MTS as published",
         spawn: "own squad's shared LIFO queue",
-        idle: "as `mts`, but the squad queue's newest task first",
+        idle: "as `mts`, but the squad queue's newest task first, and bulk steals from \
+               the nearest squads first throughout",
         in_all: false,
         in_sim_all: true,
         locality: false,
@@ -907,19 +909,37 @@ mod tests {
         assert_eq!(mts.place(3, &task, &task), Place::Squad(1));
         assert_eq!(
             plan(&*mts, 3),
-            vec![Probe::SquadQueueShallow(1), Probe::BulkSteal { batch: 2 }]
+            vec![
+                Probe::SquadQueueShallow(1),
+                Probe::BulkSteal {
+                    batch: 2,
+                    nearest: false
+                }
+            ]
         );
         let mts7 = PolicyKind::Mts { batch: Some(7) }.build(&map);
         assert_eq!(
             plan(&*mts7, 0),
-            vec![Probe::SquadQueueShallow(0), Probe::BulkSteal { batch: 7 }]
+            vec![
+                Probe::SquadQueueShallow(0),
+                Probe::BulkSteal {
+                    batch: 7,
+                    nearest: false
+                }
+            ]
         );
         let paper = PolicyKind::MtsPaper { batch: None }.build(&map);
         assert_eq!(paper.name(), "mts-paper");
         assert_eq!(paper.place(3, &task, &task), Place::Squad(1));
         assert_eq!(
             plan(&*paper, 3),
-            vec![Probe::SquadQueue(1), Probe::BulkSteal { batch: 2 }],
+            vec![
+                Probe::SquadQueue(1),
+                Probe::BulkSteal {
+                    batch: 2,
+                    nearest: true
+                }
+            ],
             "the published MTS pops its squad queue newest first"
         );
 
