@@ -1005,8 +1005,9 @@ impl WorkerThread {
         }
     }
 
-    /// MTS: steal a batch from one remote squad for the squad, nearest squads first
-    /// (`WorkerMap::remote_squads`), from a random start in each group.
+    /// MTS: steal a batch from one remote squad for the squad: nearest squads first
+    /// where `nearest`, from a random start in each group, else all of them from one
+    /// random start (`WorkerMap::squad_search`).
     fn bulk_steal(&self, batch: usize, nearest: bool) -> Option<JobRef> {
         let registry = &*self.registry;
         let own = &registry.squad_queues[self.squad];

@@ -775,7 +775,8 @@ impl<'w> Sim<'w> {
             let parent = self.info(parent_task);
             let info = self.info(task);
             let place = self.policy.place(w, &parent, &info);
-            // The runtime stops asking once the policy promises this (`Policy::spawns_stay_local`).
+            // The runtime stops asking once the policy promises this
+            // (`Policy::spawns_stay_local`).
             debug_assert!(
                 place == Place::Local || info.is_loop_chunk() || !self.policy.spawns_stay_local(),
                 "{} promised that its spawns stay local, and placed {place:?}",

@@ -258,8 +258,8 @@ mod tests {
     /// (here: after the thread heard of it) reaches nobody.
     #[test]
     fn a_thread_that_declared_before_hears_of_a_new_sink() {
-        let _alone = process_wide();
         use std::sync::mpsc;
+        let _alone = process_wide();
         let first = Arc::new(Counted(Mutex::new((0, 0))));
         let second = Arc::new(Counted(Mutex::new((0, 0))));
         let (go, steps) = mpsc::channel::<u64>();
@@ -290,7 +290,8 @@ mod tests {
         assert_eq!(second.0.lock().unwrap().1, 110);
     }
 
-    /// A process-wide sink that declares itself (once per call, guarded) is heard too.
+    /// A process-wide sink that declares while it listens (here: half the work it
+    /// hears of, down to 1) hears those declarations too.
     #[test]
     fn a_sink_may_declare() {
         struct Echo(Mutex<Vec<u64>>);
