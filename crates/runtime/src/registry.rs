@@ -540,8 +540,9 @@ impl WorkerThread {
     /// fib --policy ws,mts --machine 2x1 --threads 2`). Counting the idle workers in,
     /// rather than asking for none (the OpenMP layer's rule, [`Self::offers_enough`]),
     /// keeps the rule working where some workers are always looking, as on a pool larger
-    /// than its machine (fib under `mts` on a virtual opteron-8380 over 2 cores: 43 ms
-    /// with the OpenMP layer's rule, 16 with this one, `ws` 10). The policy still places
+    /// than its machine (`locus bench fib --policy ws,mts --machine opteron-8380 --reps
+    /// 5`, 16 workers over 2 cores: 43 ms with the OpenMP layer's rule, 16 with this
+    /// one, `ws` 10 in the same runs). The policy still places
     /// the half (what it notes stays right: the half runs in the squad it chose), but
     /// never hears of its start.
     #[inline]

@@ -41,7 +41,8 @@
 //!   waits for a busy squad. A squad with no leaf of its own, in turn, takes other
 //!   squads' leaves only from a squad that runs a leaf while leaves homed there wait
 //!   ([`BiTier::leaves_wait_elsewhere`]): an idle home starts its own. (On `sor
-//!   3072x2048,leaf=128` on xeon-6230-2s, 40 workers a squad, both half-grid leaves of 12 tasks each ended homed in one squad, which ran
+//!   3072x2048,leaf=128` on xeon-6230-2s, 40 workers a squad, both half-grid leaves of
+//!   12 tasks each ended homed in one squad, which ran
 //!   them side by side while the other idled: 1.24 of `ws`'s time, 0.57 with the rules;
 //!   `cats-paper`, one leaf a squad, 0.58. Holding back for any idle squad, homes or
 //!   not, cost epyc-9654-2s's 24 squads, whose squads done with their one leaf then

@@ -406,11 +406,9 @@ impl Policy for Cab {
     }
 
     fn spawns_stay_local(&self) -> bool {
-        // No profile, no tiers (`tier` is `None`): only loop chunks are placed.
-        matches!(
-            self.leaf_level.load(Ordering::Acquire),
-            NO_TIER | UNPROFILED
-        )
+        // The states without events are those without a profile or tiers (`tier` is
+        // `None`): only loop chunks are placed there.
+        !self.wants_task_events()
     }
 
     fn task_started(&self, worker: WorkerId, task: &TaskInfo, source: Source) {

@@ -172,8 +172,8 @@ impl TopDeal {
         }
     }
 
-    /// A profiled task completes: the dealt top has unfolded by then (its tasks only
-    /// fork), and [`TopDeal::unfolding`] ends for good.
+    /// A task completes, measured or not: the dealt top has unfolded by then (its tasks
+    /// only fork), and [`TopDeal::unfolding`] ends for good.
     #[inline]
     pub(crate) fn settle(&self) {
         if !self.settled.load(Ordering::Relaxed) {
@@ -182,7 +182,7 @@ impl TopDeal {
     }
 
     /// Whether the profiled iteration's top is being dealt: a task has been dealt and no
-    /// profiled task has completed yet. Until then the policy's workers steal inside
+    /// task has completed yet. Until then the policy's workers steal inside
     /// their own squad only: every squad's part of the top reaches it within a few
     /// forks, and a thief from another package that took a piece of the first squads'
     /// part in the meantime would first-touch that piece's data in its own package,
