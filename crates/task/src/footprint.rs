@@ -28,9 +28,11 @@
 //! locus_task::footprint::write_slice(&rows[512..]);
 //! ```
 
+mod listener;
+
+use listener::{Listener, Snapshot};
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// Whether an access reads or writes memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,47 +54,32 @@ pub trait FootprintSink: Send + Sync {
     }
 }
 
-/// Listeners installed: 1 for the process-wide sink, plus one per thread that has a
-/// sink of its own. Read on every declaration.
-static LISTENERS: AtomicUsize = AtomicUsize::new(0);
-static SINK: RwLock<Option<Arc<dyn FootprintSink>>> = RwLock::new(None);
-/// Bumped, under `SINK`'s write lock, each time the process-wide listener changes: a
-/// thread whose copy ([`CACHED`]) is of another generation reads `SINK` again.
-static GENERATION: AtomicUsize = AtomicUsize::new(0);
+/// The process-wide listener, with the count of listeners that every declaration reads
+/// first (the protocol: `footprint/listener.rs`).
+static PROCESS: Listener<Arc<dyn FootprintSink>> = Listener::new();
 
 thread_local! {
     /// This thread's own listener, while [`with_thread_sink`] runs.
     static THREAD_SINK: RefCell<Option<Arc<dyn FootprintSink>>> = const { RefCell::new(None) };
-    /// This thread's copy of the process-wide listener and the [`GENERATION`] it was
-    /// read at. Every thread of every pool declares through it: reading `SINK` itself
+    /// This thread's copy of the process-wide listener and the generation it was read
+    /// at. Every thread of every pool declares through it: reading the slot itself
     /// (its lock, the `Arc`'s count) on each declaration made the threads pass those
     /// lines to each other, and fib without a cutoff under `cats` with the `declared`
     /// source took 7x `ws`'s time on two threads (`locus bench fib --policy ws,cats
     /// --machine 2x1 --threads 2`; `ws` in the same run as slow).
-    static CACHED: RefCell<(usize, Option<Arc<dyn FootprintSink>>)> =
+    static CACHED: RefCell<Snapshot<Arc<dyn FootprintSink>>> =
         const { RefCell::new((0, None)) };
 }
 
 /// Installs `sink` as the process-wide listener, replacing any earlier one.
 pub fn set_sink(sink: Arc<dyn FootprintSink>) {
-    let mut slot = SINK.write().unwrap_or_else(|e| e.into_inner());
-    let first = slot.replace(sink).is_none();
-    // Before the count: a declaration that sees the count (Acquire in `with_listener`)
-    // sees the new generation, and waits on the lock for the new sink.
-    GENERATION.fetch_add(1, Ordering::Release);
-    if first {
-        LISTENERS.fetch_add(1, Ordering::Release);
-    }
+    PROCESS.set(sink);
 }
 
 /// Removes the process-wide listener; later declarations are no-ops again (except on
 /// threads with a listener of their own).
 pub fn clear_sink() {
-    let mut slot = SINK.write().unwrap_or_else(|e| e.into_inner());
-    if slot.take().is_some() {
-        GENERATION.fetch_add(1, Ordering::Release);
-        LISTENERS.fetch_sub(1, Ordering::Release);
-    }
+    PROCESS.clear();
 }
 
 /// Runs `f` with `sink` listening to every declaration made on this thread (and only
@@ -105,10 +92,10 @@ pub fn with_thread_sink<R>(sink: Arc<dyn FootprintSink>, f: impl FnOnce() -> R) 
         fn drop(&mut self) {
             let outer = self.0.take();
             THREAD_SINK.with(|s| *s.borrow_mut() = outer);
-            LISTENERS.fetch_sub(1, Ordering::Release);
+            PROCESS.remove_thread();
         }
     }
-    LISTENERS.fetch_add(1, Ordering::Release);
+    PROCESS.add_thread();
     let outer = THREAD_SINK.with(|s| s.borrow_mut().replace(sink));
     let _restore = Restore(outer);
     f()
@@ -117,7 +104,7 @@ pub fn with_thread_sink<R>(sink: Arc<dyn FootprintSink>, f: impl FnOnce() -> R) 
 /// Whether a listener is installed (on any thread).
 #[inline]
 pub fn is_listening() -> bool {
-    LISTENERS.load(Ordering::Relaxed) != 0
+    PROCESS.is_listening()
 }
 
 /// Declares that the running task reads `len` bytes starting at `addr`.
@@ -176,7 +163,7 @@ fn work_slow(instructions: u64) {
 
 /// Calls `f` with this thread's listener, or else the process-wide one, if any.
 fn with_listener(f: impl FnOnce(&dyn FootprintSink)) {
-    if LISTENERS.load(Ordering::Acquire) == 0 {
+    if !PROCESS.any() {
         return;
     }
     // `try_with`: declarations from thread-local destructors at thread exit fall
@@ -189,13 +176,12 @@ fn with_listener(f: impl FnOnce(&dyn FootprintSink)) {
     }
     let mut f = Some(f);
     let _ = CACHED.try_with(|cached| {
-        let generation = GENERATION.load(Ordering::Acquire);
-        if cached.borrow().0 != generation {
+        if !PROCESS.is_current(&cached.borrow()) {
             match cached.try_borrow_mut() {
-                Ok(mut cached) => *cached = (generation, process_sink()),
+                Ok(mut copy) => PROCESS.refresh(&mut copy),
                 // A sink declaring while the listener changes: read it without the copy.
                 Err(_) => {
-                    if let (Some(sink), Some(f)) = (process_sink(), f.take()) {
+                    if let (Some(sink), Some(f)) = (PROCESS.read(), f.take()) {
                         f(&*sink);
                     }
                     return;
@@ -207,11 +193,6 @@ fn with_listener(f: impl FnOnce(&dyn FootprintSink)) {
             f(&**sink);
         }
     });
-}
-
-/// The process-wide listener, read under its lock.
-fn process_sink() -> Option<Arc<dyn FootprintSink>> {
-    SINK.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 #[cfg(test)]
