@@ -354,9 +354,11 @@ fn report(plan: &MatrixPlan, rows: &[Row]) -> (String, bool) {
         } else {
             String::new()
         };
+        // Three decimals: a worst of 1.054 is above a limit of 1.05, and two would
+        // print it as the limit itself.
         let _ = writeln!(
             out,
-            "  {policy:<name_width$}  {ratio:.2}  ({} {params} on {}{seeds}){}",
+            "  {policy:<name_width$}  {ratio:.3}  ({} {params} on {}{seeds}){}",
             params.kernel().name(),
             plan.machines[worst.machine].0,
             if over { "  above --limit" } else { "" }
@@ -405,20 +407,22 @@ mod tests {
             ratios: vec![ratio],
             per_seed: vec![per_seed],
         };
-        let rows = [row(1.07, (0.97, 1.18))];
+        let rows = [row(1.0541, (0.97, 1.18))];
         let (out, within) = report(&plan(2), &rows);
         assert!(!within, "{out}");
         assert!(
             out.contains(
-                "mts     1.07  (fib 20,cutoff=0 on 2x2; one seed at a time 0.97 to 1.18)  above --limit"
+                "mts     1.054  (fib 20,cutoff=0 on 2x2; one seed at a time 0.97 to 1.18)  above --limit"
             ),
             "{out}"
         );
         let (out, within) = report(&plan(1), &[row(1.02, (1.02, 1.02))]);
         assert!(within);
         assert!(
-            out.contains("mts     1.02  (fib 20,cutoff=0 on 2x2)\n"),
+            out.contains("mts     1.020  (fib 20,cutoff=0 on 2x2)\n"),
             "{out}"
         );
+        // The table's rows keep two decimals.
+        assert!(out.contains("    1.02\n"), "{out}");
     }
 }
