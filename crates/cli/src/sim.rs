@@ -78,6 +78,7 @@ impl Setup {
             seed: args.seed,
             latencies,
             clock: args.clock,
+            memory: args.memory,
             trace: false,
         };
         Ok(Setup {
@@ -636,12 +637,14 @@ fn values(list: &str) -> Result<Vec<u64>> {
 fn header(setup: &Setup, workload: &Workload) -> String {
     let map = WorkerMap::new(&setup.topology, setup.workers());
     format!(
-        "{workload}\nmachine {}: {} workers in {} squads; latencies: {}; clock {}; seed {}\n",
+        "{workload}\nmachine {}: {} workers in {} squads; latencies: {}; clock {}; memory {}; \
+         seed {}\n",
         setup.topology.name(),
         map.num_workers(),
         map.num_squads(),
         setup.config.latencies.source,
         setup.config.clock.name(),
+        setup.config.memory.name(),
         setup.config.seed,
     )
 }
@@ -823,6 +826,7 @@ mod tests {
             seed: 1,
             latencies: None,
             clock: locus_sim::clock::ClockKind::default(),
+            memory: locus_sim::machine::Placement::default(),
             json: None,
         }
     }

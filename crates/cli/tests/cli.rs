@@ -438,6 +438,10 @@ fn sim_refuses_bad_input_with_exit_code_2() {
         (vec!["sim", "heat", "--machine", "pack:0 pu:1"], "--machine"),
         (vec!["sim", "heat", "--latencies", lat], "l3_hitt"),
         (
+            vec!["sim", "heat", "--memory", "first_touch"],
+            "unknown memory placement \"first_touch\"",
+        ),
+        (
             vec![
                 "sim",
                 "heat",

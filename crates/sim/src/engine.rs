@@ -51,7 +51,7 @@ use serde::Serialize;
 
 use crate::clock::{ClockCounts, ClockKind, MemoryClock};
 use crate::latency::{Latencies, LatencyTable};
-use crate::machine::{CoreCounts, Machine, MachineError};
+use crate::machine::{CoreCounts, Machine, MachineError, Placement};
 use crate::trace::{Flow, Slice, StealKind, Timeline, Track};
 use locus_task::rng::XorShift64Star;
 use locus_task::workload::{Step, Workload};
@@ -75,19 +75,22 @@ pub struct SimConfig {
     pub latencies: LatencyTable,
     /// The clock that charges memory accesses ([`crate::clock`]).
     pub clock: ClockKind,
+    /// Where pages are placed when first touched ([`crate::machine`]).
+    pub memory: Placement,
     /// Keep a timeline for [`SimResult::timeline`].
     pub trace: bool,
 }
 
 impl SimConfig {
     /// The defaults for `topology`: one worker per PU, seed 1, its latency table, the
-    /// overlapping clock, no timeline.
+    /// overlapping clock, first-touch pages, no timeline.
     pub fn for_machine(topology: &Topology) -> SimConfig {
         SimConfig {
             threads: None,
             seed: 1,
             latencies: Latencies::defaults_for(topology.name()),
             clock: ClockKind::default(),
+            memory: Placement::default(),
             trace: false,
         }
     }
@@ -284,7 +287,8 @@ pub fn simulate_with(
     if workload.roots().is_empty() {
         return Err(SimError::Empty(workload.name.clone()));
     }
-    let machine = Machine::new(topology, config.latencies.latencies, workload.pages())?;
+    let mut machine = Machine::new(topology, config.latencies.latencies, workload.pages())?;
+    machine.set_placement(config.memory);
     let map = WorkerMap::new(topology, threads);
     let built = factory.build(&map);
     let mut sim = Sim::new(workload, topology, &map, built, config, machine);

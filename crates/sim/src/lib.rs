@@ -10,7 +10,8 @@
 //! The pieces, in the order a simulation uses them:
 //! - [`latency`]: the machine's costs in cycles, per preset, overridable from a file.
 //! - [`cache`] and [`machine`]: set-associative LRU caches, private per core and
-//!   shared per cache domain, with coherence and first-touch NUMA memory.
+//!   shared per cache domain, with coherence and first-touch (or interleaved) NUMA
+//!   memory.
 //! - [`clock`]: when a missed line arrives: fill buffers per core, bandwidth per
 //!   memory node and per link between packages, with queueing.
 //! - [`engine`]: simulated workers carrying out a policy's decisions

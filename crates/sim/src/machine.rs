@@ -1,6 +1,6 @@
 //! The simulated machine's memory system: private caches per core, a shared last-level
-//! cache per cache domain, NUMA memory with first-touch placement, and the coherence
-//! that keeps them consistent.
+//! cache per cache domain, NUMA memory with first-touch (or interleaved) placement, and
+//! the coherence that keeps them consistent.
 //!
 //! # The model
 //! - Each core has its private data caches (L1d, and L2 where the topology has one),
@@ -18,12 +18,13 @@
 //!   misses is fetched from another domain's cache when one holds it (`near_cache`
 //!   within the package, `remote_cache` across packages), else from DRAM.
 //! - Memory: 4 KiB pages, placed on the NUMA node of the first core that touches them
-//!   (first touch, Linux's default policy). A DRAM access is local or remote by the
-//!   page's node. Every line that crosses a package boundary (a DRAM access to another
-//!   package's node, or a fetch from another package's cache) adds its size to the
-//!   interconnect bytes; a line from another node of the core's own package (several
-//!   nodes per socket, EPYC's NPS4) is a remote DRAM access that stays in the package,
-//!   at the `near_dram` latency.
+//!   (first touch, Linux's default policy), or, with [`Placement::Interleave`], page
+//!   `p` on node `p mod nodes` (`numactl --interleave=all`). A DRAM access is local or
+//!   remote by the page's node. Every line that crosses a package boundary (a DRAM
+//!   access to another package's node, or a fetch from another package's cache) adds
+//!   its size to the interconnect bytes; a line from another node of the core's own
+//!   package (several nodes per socket, EPYC's NPS4) is a remote DRAM access that stays
+//!   in the package, at the `near_dram` latency.
 //! - Time: an access costs the latency of the level that serves it
 //!   ([`crate::latency::Latencies`]); a write that must remove copies elsewhere pays
 //!   one more round to the farthest of them. Each access also says which shared
@@ -45,6 +46,37 @@ const UNTOUCHED: u16 = u16::MAX;
 const CLEAN: u16 = u16::MAX;
 /// Lines per directory bitmask word.
 const WORD: usize = 64;
+
+/// Where a page's memory is placed when it is first touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// On the NUMA node of the core that touches it first (Linux's default).
+    #[default]
+    FirstTouch,
+    /// Page `p` on node `p mod nodes`, every node in turn (`numactl --interleave=all`):
+    /// a program's pages spread evenly over the nodes whoever touches them.
+    Interleave,
+}
+
+impl Placement {
+    /// The name `--memory` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::FirstTouch => "first-touch",
+            Placement::Interleave => "interleave",
+        }
+    }
+
+    /// The placement named `name` (`first-touch` or `interleave`).
+    pub fn parse(name: &str) -> Option<Placement> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "first-touch" => Some(Placement::FirstTouch),
+            "interleave" => Some(Placement::Interleave),
+            _ => None,
+        }
+    }
+}
 
 /// What went wrong building the model of a machine.
 #[derive(Debug, thiserror::Error)]
@@ -194,6 +226,8 @@ pub struct Machine {
     directory: Vec<u64>,
     /// NUMA node of each page, or [`UNTOUCHED`].
     page_node: Vec<u16>,
+    /// Where untouched pages go.
+    placement: Placement,
     /// Package of each NUMA node (0 for a node without cores).
     package_of_node: Vec<u16>,
     /// The route of the access being made.
@@ -334,6 +368,7 @@ impl Machine {
             words,
             directory,
             page_node: vec![UNTOUCHED; pages as usize],
+            placement: Placement::default(),
             package_of_node,
             route: Route::OnChip,
             writeback: NO_WRITEBACK,
@@ -369,6 +404,11 @@ impl Machine {
     /// The package of each NUMA node.
     pub fn package_of_node(&self) -> &[u16] {
         &self.package_of_node
+    }
+
+    /// Places the pages touched from now on by `placement` (first touch until set).
+    pub fn set_placement(&mut self, placement: Placement) {
+        self.placement = placement;
     }
 
     /// The NUMA node a page was placed on, if it has been touched.
@@ -501,7 +541,13 @@ impl Machine {
             let here = self.node_of_core[core];
             let node = &mut self.page_node[page as usize];
             if *node == UNTOUCHED {
-                *node = here;
+                *node = match self.placement {
+                    Placement::FirstTouch => here,
+                    // Fewer nodes than `UNTOUCHED` (checked in `new`), so this fits.
+                    Placement::Interleave => {
+                        (page % self.package_of_node.len().max(1) as u64) as u16
+                    }
+                };
             }
             self.route = Route::Dram { node: *node };
             if *node == here {
@@ -733,6 +779,42 @@ mod tests {
         assert_eq!(s.cycles, u64::from(lat().remote_dram));
         assert_eq!(m.counts()[2].dram_remote, 1);
         assert_eq!(m.counts()[2].interconnect_bytes, 64);
+    }
+
+    #[test]
+    fn interleave_places_page_p_on_node_p_mod_nodes_whoever_touches_it() {
+        let mut m = Machine::new(&tiny(), lat(), 4).unwrap();
+        m.set_placement(Placement::Interleave);
+        // Core 2 (node 1) touches pages 0-3 first (64 lines a page).
+        for page in 0..4 {
+            m.access(2, page * 64, false);
+        }
+        let nodes: Vec<_> = (0..4).map(|p| m.node_of_page(p)).collect();
+        assert_eq!(nodes, [Some(0), Some(1), Some(0), Some(1)]);
+        assert_eq!(
+            (m.counts()[2].dram_local, m.counts()[2].dram_remote),
+            (2, 2)
+        );
+        // Pages touched before the placement changed keep their node.
+        let mut m = Machine::new(&tiny(), lat(), 4).unwrap();
+        m.access(2, 0, false);
+        m.set_placement(Placement::Interleave);
+        m.access(2, 64, false);
+        assert_eq!((m.node_of_page(0), m.node_of_page(1)), (Some(1), Some(1)));
+    }
+
+    #[test]
+    fn placements_parse_by_name() {
+        for p in [Placement::FirstTouch, Placement::Interleave] {
+            assert_eq!(Placement::parse(p.name()), Some(p));
+        }
+        assert_eq!(
+            Placement::parse(" Interleave "),
+            Some(Placement::Interleave)
+        );
+        for bad in ["", "first_touch", "interleaved", "local"] {
+            assert_eq!(Placement::parse(bad), None, "{bad:?}");
+        }
     }
 
     #[test]

@@ -268,6 +268,16 @@ pub(crate) fn clock_kind(s: &str) -> Result<locus_sim::clock::ClockKind, String>
     })
 }
 
+/// `--memory`: the simulator's page placement, `first-touch` or `interleave`.
+pub(crate) fn placement(s: &str) -> Result<locus_sim::machine::Placement, String> {
+    locus_sim::machine::Placement::parse(s).ok_or_else(|| {
+        format!(
+            "unknown memory placement {s:?}; expected first-touch (the node of the first \
+             core to touch a page) or interleave (pages round-robin over the nodes)"
+        )
+    })
+}
+
 /// `--counters` (and `LOCUS_COUNTERS`): perf, declared or off.
 pub(crate) fn counter_kind(s: &str) -> Result<locus::counters::CounterKind, String> {
     s.parse()

@@ -86,6 +86,12 @@ pub(crate) struct SimCommonArgs {
     #[arg(long, value_name = "CLOCK", default_value = "overlap", value_parser = super::clock_kind)]
     pub(crate) clock: locus_sim::clock::ClockKind,
 
+    /// Where a page's memory goes when it is first touched: `first-touch` (the NUMA node
+    /// of the core that touches it first, Linux's default) or `interleave` (page p on
+    /// node p mod nodes, as `numactl --interleave=all` places a program's memory).
+    #[arg(long, value_name = "PLACEMENT", default_value = "first-touch", value_parser = super::placement)]
+    pub(crate) memory: locus_sim::machine::Placement,
+
     /// Also write every result (per core and per socket counters included) as JSON.
     #[arg(long, value_name = "FILE")]
     pub(crate) json: Option<PathBuf>,
