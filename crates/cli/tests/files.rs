@@ -109,6 +109,7 @@ fn a_device_given_as_an_output_stays_a_device() {
             "/dev/null replaced by {args:?}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -157,6 +158,7 @@ fn a_link_given_as_an_output_is_refused_and_left_alone() {
         !dir.join("nowhere").exists(),
         "nothing written through the link"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -313,6 +315,7 @@ fn outputs_never_overwrite_the_runs_own_inputs() {
         text(&out.stderr)
     );
     assert_eq!(std::fs::read_to_string(&xml).unwrap(), xml_text);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -339,6 +342,7 @@ fn a_regular_output_file_is_replaced_whole() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(left, vec![json], "no temporary file is left behind");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -431,6 +435,7 @@ fn profile_keeps_an_existing_profile_unless_forced() {
         &["--out", "symbolic link"],
     );
     assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Runs `locus` with `args` and the given `LOCUS_*` variables (all others removed).

@@ -114,6 +114,7 @@ fn a_deeply_nested_xml_is_refused_through_the_flag_and_the_variable() {
             &["LOCUS_TOPOLOGY", s(&xml), says],
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A FIFO at `path`.
@@ -178,6 +179,7 @@ fn a_link_to_dev_zero_or_a_fifo_is_refused_as_every_input() {
         &["sim", "fib", "--size", "10", "--latencies", s(&dir)],
         &["--latencies", "a folder, not a regular file"],
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -206,6 +208,7 @@ fn a_cache_of_size_zero_is_refused() {
             ],
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -33,6 +33,7 @@ fn a_regular_file_and_a_link_to_one_are_read() {
         read_input_string("--machine", &dir.join("link.xml"), 5, "a test file").unwrap(),
         "hello"
     );
+    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -58,6 +59,7 @@ fn devices_fifos_and_folders_are_not_inputs() {
     }
     let e = read_input("--schedule", &dir.join("missing"), 10, "x").unwrap_err();
     assert!(e.is_io() && e.to_string().contains("cannot read it"), "{e}");
+    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -77,6 +79,7 @@ fn a_file_over_the_cap_is_refused_with_both_sizes() {
         .unwrap_err()
         .to_string()
         .contains("as text"));
+    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -101,6 +104,7 @@ fn outputs_go_only_to_new_or_regular_files() {
         let msg = check_output("--json", path).unwrap_err().to_string();
         assert!(msg.starts_with("--json") && msg.contains(what), "{msg}");
     }
+    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -137,6 +141,7 @@ fn writing_replaces_a_regular_file_and_leaves_others_alone() {
         .unwrap()
         .file_type()
         .is_char_device());
+    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -175,6 +180,7 @@ fn an_output_may_not_be_an_input_or_another_output() {
     files.output("--plot", &dir.join("p.svg")).unwrap();
     let e = files.input("--latencies", &dir.join("p.svg")).unwrap_err();
     assert!(e.to_string().starts_with("--plot"), "{e}");
+    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -193,6 +199,7 @@ fn an_output_folder_is_created_only_at_the_last_level() {
     assert!(e.to_string().ends_with("is a file, not a folder"), "{e}");
     let e = check_output("--json", &dir.join("f/x.json")).unwrap_err();
     assert!(e.to_string().ends_with("is a file, not a folder"), "{e}");
+    let _ = fs::remove_dir_all(&dir);
 }
 
 #[test]

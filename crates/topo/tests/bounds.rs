@@ -101,6 +101,7 @@ fn deep_nesting_in_a_file_names_the_file() {
             "{e}"
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Parses `path` as a machine, failing the test if that takes more than a few seconds
@@ -135,6 +136,7 @@ fn only_regular_files_are_read() {
     let folder = dir.join("folder.xml");
     std::fs::create_dir(&folder).unwrap();
     assert!(refused_fast(&folder).contains("a folder, not a regular file"));
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -146,4 +148,5 @@ fn a_file_over_the_cap_is_not_read() {
     f.set_len(MAX_FILE_BYTES + 1).unwrap();
     let e = refused_fast(&path);
     assert!(e.contains("128 MiB") && e.contains("hwloc XML"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
