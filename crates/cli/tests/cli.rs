@@ -324,6 +324,8 @@ fn sim_prints_a_table_and_writes_json_and_a_timeline() {
         "--trace",
         trace.to_str().unwrap(),
         "--explain",
+        "--memory",
+        "interleave",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
@@ -331,9 +333,11 @@ fn sim_prints_a_table_and_writes_json_and_a_timeline() {
         stdout.contains("makespan") && stdout.contains("cats"),
         "{stdout}"
     );
+    assert!(stdout.contains("; memory interleave;"), "{stdout}");
     let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let result = &doc["results"][0];
     assert_eq!(result["policy"], "cats");
+    assert_eq!(result["placement"], "interleave");
     assert_eq!(result["cores"].as_array().unwrap().len(), 4);
     assert_eq!(result["sockets"].as_array().unwrap().len(), 2);
     assert!(result["makespan"].as_u64().unwrap() > 0);

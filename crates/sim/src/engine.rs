@@ -206,6 +206,8 @@ pub struct SimResult {
     pub clock_ghz: f64,
     /// The memory clock (`serial` or `overlap`).
     pub clock: ClockKind,
+    /// Where pages went when first touched (`first-touch` or `interleave`).
+    pub placement: Placement,
     /// What the memory clock measured: lines through the servers, queueing, stalls.
     pub memory: ClockCounts,
     /// Cycles from the first root's injection to the last task's end.
@@ -1217,6 +1219,7 @@ impl<'w> Sim<'w> {
             latencies: lat.source.clone(),
             clock_ghz: lat.latencies.clock_ghz,
             clock: self.memory.kind(),
+            placement: config.memory,
             memory: self.memory.counts(),
             makespan: self.makespan,
             seconds: lat.latencies.cycles_to_seconds(self.makespan),
