@@ -249,7 +249,7 @@ pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)
                     seed: plan.seed.wrapping_add(u64::from(s)),
                     latencies: Latencies::defaults_for(topology.name()),
                     clock: locus_sim::clock::ClockKind::default(),
-                    memory: locus_sim::machine::Placement::default(),
+                    placement: locus_sim::machine::Placement::default(),
                     trace: false,
                 };
                 let r = simulate(&workload, topology, kind.clone(), &config).with_context(|| {

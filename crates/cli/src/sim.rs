@@ -78,7 +78,7 @@ impl Setup {
             seed: args.seed,
             latencies,
             clock: args.clock,
-            memory: args.memory,
+            placement: args.memory,
             trace: false,
         };
         Ok(Setup {
@@ -644,7 +644,7 @@ fn header(setup: &Setup, workload: &Workload) -> String {
         map.num_squads(),
         setup.config.latencies.source,
         setup.config.clock.name(),
-        setup.config.memory.name(),
+        setup.config.placement.name(),
         setup.config.seed,
     )
 }

@@ -76,7 +76,7 @@ pub struct SimConfig {
     /// The clock that charges memory accesses ([`crate::clock`]).
     pub clock: ClockKind,
     /// Where pages are placed when first touched ([`crate::machine`]).
-    pub memory: Placement,
+    pub placement: Placement,
     /// Keep a timeline for [`SimResult::timeline`].
     pub trace: bool,
 }
@@ -90,7 +90,7 @@ impl SimConfig {
             seed: 1,
             latencies: Latencies::defaults_for(topology.name()),
             clock: ClockKind::default(),
-            memory: Placement::default(),
+            placement: Placement::default(),
             trace: false,
         }
     }
@@ -290,7 +290,7 @@ pub fn simulate_with(
         return Err(SimError::Empty(workload.name.clone()));
     }
     let mut machine = Machine::new(topology, config.latencies.latencies, workload.pages())?;
-    machine.set_placement(config.memory);
+    machine.set_placement(config.placement);
     let map = WorkerMap::new(topology, threads);
     let built = factory.build(&map);
     let mut sim = Sim::new(workload, topology, &map, built, config, machine);
@@ -1219,7 +1219,7 @@ impl<'w> Sim<'w> {
             latencies: lat.source.clone(),
             clock_ghz: lat.latencies.clock_ghz,
             clock: self.memory.kind(),
-            placement: config.memory,
+            placement: config.placement,
             memory: self.memory.counts(),
             makespan: self.makespan,
             seconds: lat.latencies.cycles_to_seconds(self.makespan),
