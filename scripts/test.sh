@@ -14,6 +14,18 @@ for tool in fmt clippy; do
         exit 2
     fi
 done
+# A crate's integration tests under tests/suite/ build as one binary whose main.rs
+# declares each file; a file it does not declare would never be compiled or run.
+for suite in crates/*/tests/suite; do
+    for file in "$suite"/*.rs; do
+        module=$(basename "$file" .rs)
+        if [[ $module != main ]] && ! grep -qx "mod $module;" "$suite/main.rs"; then
+            echo "scripts/test.sh: $file is not declared in $suite/main.rs" \
+                "(add 'mod $module;' there)" >&2
+            exit 1
+        fi
+    done
+done
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps

@@ -2,7 +2,7 @@
 //!
 //! `main` only sets up logging, parses the command line and turns the outcome into an
 //! exit code. The modules come in three layers, each using only those below it
-//! (`tests/modules.rs` holds them so):
+//! (`tests/suite/modules.rs` holds them so):
 //!
 //! - the top: [`app`], which sends each subcommand to its module;
 //! - the subcommands, which know the shared modules and not each other: [`topo`],

@@ -2,7 +2,7 @@
 //! `cargo test` (feature `fuzz`, for dev-dependencies only).
 //!
 //! Every parser of a file or string a user gives (topology strings and hwloc XML,
-//! Matrix Market, schedules, latency overrides, policy names) has a `tests/parsers.rs`
+//! Matrix Market, schedules, latency overrides, policy names) has a `tests/suite/parsers.rs`
 //! that feeds it [`inputs`]: valid samples of its format mutated by a few byte flips,
 //! deletions, insertions, line duplications and a truncation, or random text over the
 //! format's own punctuation, and asserts that it never panics and that every error
@@ -13,7 +13,7 @@
 //!
 //! ```text
 //! PROPTEST_CASES=100000 cargo test --release -p locus-topo -p locus-kernels \
-//!     -p locus-profile -p locus-sim -p locus-policy --test parsers
+//!     -p locus-profile -p locus-sim -p locus-policy --test suite parsers::
 //! ```
 //!
 //! Mutations stay small (at most [`MAX_MUTATIONS`], and one inserted byte at a time), so

@@ -2,7 +2,8 @@
 //! leave a thread's original allowed set, survive threads that vanish or may not be
 //! changed, and `restore` puts the original masks back. All on a fake affinity backend,
 //! except the last test, which pins a thread of this test process within its own allowed
-//! set and restores it.
+//! set and restores it. Its own test binary, so that no other test's threads take the
+//! ids that test watches.
 
 mod os_common;
 

@@ -3,7 +3,8 @@
 //! well-formed whether or not this machine has counters), and the real per-thread path
 //! on kernel software events, which every Linux offers: counters opened on a thread of
 //! another process's worth of threads, read as deltas, new threads reported from the
-//! round after they appear, gone threads dropped.
+//! round after they appear, gone threads dropped. Its own test binary: the threads it
+//! samples are this process's.
 
 use locus_mapper::events::{CpuId, EventTable, Field};
 use locus_mapper::procs::{Caller, Procfs, Selection};

@@ -14,7 +14,7 @@
 //! no ordering stronger than `Relaxed`.
 //!
 //! # The policies
-//! One row per entry of [`POLICIES`], written out (`tests/docs.rs` holds it so):
+//! One row per entry of [`POLICIES`], written out (`tests/suite/docs.rs` holds it so):
 //!
 //! | name | from | spawned task goes to | an idle worker looks at |
 //! | --- | --- | --- | --- |

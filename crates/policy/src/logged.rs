@@ -3,7 +3,7 @@
 //!
 //! The decision contract ("one policy, two engines", DESIGN.md) says the runtime and the
 //! simulator ask the same questions at the same points of a program; a log of each
-//! engine's calls makes that testable (`crates/engines/tests/conformance.rs`). The log
+//! engine's calls makes that testable (`crates/engines/tests/suite/conformance.rs`). The log
 //! is a `Mutex<Vec<_>>`: a test seam, not for measured runs (every call takes the lock).
 //! Calls from several workers at once are logged in the order they take the lock.
 

@@ -1,6 +1,7 @@
 //! `discover()` under `taskset -c 1`: the test re-runs its own executable
 //! pinned to CPU 1, and the child checks that discovery sees exactly that CPU.
-//! Skipped (with a note) when `taskset` or CPU 1 is missing.
+//! Skipped (with a note) when `taskset` or CPU 1 is missing. Its own test binary, so
+//! that the child runs this one test and nothing else.
 
 use std::process::Command;
 

@@ -1,0 +1,15 @@
+//! The integration tests of the kernels that can share a process, built as one binary
+//! rather than one per file. Each file below is declared here; `scripts/test.sh`
+//! refuses a file of this folder that is not. Tests that need a process to themselves
+//! are files of their own directly under `tests/`.
+
+mod exec;
+mod iters;
+mod kernels;
+mod known;
+mod matrix;
+mod mtx;
+mod parsers;
+mod profile;
+mod size;
+mod sparse;

@@ -1,0 +1,16 @@
+//! The integration tests of the runtime that can share a process, built as one binary
+//! rather than one per file. Each file below is declared here; `scripts/test.sh`
+//! refuses a file of this folder that is not. Tests that need a process to themselves
+//! are files of their own directly under `tests/`.
+
+mod api;
+mod bitier;
+mod common;
+mod domains;
+mod events;
+mod iter;
+mod panics;
+mod plans;
+mod raw;
+mod stress;
+mod tiers;

@@ -1,0 +1,14 @@
+//! The integration tests of topology discovery and parsing that can share a process,
+//! built as one binary rather than one per file. Each file below is declared here;
+//! `scripts/test.sh` refuses a file of this folder that is not. Tests that need a
+//! process to themselves are files of their own directly under `tests/`.
+
+mod bounds;
+mod distances;
+mod hwloc_corpus;
+mod malformed;
+mod parsers;
+mod presets;
+mod restrict_render;
+mod sysfs;
+mod xml;
