@@ -1,7 +1,7 @@
 //! The documentation's lists of policies are [`POLICIES`]: the README's policy table and
 //! its `LOCUS_POLICY` row, and the table in this crate's docs (`src/lib.rs`), are made
 //! from the table here and must be what it makes now. After changing a row, rewrite
-//! them with `LOCUS_BLESS=1 cargo test -p locus-policy --test docs`.
+//! them with `LOCUS_BLESS=1 cargo test -p locus-policy --test suite docs::`.
 
 use locus_policy::{PolicyInfo, PolicyKind, POLICIES};
 use std::path::PathBuf;
@@ -85,7 +85,7 @@ fn check(file: &str, make: impl Fn(&str) -> String) {
         .collect();
     panic!(
         "{path:?} does not say what the table of policies says; rewrite it with \
-         `LOCUS_BLESS=1 cargo test -p locus-policy --test docs`. Lines it should have:\n{}",
+         `LOCUS_BLESS=1 cargo test -p locus-policy --test suite docs::`. Lines it should have:\n{}",
         changed.join("\n")
     );
 }

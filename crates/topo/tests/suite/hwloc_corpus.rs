@@ -9,7 +9,7 @@
 //! `.xml` files written by hwloc itself), never from locus. The fixture tests
 //! are ignored by default (the files are not here, and a test that passes
 //! without them would say nothing); run them with the folder in place:
-//! `LOCUS_HWLOC_CORPUS=DIR cargo test -p locus-topo --test hwloc_corpus -- --ignored`.
+//! `LOCUS_HWLOC_CORPUS=DIR cargo test -p locus-topo --test suite hwloc_corpus:: -- --ignored`.
 //! Run so, a missing folder or file fails.
 
 use std::path::{Path, PathBuf};
