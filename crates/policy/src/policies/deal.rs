@@ -1,6 +1,7 @@
 //! The top of a tree dealt to squads by position: the profiled iteration's (N-tier
-//! `cats` and `cab`, see `bitier.rs`), or every tree's each time it runs (`ws:near`,
-//! see `ws.rs`).
+//! `cats` and `cab`, see `bitier.rs`), every tree's each time it runs (`ws:near`,
+//! see `ws.rs`), or the first tree's in turn ([`TopDeal::in_turn`], `mts`, see
+//! `mts.rs`).
 //!
 //! Work stealing spreads a tree's top over the machine at random: the profiled
 //! iteration then leaves each part of the data in whichever package's caches and memory
@@ -21,8 +22,15 @@
 use crate::policies::iteration::contiguous_squad;
 use crate::{SquadId, TaskId, TaskInfo};
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
+
+/// Under [`TopDeal::in_turn`], the dealt depth gives each squad at least this many
+/// subtrees where the tree has them. Chosen by measurement (`locus sim mergesort --size
+/// 8388608,cutoff=8192 --machine opteron-8380 --policy ws,mts --seed N`, seeds 1-12):
+/// 4 left `mts` at 1.045 of ws's time, 8 at 1.00 (and `sort` at that size on
+/// xeon-x7550 at 1.02 and 1.01); 2 kept the sort at 1.04 over two seeds.
+pub(crate) const IN_TURN_PER_SQUAD: usize = 8;
 
 /// The deal of a tree's top.
 #[derive(Debug)]
@@ -42,6 +50,12 @@ pub(crate) struct TopDeal {
     dealt: AtomicU64,
     /// Whether a profiled task has completed: the dealt top has unfolded by then.
     settled: AtomicBool,
+    /// Subtrees at the dealt depth go to the squads in turn ([`TopDeal::in_turn`]),
+    /// not in contiguous blocks.
+    in_turn: bool,
+    /// The level of the dealt tree's root once it is known (`u32::MAX` before): a
+    /// task more than `depth` levels below it is not dealt, known without the lock.
+    root_level: AtomicU32,
 }
 
 #[derive(Debug, Default)]
@@ -64,6 +78,30 @@ impl TopDeal {
             waiting: AtomicUsize::new(0),
             dealt: AtomicU64::new(0),
             settled: AtomicBool::new(false),
+            in_turn: false,
+            root_level: AtomicU32::new(u32::MAX),
+        }
+    }
+
+    /// A deal over `squads` squads of the top of the first tree that forks, in turn
+    /// (`mts`): down to the depth where the squads get at least [`IN_TURN_PER_SQUAD`]
+    /// subtrees each, and at every depth from `k = ⌈log2 m⌉` on, each aligned run of
+    /// `2^k` subtrees covers every squad ([`in_turn_squad`]). Each squad's share of the
+    /// tree, and so of the pages its tasks first touch, is then many pieces spread over
+    /// the whole, as work stealing's thieves spread them, rather than one block,
+    /// whatever depth the tree ends at. Dealt tasks are not counted as waiting: the
+    /// policy's workers look at their squad's queue in every search, and other squads
+    /// may steal them.
+    pub(crate) fn in_turn(squads: usize) -> TopDeal {
+        let pieces = squads.max(1).saturating_mul(IN_TURN_PER_SQUAD);
+        TopDeal {
+            in_turn: true,
+            depth: if squads > 1 {
+                pieces.next_power_of_two().trailing_zeros()
+            } else {
+                0
+            },
+            ..TopDeal::new(squads)
         }
     }
 
@@ -88,10 +126,16 @@ impl TopDeal {
     }
 
     /// Whether `task` is surely not dealt: below the dealt depth of a tree whose root is
-    /// at level 0 (asked before taking the lock).
+    /// at level 0, or, for the first tree's deal, below the dealt depth of that root
+    /// once it is known (asked before taking the lock; each half of a join is a level
+    /// below its parent).
     #[inline]
     fn too_deep(&self, task: &TaskInfo) -> bool {
-        self.every_root && task.level > self.depth
+        if self.every_root {
+            return task.level > self.depth;
+        }
+        let root = self.root_level.load(Ordering::Relaxed);
+        root != u32::MAX && task.level > root.saturating_add(self.depth)
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, DealState> {
@@ -113,6 +157,9 @@ impl TopDeal {
                 || (!self.every_root && st.positions.is_empty()) =>
             {
                 st.positions.insert(parent.id, (0, 0));
+                if !self.every_root {
+                    self.root_level.store(parent.level, Ordering::Relaxed);
+                }
                 (0, 0)
             }
             None => return None,
@@ -150,13 +197,16 @@ impl TopDeal {
     fn place_locked(&self, parent: &TaskInfo, task: &TaskInfo) -> Option<SquadId> {
         let mut st = self.state();
         let (at, depth) = self.position(&mut st, parent, task)?;
+        self.dealt.fetch_add(1, Ordering::Relaxed);
+        if self.in_turn {
+            return Some(in_turn_squad(at, depth, self.squads));
+        }
         // Only the profiled iteration's deal counts waiting tasks: its policy reports
         // starts ([`TopDeal::started`]), while `every_root`'s workers look at their
         // squad's queue in every search.
         if !self.every_root && st.waiting.insert(task.id) {
             self.waiting.fetch_add(1, Ordering::Relaxed);
         }
-        self.dealt.fetch_add(1, Ordering::Relaxed);
         Some(contiguous_squad(at as usize, 1 << depth, self.squads))
     }
 
@@ -204,6 +254,30 @@ impl TopDeal {
     pub(crate) fn waiting(&self) -> bool {
         self.waiting.load(Ordering::Relaxed) > 0
     }
+}
+
+/// The squad of the subtree at position `at` of depth `depth` under
+/// [`TopDeal::in_turn`] over `m` squads. A join's first half runs where its spawner
+/// runs, so a subtree's slot (of `2^k`, `k = ⌈log2 m⌉`) is its parent's for a first
+/// half and its parent's with one bit flipped for a second half, the bit taken in
+/// turn from depth to depth, highest first: any `k` consecutive depths flip `k`
+/// different bits, so the `2^k` subtrees of an aligned run hold every slot. At depth
+/// `k` the slot is the position itself, the contiguous deal; the slots fall on the
+/// squads as the contiguous deal of `2^k` over `m` puts them.
+fn in_turn_squad(at: u64, depth: u32, m: usize) -> SquadId {
+    let k = m.max(1).next_power_of_two().trailing_zeros();
+    if k == 0 {
+        return 0;
+    }
+    // Bit `i` of the position is the half taken at depth `depth - i`.
+    let mut slot = 0usize;
+    for i in 0..depth {
+        if at >> i & 1 == 1 {
+            let d = depth - i;
+            slot ^= 1 << ((k - d % k) % k);
+        }
+    }
+    contiguous_squad(slot, 1 << k, m)
 }
 
 #[cfg(test)]
@@ -283,6 +357,60 @@ mod tests {
         let spawn = info(root.id.child(crate::FIRST_SCOPE_SPAWN), 1);
         assert_eq!(deal.place(&root, &spawn), None);
         assert!(!deal.waiting());
+    }
+
+    #[test]
+    fn the_first_trees_top_is_dealt_in_turn() {
+        for (m, covered) in [(4, vec![0, 1, 2, 3]), (3, vec![0, 1, 2])] {
+            // At least 8 subtrees a squad: 32 at depth 5 for three squads or four.
+            let deal = TopDeal::in_turn(m);
+            let root = info(TaskId(11), 2);
+            // Each depth's subtrees in order, with the squad each runs in: a second
+            // half where it is dealt, a first half where its parent runs.
+            let mut level = vec![(root, 0)];
+            for depth in 1..=6u32 {
+                let mut next = Vec::new();
+                for &(parent, squad) in &level {
+                    let (a, b) = halves(&parent);
+                    match deal.place(&parent, &b) {
+                        Some(dealt) => next.extend([(a, squad), (b, dealt)]),
+                        None => {
+                            assert_eq!(depth, 6, "dealt down to depth 5");
+                            break;
+                        }
+                    }
+                }
+                if depth == 6 {
+                    break;
+                }
+                let squads: Vec<SquadId> = next.iter().map(|&(_, s)| s).collect();
+                if depth == 2 && m == 4 {
+                    assert_eq!(squads, vec![0, 1, 2, 3], "the contiguous deal at depth 2");
+                }
+                if depth >= 2 {
+                    // Every aligned run of four subtrees covers every squad.
+                    for run in squads.chunks(4) {
+                        let mut run = run.to_vec();
+                        run.sort_unstable();
+                        run.dedup();
+                        assert_eq!(run, covered, "{m} squads, depth {depth}: {squads:?}");
+                    }
+                }
+                level = next;
+            }
+            assert_eq!(deal.dealt(), 31);
+            assert!(
+                !deal.waiting(),
+                "nothing waits: the squads' workers look anyway"
+            );
+            // A second tree is not dealt.
+            let other = info(TaskId(99), 0);
+            let (_, b) = halves(&other);
+            assert_eq!(deal.place(&other, &b), None);
+            // Nor is a task below the dealt depth, known by its level alone.
+            assert!(deal.too_deep(&info(TaskId(7), 8)));
+            assert!(!deal.too_deep(&info(TaskId(7), 7)));
+        }
     }
 
     #[test]

@@ -241,9 +241,12 @@ pub const POLICIES: &[PolicyInfo] = &[
                tree that repeats goes back to the squads that first ran it (Qthreads \
                MTS)",
         paper: "Qthreads MTS",
-        spawn: "own squad's shared queue; once a task id repeats (a program's next \
-                iteration), a task the first iteration ran goes to the shared queue of \
-                the squad it was first placed in (iteration affinity)",
+        spawn: "own squad's shared queue, but the top of the first tree that forks \
+                dealt to the squads in turn (down to 8 subtrees a squad; each aligned run \
+                of 2^⌈log2 m⌉ neighbouring subtrees covers all m squads); once a task id \
+                repeats (a program's next iteration), a task the first iteration ran \
+                goes to the shared queue of the squad it was first placed in \
+                (iteration affinity)",
         idle: "own squad's queue: a worker waiting in a task its own newest task there, \
                else the oldest task if shallower than the newest (a larger subtree), \
                else the newest; when the queue is empty, one worker of the squad at a \
