@@ -283,6 +283,7 @@ fn in_turn_squad(at: u64, depth: u32, m: usize) -> SquadId {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policies::join_halves as halves;
 
     fn info(id: TaskId, level: u32) -> TaskInfo {
         TaskInfo {
@@ -290,12 +291,6 @@ mod tests {
             level,
             loop_chunks: 0,
         }
-    }
-
-    /// The halves of a join of `parent` (at a call site, as `locus::join` makes them).
-    fn halves(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
-        let site = locus_task::JoinSite::of(std::panic::Location::caller());
-        locus_task::Spawner::of(*parent).join_children(site)
     }
 
     #[test]

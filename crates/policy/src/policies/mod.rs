@@ -32,6 +32,14 @@ use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
 
+/// The two halves of a join of `parent`, as `locus::join` makes them (at one call
+/// site, this function's): the tests' shorthand.
+#[cfg(test)]
+pub(crate) fn join_halves(parent: &crate::TaskInfo) -> (crate::TaskInfo, crate::TaskInfo) {
+    let site = locus_task::JoinSite::of(std::panic::Location::caller());
+    locus_task::Spawner::of(*parent).join_children(site)
+}
+
 /// The task `id` at `level` of its tree, not a loop chunk: the tests' shorthand.
 #[cfg(test)]
 pub(crate) fn task_at(id: u64, level: u32) -> crate::TaskInfo {

@@ -255,6 +255,7 @@ impl Policy for Mts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policies::join_halves as halves;
     use crate::policies::task_at as task;
 
     /// Squads of two: workers 0-1 in squad 0, 2-3 in squad 1, 4-5 in squad 2.
@@ -285,12 +286,6 @@ mod tests {
             vec![("mts_homes".to_owned(), 3), ("mts_dealt".to_owned(), 0)]
         );
         assert!(mts.explain().contains("3 tasks"), "{}", mts.explain());
-    }
-
-    /// The halves of a join of `parent`, as `locus::join` makes them.
-    fn halves(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
-        let site = locus_task::JoinSite::of(std::panic::Location::caller());
-        locus_task::Spawner::of(*parent).join_children(site)
     }
 
     #[test]

@@ -708,6 +708,7 @@ fn leaves_by_level(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policies::join_halves as halves;
     use crate::policies::task_at as info;
 
     #[test]
@@ -774,15 +775,6 @@ mod tests {
     fn join(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
         let site = locus_task::JoinSite::of(std::panic::Location::caller());
         locus_task::Spawner::of(*parent).join_children(site)
-    }
-
-    /// The halves of a join `parent` makes at the site of [`halves_site`].
-    fn halves(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
-        locus_task::Spawner::of(*parent).join_children(locus_task::JoinSite::of(halves_site()))
-    }
-
-    fn halves_site() -> &'static std::panic::Location<'static> {
-        std::panic::Location::caller()
     }
 
     fn cost(bytes: u64) -> TaskCost {

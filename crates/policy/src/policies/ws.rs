@@ -130,13 +130,8 @@ impl Policy for WorkStealing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policies::join_halves as halves;
     use crate::TaskId;
-    use locus_task::{JoinSite, Spawner};
-
-    fn halves(parent: &TaskInfo) -> (TaskInfo, TaskInfo) {
-        let site = JoinSite::of(std::panic::Location::caller());
-        Spawner::of(*parent).join_children(site)
-    }
 
     fn plan(p: &dyn Policy, w: usize) -> Vec<Probe> {
         let mut v = Vec::new();
