@@ -29,7 +29,7 @@ use std::sync::Mutex;
 /// subtrees where the tree has them. Chosen by measurement (`locus sim mergesort --size
 /// 8388608,cutoff=8192 --machine opteron-8380 --policy ws,mts --seed N`, seeds 1-12):
 /// 4 left `mts` at 1.045 of ws's time, 8 at 1.00 (and `sort` at that size on
-/// xeon-x7550 at 1.02 and 1.01); 2 kept the sort at 1.04 over two seeds.
+/// xeon-x7550 at 1.02 and 1.01); 2 left the mergesort at 1.04 over seeds 1-2.
 pub(crate) const IN_TURN_PER_SQUAD: usize = 8;
 
 /// The deal of a tree's top.
@@ -50,8 +50,8 @@ pub(crate) struct TopDeal {
     dealt: AtomicU64,
     /// Whether a profiled task has completed: the dealt top has unfolded by then.
     settled: AtomicBool,
-    /// Subtrees at the dealt depth go to the squads in turn ([`TopDeal::in_turn`]),
-    /// not in contiguous blocks.
+    /// Dealt subtrees go to the squads in turn ([`TopDeal::in_turn`]), not in
+    /// contiguous blocks.
     in_turn: bool,
     /// The level of the dealt tree's root once it is known (`u32::MAX` before): a
     /// task more than `depth` levels below it is not dealt, known without the lock.
