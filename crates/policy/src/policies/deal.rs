@@ -32,16 +32,27 @@ use std::sync::Mutex;
 /// xeon-x7550 at 1.02 and 1.01); 2 left the mergesort at 1.04 over seeds 1-2.
 pub(crate) const IN_TURN_PER_SQUAD: usize = 8;
 
+/// Which deal a [`TopDeal`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DealKind {
+    /// The first task that forks roots the one dealt tree (one profiled iteration),
+    /// dealt contiguously; its dealt tasks are counted while they wait.
+    Profiled,
+    /// Every root, a task at level 0, each time it runs ([`TopDeal::every_root`]),
+    /// dealt contiguously; nothing is counted as waiting.
+    EveryRoot,
+    /// The first task that forks, dealt in turn ([`TopDeal::in_turn`]); nothing is
+    /// counted as waiting.
+    InTurn,
+}
+
 /// The deal of a tree's top.
 #[derive(Debug)]
 pub(crate) struct TopDeal {
     squads: usize,
-    /// Which tasks root a dealt tree: the first task that forks (`false`: one profiled
-    /// iteration), or every root, a task at level 0, each time it runs (`true`: the
-    /// deal of [`TopDeal::every_root`], which also counts no waiting tasks).
-    every_root: bool,
+    kind: DealKind,
     /// How many levels below the root are dealt: `⌈log2 m⌉`, the first at which every
-    /// squad gets a subtree.
+    /// squad gets a subtree (deeper under [`TopDeal::in_turn`]).
     depth: u32,
     state: Mutex<DealState>,
     /// Dealt tasks not yet started (read without the lock by every search).
@@ -50,9 +61,6 @@ pub(crate) struct TopDeal {
     dealt: AtomicU64,
     /// Whether a profiled task has completed: the dealt top has unfolded by then.
     settled: AtomicBool,
-    /// Dealt subtrees go to the squads in turn ([`TopDeal::in_turn`]), not in
-    /// contiguous blocks.
-    in_turn: bool,
     /// The level of the dealt tree's root once it is known (`u32::MAX` before): a
     /// task more than `depth` levels below it is not dealt, known without the lock.
     root_level: AtomicU32,
@@ -72,13 +80,12 @@ impl TopDeal {
     pub(crate) fn new(squads: usize) -> TopDeal {
         TopDeal {
             squads,
-            every_root: false,
+            kind: DealKind::Profiled,
             depth: squads.max(1).next_power_of_two().trailing_zeros(),
             state: Mutex::new(DealState::default()),
             waiting: AtomicUsize::new(0),
             dealt: AtomicU64::new(0),
             settled: AtomicBool::new(false),
-            in_turn: false,
             root_level: AtomicU32::new(u32::MAX),
         }
     }
@@ -95,7 +102,7 @@ impl TopDeal {
     pub(crate) fn in_turn(squads: usize) -> TopDeal {
         let pieces = squads.max(1).saturating_mul(IN_TURN_PER_SQUAD);
         TopDeal {
-            in_turn: true,
+            kind: DealKind::InTurn,
             depth: if squads > 1 {
                 pieces.next_power_of_two().trailing_zeros()
             } else {
@@ -113,7 +120,7 @@ impl TopDeal {
     /// and need no task events.
     pub(crate) fn every_root(squads: usize) -> TopDeal {
         TopDeal {
-            every_root: true,
+            kind: DealKind::EveryRoot,
             ..TopDeal::new(squads)
         }
     }
@@ -121,7 +128,7 @@ impl TopDeal {
     /// The first level whose tasks [`TopDeal::every_root`] never deals: a root's tree is
     /// dealt down to `depth`, so every task below it is placed where it is spawned.
     pub(crate) fn first_local_level(&self) -> u32 {
-        debug_assert!(self.every_root);
+        debug_assert_eq!(self.kind, DealKind::EveryRoot);
         self.depth + 1
     }
 
@@ -131,7 +138,7 @@ impl TopDeal {
     /// below its parent).
     #[inline]
     fn too_deep(&self, task: &TaskInfo) -> bool {
-        if self.every_root {
+        if self.kind == DealKind::EveryRoot {
             return task.level > self.depth;
         }
         let root = self.root_level.load(Ordering::Relaxed);
@@ -153,11 +160,11 @@ impl TopDeal {
         let half = task.id.index_in(parent.id).filter(|&i| i < 2)?;
         let (at, depth) = match st.positions.get(&parent.id) {
             Some(&known) => known,
-            None if (self.every_root && parent.level == 0)
-                || (!self.every_root && st.positions.is_empty()) =>
+            None if (self.kind == DealKind::EveryRoot && parent.level == 0)
+                || (self.kind != DealKind::EveryRoot && st.positions.is_empty()) =>
             {
                 st.positions.insert(parent.id, (0, 0));
-                if !self.every_root {
+                if self.kind != DealKind::EveryRoot {
                     self.root_level.store(parent.level, Ordering::Relaxed);
                 }
                 (0, 0)
@@ -198,13 +205,13 @@ impl TopDeal {
         let mut st = self.state();
         let (at, depth) = self.position(&mut st, parent, task)?;
         self.dealt.fetch_add(1, Ordering::Relaxed);
-        if self.in_turn {
+        if self.kind == DealKind::InTurn {
             return Some(in_turn_squad(at, depth, self.squads));
         }
         // Only the profiled iteration's deal counts waiting tasks: its policy reports
-        // starts ([`TopDeal::started`]), while `every_root`'s workers look at their
+        // starts ([`TopDeal::started`]), while the others' workers look at their
         // squad's queue in every search.
-        if !self.every_root && st.waiting.insert(task.id) {
+        if self.kind == DealKind::Profiled && st.waiting.insert(task.id) {
             self.waiting.fetch_add(1, Ordering::Relaxed);
         }
         Some(contiguous_squad(at as usize, 1 << depth, self.squads))
