@@ -14,7 +14,7 @@
 
 use crate::loops::{self, Kind, Schedule};
 use crate::team::{self, OutlinedFn};
-use crate::{env, footprint, lock, reduction, task, taskloop};
+use crate::{alloc, env, footprint, lock, reduction, target, task, taskloop, teams};
 use std::ffi::{c_int, c_long, c_uint, c_ulong, c_ulonglong, c_void};
 use std::sync::atomic::Ordering;
 
@@ -286,6 +286,63 @@ pub unsafe extern "C" fn GOMP_task_reduction_remap(
 pub unsafe extern "C" fn GOMP_taskwait() {
     // No `guard`, as for `GOMP_task`.
     task::taskwait()
+}
+
+/// `GOMP_taskwait_depend@@GOMP_5.0`: `taskwait depend(...)`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskwait_depend(depend: *mut *mut c_void) {
+    guard("GOMP_taskwait_depend", || {
+        // SAFETY: GCC's dependence array.
+        unsafe { task::taskwait_depend(depend) }
+    })
+}
+
+/// `GOMP_taskyield@@GOMP_3.0`: lets the system run another thread (one that holds what
+/// this task waits for, where workers outnumber cores); locus, as libgomp, switches to
+/// no other task here.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_taskyield() {
+    std::thread::yield_now()
+}
+
+/// The message of an `error` directive: `len` bytes, or up to a NUL for `usize::MAX`.
+///
+/// # Safety
+/// `msg` is null or GCC's message.
+unsafe fn directive_message(msg: *const std::ffi::c_char, len: usize) -> String {
+    if msg.is_null() {
+        return String::new();
+    }
+    let bytes = if len == usize::MAX {
+        // SAFETY: a NUL-terminated string (GCC's contract for this length).
+        unsafe { std::ffi::CStr::from_ptr(msg) }.to_bytes()
+    } else {
+        // SAFETY: `len` readable bytes.
+        unsafe { std::slice::from_raw_parts(msg.cast::<u8>(), len) }
+    };
+    format!(": {}", String::from_utf8_lossy(bytes))
+}
+
+/// `GOMP_warning@@GOMP_5.1`: `#pragma omp error severity(warning)` at run time.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_warning(msg: *const std::ffi::c_char, len: usize) {
+    guard("GOMP_warning", || {
+        // SAFETY: GCC's message.
+        let m = unsafe { directive_message(msg, len) };
+        eprintln!("locus: error directive encountered{m}");
+    })
+}
+
+/// `GOMP_error@@GOMP_5.1`: `#pragma omp error` (severity fatal) at run time: the
+/// message, then exit with status 1, as libgomp.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_error(msg: *const std::ffi::c_char, len: usize) {
+    guard("GOMP_error", || {
+        // SAFETY: GCC's message.
+        let m = unsafe { directive_message(msg, len) };
+        eprintln!("locus: fatal error: error directive encountered{m}");
+        std::process::exit(1)
+    })
 }
 
 /// `GOMP_taskgroup_start@@GOMP_4.0`.
@@ -1274,10 +1331,13 @@ pub unsafe extern "C" fn omp_get_team_size(level: c_int) -> c_int {
     })
 }
 
-/// `omp_get_thread_limit@@OMP_3.0`: the largest team locus makes.
+/// `omp_get_thread_limit@@OMP_3.0`: the largest team locus makes, or the enclosing
+/// `teams` region's limit.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_thread_limit() -> c_int {
-    locus::MAX_THREADS as c_int
+    guard("omp_get_thread_limit", || {
+        teams::thread_limit().map_or(locus::MAX_THREADS, |l| l.min(locus::MAX_THREADS)) as c_int
+    })
 }
 
 /// `omp_get_max_active_levels@@OMP_3.0`: 1; nested regions are inactive.
@@ -1402,16 +1462,495 @@ pub unsafe extern "C" fn omp_is_initial_device() -> c_int {
     1
 }
 
-/// `omp_get_num_teams@@OMP_4.0`: 1 (no `teams` construct).
+/// `omp_get_num_teams@@OMP_4.0`: 1 outside a `teams` region.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_num_teams() -> c_int {
-    1
+    guard("omp_get_num_teams", || teams::num_teams() as c_int)
 }
 
-/// `omp_get_team_num@@OMP_4.0`: 0.
+/// `omp_get_team_num@@OMP_4.0`: 0 outside a `teams` region.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_team_num() -> c_int {
+    guard("omp_get_team_num", || teams::team_num() as c_int)
+}
+
+/// `GOMP_teams_reg@@GOMP_5.0`: a host `teams` construct; its teams run in turn on
+/// this thread (`teams.rs`).
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_teams_reg(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_teams: c_uint,
+    thread_limit: c_uint,
+    _flags: c_uint,
+) {
+    guard("GOMP_teams_reg", || {
+        // SAFETY: GCC's outlined teams region and its data.
+        unsafe { teams::teams(f, data, num_teams, thread_limit) }
+    })
+}
+
+/// `omp_set_num_teams@@OMP_5.1`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_num_teams(n: c_int) {
+    guard("omp_set_num_teams", || teams::set_num_teams(n))
+}
+
+/// `omp_get_max_teams@@OMP_5.1`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_max_teams() -> c_int {
+    guard("omp_get_max_teams", || teams::max_teams() as c_int)
+}
+
+/// `omp_set_teams_thread_limit@@OMP_5.1`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_teams_thread_limit(n: c_int) {
+    guard("omp_set_teams_thread_limit", || {
+        teams::set_teams_thread_limit(n)
+    })
+}
+
+/// `omp_get_teams_thread_limit@@OMP_5.1`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_teams_thread_limit() -> c_int {
+    guard("omp_get_teams_thread_limit", || {
+        teams::teams_thread_limit() as c_int
+    })
+}
+
+/// `omp_get_initial_device@@OMP_4.5`: the host, numbered as `omp_get_num_devices`
+/// (OpenMP 5.1): 0.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_initial_device() -> c_int {
     0
+}
+
+/// `omp_get_device_num@@OMP_5.0.2`: the device this runs on, the host: 0.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_device_num() -> c_int {
+    0
+}
+
+/// `GOMP_target_ext@@GOMP_4.5`: a target region, run on the host (`target.rs`).
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_target_ext(
+    device: c_int,
+    f: OutlinedFn,
+    mapnum: usize,
+    hostaddrs: *mut *mut c_void,
+    sizes: *mut usize,
+    kinds: *mut u16,
+    flags: c_uint,
+    depend: *mut *mut c_void,
+    args: *mut *mut c_void,
+) {
+    guard("GOMP_target_ext", || {
+        // SAFETY: GCC's arguments for a target construct.
+        unsafe {
+            target::target(
+                device, f, mapnum, hostaddrs, sizes, kinds, flags, depend, args,
+            )
+        }
+    })
+}
+
+/// `GOMP_target@@GOMP_4.0`: a target region of GCC before 6, run on the host.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_target(
+    device: c_int,
+    f: OutlinedFn,
+    _unused: *const c_void,
+    _mapnum: usize,
+    hostaddrs: *mut *mut c_void,
+    _sizes: *mut usize,
+    _kinds: *mut u8,
+) {
+    // SAFETY: GCC's outlined region and its addresses.
+    guard("GOMP_target", || unsafe {
+        target::target_v4(device, f, hostaddrs)
+    })
+}
+
+/// `GOMP_target_data_ext@@GOMP_4.5`: `target data`; nothing to map on the host.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_target_data_ext(
+    device: c_int,
+    _mapnum: usize,
+    _hostaddrs: *mut *mut c_void,
+    _sizes: *mut usize,
+    _kinds: *mut u16,
+) {
+    // SAFETY: no dependences.
+    guard("GOMP_target_data_ext", || unsafe {
+        target::data("a target data construct", device, 0, std::ptr::null_mut())
+    })
+}
+
+/// `GOMP_target_data@@GOMP_4.0`: as `GOMP_target_data_ext`, GCC before 6.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_target_data(
+    device: c_int,
+    _unused: *const c_void,
+    _mapnum: usize,
+    _hostaddrs: *mut *mut c_void,
+    _sizes: *mut usize,
+    _kinds: *mut u8,
+) {
+    // SAFETY: no dependences.
+    guard("GOMP_target_data", || unsafe {
+        target::data("a target data construct", device, 0, std::ptr::null_mut())
+    })
+}
+
+/// `GOMP_target_end_data@@GOMP_4.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_target_end_data() {}
+
+/// `GOMP_target_update_ext@@GOMP_4.5`: `target update`; keeps its dependences.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_target_update_ext(
+    device: c_int,
+    _mapnum: usize,
+    _hostaddrs: *mut *mut c_void,
+    _sizes: *mut usize,
+    _kinds: *mut u16,
+    flags: c_uint,
+    depend: *mut *mut c_void,
+) {
+    // SAFETY: GCC's dependence array.
+    guard("GOMP_target_update_ext", || unsafe {
+        target::data("a target update construct", device, flags, depend)
+    })
+}
+
+/// `GOMP_target_update@@GOMP_4.0`: as `GOMP_target_update_ext`, GCC before 6.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_target_update(
+    device: c_int,
+    _unused: *const c_void,
+    _mapnum: usize,
+    _hostaddrs: *mut *mut c_void,
+    _sizes: *mut usize,
+    _kinds: *mut u8,
+) {
+    // SAFETY: no dependences.
+    guard("GOMP_target_update", || unsafe {
+        target::data("a target update construct", device, 0, std::ptr::null_mut())
+    })
+}
+
+/// `GOMP_target_enter_exit_data@@GOMP_4.5`: `target enter data` and `exit data`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_target_enter_exit_data(
+    device: c_int,
+    _mapnum: usize,
+    _hostaddrs: *mut *mut c_void,
+    _sizes: *mut usize,
+    _kinds: *mut u16,
+    flags: c_uint,
+    depend: *mut *mut c_void,
+) {
+    // SAFETY: GCC's dependence array.
+    guard("GOMP_target_enter_exit_data", || unsafe {
+        target::data("a target enter/exit data construct", device, flags, depend)
+    })
+}
+
+/// `GOMP_teams4@@GOMP_5.1`: the teams of a target region, in turn.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_teams4(
+    num_teams_low: c_uint,
+    _num_teams_high: c_uint,
+    thread_limit: c_uint,
+    first: bool,
+) -> bool {
+    guard("GOMP_teams4", || {
+        target::teams4(num_teams_low, thread_limit, first)
+    })
+}
+
+/// `GOMP_teams@@GOMP_4.0`: a target region's teams, GCC before 12: one team.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_teams(_num_teams: c_uint, thread_limit: c_uint) {
+    guard("GOMP_teams", || target::teams_v4(thread_limit))
+}
+
+/// `GOMP_offload_register_ver@@GOMP_4.5`: a program's offload images; ignored, so
+/// their target regions run on the host.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_offload_register_ver(
+    _version: c_uint,
+    _host_table: *const c_void,
+    _target_type: c_int,
+    _target_data: *const c_void,
+) {
+}
+
+/// `GOMP_offload_unregister_ver@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_offload_unregister_ver(
+    _version: c_uint,
+    _host_table: *const c_void,
+    _target_type: c_int,
+    _target_data: *const c_void,
+) {
+}
+
+/// `GOMP_offload_register@@GOMP_4.0.1`: ignored, as `GOMP_offload_register_ver`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_offload_register(
+    _host_table: *const c_void,
+    _target_type: c_int,
+    _target_data: *const c_void,
+) {
+}
+
+/// `GOMP_offload_unregister@@GOMP_4.0.1`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_offload_unregister(
+    _host_table: *const c_void,
+    _target_type: c_int,
+    _target_data: *const c_void,
+) {
+}
+
+/// `omp_target_alloc@@OMP_4.5`: host memory on the host device; null for any other.
+#[no_mangle]
+pub unsafe extern "C" fn omp_target_alloc(size: usize, device: c_int) -> *mut c_void {
+    guard("omp_target_alloc", || target::device_alloc(size, device))
+}
+
+/// `omp_target_free@@OMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_target_free(p: *mut c_void, device: c_int) {
+    // SAFETY: null or from omp_target_alloc for this device, freed once.
+    guard("omp_target_free", || unsafe {
+        target::device_free(p, device)
+    })
+}
+
+/// `omp_target_is_present@@OMP_4.5`: 1 on the host device (all host memory is there).
+#[no_mangle]
+pub unsafe extern "C" fn omp_target_is_present(_p: *const c_void, device: c_int) -> c_int {
+    c_int::from(device == target::HOST)
+}
+
+/// `omp_target_memcpy@@OMP_4.5`: 0, or `EINVAL` for a device but the host.
+#[no_mangle]
+pub unsafe extern "C" fn omp_target_memcpy(
+    dst: *mut c_void,
+    src: *const c_void,
+    length: usize,
+    dst_offset: usize,
+    src_offset: usize,
+    dst_device: c_int,
+    src_device: c_int,
+) -> c_int {
+    guard("omp_target_memcpy", || {
+        if dst_device != target::HOST || src_device != target::HOST {
+            return libc::EINVAL;
+        }
+        if length > 0 {
+            // SAFETY: the program's two buffers, `length` bytes past the offsets.
+            unsafe {
+                std::ptr::copy(
+                    src.cast::<u8>().add(src_offset),
+                    dst.cast::<u8>().add(dst_offset),
+                    length,
+                )
+            };
+        }
+        0
+    })
+}
+
+/// `omp_target_memcpy_rect@@OMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_target_memcpy_rect(
+    dst: *mut c_void,
+    src: *const c_void,
+    element_size: usize,
+    num_dims: c_int,
+    volume: *const usize,
+    dst_offsets: *const usize,
+    src_offsets: *const usize,
+    dst_dimensions: *const usize,
+    src_dimensions: *const usize,
+    dst_device: c_int,
+    src_device: c_int,
+) -> c_int {
+    guard("omp_target_memcpy_rect", || {
+        // SAFETY: the program's arrays of `num_dims` entries and its two buffers.
+        unsafe {
+            target::memcpy_rect(
+                dst,
+                src,
+                element_size,
+                num_dims,
+                volume,
+                dst_offsets,
+                src_offsets,
+                dst_dimensions,
+                src_dimensions,
+                dst_device,
+                src_device,
+            )
+        }
+    })
+}
+
+/// `omp_target_associate_ptr@@OMP_4.5`: `EINVAL`, as libgomp answers for the host
+/// device (there is nothing to associate host memory with).
+#[no_mangle]
+pub unsafe extern "C" fn omp_target_associate_ptr(
+    _host_ptr: *const c_void,
+    _device_ptr: *const c_void,
+    _size: usize,
+    _device_offset: usize,
+    _device: c_int,
+) -> c_int {
+    libc::EINVAL
+}
+
+/// `omp_target_disassociate_ptr@@OMP_4.5`: `EINVAL`, as `omp_target_associate_ptr`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_target_disassociate_ptr(_p: *const c_void, _device: c_int) -> c_int {
+    libc::EINVAL
+}
+
+/// `omp_init_allocator@@OMP_5.0.1`: `omp_null_allocator` if the traits cannot be met.
+#[no_mangle]
+pub unsafe extern "C" fn omp_init_allocator(
+    memspace: alloc::Memspace,
+    ntraits: c_int,
+    traits: *const c_void,
+) -> alloc::Handle {
+    guard("omp_init_allocator", || {
+        let traits = match usize::try_from(ntraits) {
+            Ok(n) if n > 0 && !traits.is_null() => {
+                // SAFETY: the program's array of `ntraits` omp_alloctrait_t.
+                unsafe { std::slice::from_raw_parts(traits.cast::<alloc::Trait>(), n) }
+            }
+            _ => &[],
+        };
+        alloc::init(memspace, traits)
+    })
+}
+
+/// `omp_destroy_allocator@@OMP_5.0.1`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_destroy_allocator(a: alloc::Handle) {
+    // SAFETY: a handle from `omp_init_allocator`, destroyed once (the program's promise).
+    guard("omp_destroy_allocator", || unsafe { alloc::destroy(a) })
+}
+
+/// `omp_set_default_allocator@@OMP_5.0.1`: for the tasks this thread runs.
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_default_allocator(a: alloc::Handle) {
+    guard("omp_set_default_allocator", || {
+        alloc::set_default_allocator(a)
+    })
+}
+
+/// `omp_get_default_allocator@@OMP_5.0.1`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_default_allocator() -> alloc::Handle {
+    guard("omp_get_default_allocator", || alloc::default_allocator())
+}
+
+/// `omp_alloc@@OMP_5.0.1`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_alloc(size: usize, a: alloc::Handle) -> *mut c_void {
+    // SAFETY: a handle of the program's (predefined, made and live, or null).
+    guard("omp_alloc", || unsafe {
+        alloc::allocate(0, size, a, false)
+    })
+    .cast()
+}
+
+/// `omp_aligned_alloc@@OMP_5.0.2`: null unless `align` is a power of two.
+#[no_mangle]
+pub unsafe extern "C" fn omp_aligned_alloc(
+    align: usize,
+    size: usize,
+    a: alloc::Handle,
+) -> *mut c_void {
+    guard("omp_aligned_alloc", || {
+        if align == 0 {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: as for omp_alloc.
+        unsafe { alloc::allocate(align, size, a, false) }
+    })
+    .cast()
+}
+
+/// `omp_calloc@@OMP_5.0.2`: zeroed; null if `n * size` overflows.
+#[no_mangle]
+pub unsafe extern "C" fn omp_calloc(n: usize, size: usize, a: alloc::Handle) -> *mut c_void {
+    guard("omp_calloc", || match n.checked_mul(size) {
+        // SAFETY: as for omp_alloc.
+        Some(bytes) => unsafe { alloc::allocate(0, bytes, a, true) },
+        None => std::ptr::null_mut(),
+    })
+    .cast()
+}
+
+/// `omp_aligned_calloc@@OMP_5.0.2`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_aligned_calloc(
+    align: usize,
+    n: usize,
+    size: usize,
+    a: alloc::Handle,
+) -> *mut c_void {
+    guard("omp_aligned_calloc", || match n.checked_mul(size) {
+        Some(_) if align == 0 => std::ptr::null_mut(),
+        // SAFETY: as for omp_alloc.
+        Some(bytes) => unsafe { alloc::allocate(align, bytes, a, true) },
+        None => std::ptr::null_mut(),
+    })
+    .cast()
+}
+
+/// `omp_realloc@@OMP_5.0.2`: the block comes from `a`, else from the allocator `p` came
+/// from; `free_allocator` need not be given (a block knows its allocator).
+#[no_mangle]
+pub unsafe extern "C" fn omp_realloc(
+    p: *mut c_void,
+    size: usize,
+    a: alloc::Handle,
+    _free_allocator: alloc::Handle,
+) -> *mut c_void {
+    // SAFETY: null or a live block from these functions; a handle as for omp_alloc.
+    guard("omp_realloc", || unsafe {
+        alloc::reallocate(p.cast(), size, a)
+    })
+    .cast()
+}
+
+/// `omp_free@@OMP_5.0.1`: the allocator argument need not be given.
+#[no_mangle]
+pub unsafe extern "C" fn omp_free(p: *mut c_void, _a: alloc::Handle) {
+    // SAFETY: null or a live block from these functions, freed once.
+    guard("omp_free", || unsafe { alloc::free(p.cast()) })
+}
+
+/// `GOMP_alloc@@GOMP_5.0.1`: the `allocate` directive and clause.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_alloc(align: usize, size: usize, a: alloc::Handle) -> *mut c_void {
+    // SAFETY: as for omp_alloc.
+    guard("GOMP_alloc", || unsafe {
+        alloc::allocate(align, size, a, false)
+    })
+    .cast()
+}
+
+/// `GOMP_free@@GOMP_5.0.1`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_free(p: *mut c_void, _a: alloc::Handle) {
+    // SAFETY: as for omp_free.
+    guard("GOMP_free", || unsafe { alloc::free(p.cast()) })
 }
 
 /// `omp_init_lock@@OMP_3.0`.
@@ -1664,6 +2203,50 @@ std::arch::global_asm!(
     ".symver omp_set_nest_lock, omp_set_nest_lock@@OMP_3.0",
     ".symver omp_unset_nest_lock, omp_unset_nest_lock@@OMP_3.0",
     ".symver omp_test_nest_lock, omp_test_nest_lock@@OMP_3.0",
+    ".symver GOMP_taskwait_depend, GOMP_taskwait_depend@@GOMP_5.0",
+    ".symver GOMP_taskyield, GOMP_taskyield@@GOMP_3.0",
+    ".symver GOMP_warning, GOMP_warning@@GOMP_5.1",
+    ".symver GOMP_error, GOMP_error@@GOMP_5.1",
+    ".symver GOMP_teams_reg, GOMP_teams_reg@@GOMP_5.0",
+    ".symver omp_set_num_teams, omp_set_num_teams@@OMP_5.1",
+    ".symver omp_get_max_teams, omp_get_max_teams@@OMP_5.1",
+    ".symver omp_set_teams_thread_limit, omp_set_teams_thread_limit@@OMP_5.1",
+    ".symver omp_get_teams_thread_limit, omp_get_teams_thread_limit@@OMP_5.1",
+    ".symver omp_get_initial_device, omp_get_initial_device@@OMP_4.5",
+    ".symver omp_get_device_num, omp_get_device_num@@OMP_5.0.2",
+    ".symver omp_init_allocator, omp_init_allocator@@OMP_5.0.1",
+    ".symver omp_destroy_allocator, omp_destroy_allocator@@OMP_5.0.1",
+    ".symver omp_set_default_allocator, omp_set_default_allocator@@OMP_5.0.1",
+    ".symver omp_get_default_allocator, omp_get_default_allocator@@OMP_5.0.1",
+    ".symver omp_alloc, omp_alloc@@OMP_5.0.1",
+    ".symver omp_aligned_alloc, omp_aligned_alloc@@OMP_5.0.2",
+    ".symver omp_calloc, omp_calloc@@OMP_5.0.2",
+    ".symver omp_aligned_calloc, omp_aligned_calloc@@OMP_5.0.2",
+    ".symver omp_realloc, omp_realloc@@OMP_5.0.2",
+    ".symver omp_free, omp_free@@OMP_5.0.1",
+    ".symver GOMP_alloc, GOMP_alloc@@GOMP_5.0.1",
+    ".symver GOMP_free, GOMP_free@@GOMP_5.0.1",
+    ".symver GOMP_target_ext, GOMP_target_ext@@GOMP_4.5",
+    ".symver GOMP_target, GOMP_target@@GOMP_4.0",
+    ".symver GOMP_target_data_ext, GOMP_target_data_ext@@GOMP_4.5",
+    ".symver GOMP_target_data, GOMP_target_data@@GOMP_4.0",
+    ".symver GOMP_target_end_data, GOMP_target_end_data@@GOMP_4.0",
+    ".symver GOMP_target_update_ext, GOMP_target_update_ext@@GOMP_4.5",
+    ".symver GOMP_target_update, GOMP_target_update@@GOMP_4.0",
+    ".symver GOMP_target_enter_exit_data, GOMP_target_enter_exit_data@@GOMP_4.5",
+    ".symver GOMP_teams4, GOMP_teams4@@GOMP_5.1",
+    ".symver GOMP_teams, GOMP_teams@@GOMP_4.0",
+    ".symver GOMP_offload_register_ver, GOMP_offload_register_ver@@GOMP_4.5",
+    ".symver GOMP_offload_unregister_ver, GOMP_offload_unregister_ver@@GOMP_4.5",
+    ".symver GOMP_offload_register, GOMP_offload_register@@GOMP_4.0.1",
+    ".symver GOMP_offload_unregister, GOMP_offload_unregister@@GOMP_4.0.1",
+    ".symver omp_target_alloc, omp_target_alloc@@OMP_4.5",
+    ".symver omp_target_free, omp_target_free@@OMP_4.5",
+    ".symver omp_target_is_present, omp_target_is_present@@OMP_4.5",
+    ".symver omp_target_memcpy, omp_target_memcpy@@OMP_4.5",
+    ".symver omp_target_memcpy_rect, omp_target_memcpy_rect@@OMP_4.5",
+    ".symver omp_target_associate_ptr, omp_target_associate_ptr@@OMP_4.5",
+    ".symver omp_target_disassociate_ptr, omp_target_disassociate_ptr@@OMP_4.5",
     ".symver locus_footprint_read, locus_footprint_read@@LOCUS_1.0",
     ".symver locus_footprint_write, locus_footprint_write@@LOCUS_1.0",
 );
@@ -1813,6 +2396,50 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("omp_set_nest_lock", "OMP_3.0"),
     ("omp_unset_nest_lock", "OMP_3.0"),
     ("omp_test_nest_lock", "OMP_3.0"),
+    ("GOMP_taskwait_depend", "GOMP_5.0"),
+    ("GOMP_taskyield", "GOMP_3.0"),
+    ("GOMP_warning", "GOMP_5.1"),
+    ("GOMP_error", "GOMP_5.1"),
+    ("GOMP_teams_reg", "GOMP_5.0"),
+    ("omp_set_num_teams", "OMP_5.1"),
+    ("omp_get_max_teams", "OMP_5.1"),
+    ("omp_set_teams_thread_limit", "OMP_5.1"),
+    ("omp_get_teams_thread_limit", "OMP_5.1"),
+    ("omp_get_initial_device", "OMP_4.5"),
+    ("omp_get_device_num", "OMP_5.0.2"),
+    ("omp_init_allocator", "OMP_5.0.1"),
+    ("omp_destroy_allocator", "OMP_5.0.1"),
+    ("omp_set_default_allocator", "OMP_5.0.1"),
+    ("omp_get_default_allocator", "OMP_5.0.1"),
+    ("omp_alloc", "OMP_5.0.1"),
+    ("omp_aligned_alloc", "OMP_5.0.2"),
+    ("omp_calloc", "OMP_5.0.2"),
+    ("omp_aligned_calloc", "OMP_5.0.2"),
+    ("omp_realloc", "OMP_5.0.2"),
+    ("omp_free", "OMP_5.0.1"),
+    ("GOMP_alloc", "GOMP_5.0.1"),
+    ("GOMP_free", "GOMP_5.0.1"),
+    ("GOMP_target_ext", "GOMP_4.5"),
+    ("GOMP_target", "GOMP_4.0"),
+    ("GOMP_target_data_ext", "GOMP_4.5"),
+    ("GOMP_target_data", "GOMP_4.0"),
+    ("GOMP_target_end_data", "GOMP_4.0"),
+    ("GOMP_target_update_ext", "GOMP_4.5"),
+    ("GOMP_target_update", "GOMP_4.0"),
+    ("GOMP_target_enter_exit_data", "GOMP_4.5"),
+    ("GOMP_teams4", "GOMP_5.1"),
+    ("GOMP_teams", "GOMP_4.0"),
+    ("GOMP_offload_register_ver", "GOMP_4.5"),
+    ("GOMP_offload_unregister_ver", "GOMP_4.5"),
+    ("GOMP_offload_register", "GOMP_4.0.1"),
+    ("GOMP_offload_unregister", "GOMP_4.0.1"),
+    ("omp_target_alloc", "OMP_4.5"),
+    ("omp_target_free", "OMP_4.5"),
+    ("omp_target_is_present", "OMP_4.5"),
+    ("omp_target_memcpy", "OMP_4.5"),
+    ("omp_target_memcpy_rect", "OMP_4.5"),
+    ("omp_target_associate_ptr", "OMP_4.5"),
+    ("omp_target_disassociate_ptr", "OMP_4.5"),
     ("locus_footprint_read", "LOCUS_1.0"),
     ("locus_footprint_write", "LOCUS_1.0"),
 ];

@@ -3,7 +3,9 @@
 //! Read once, on the first OpenMP call that needs them. What locus honours:
 //! `OMP_NUM_THREADS` (the first number of its list: the team size), `OMP_STACKSIZE`
 //! (the workers' stacks), `OMP_SCHEDULE` (`schedule(runtime)` loops, until
-//! `omp_set_schedule`) and `OMP_PROC_BIND=false` (workers unpinned). What it does not,
+//! `omp_set_schedule`), `OMP_PROC_BIND=false` (workers unpinned), `OMP_ALLOCATOR`
+//! (`alloc.rs`), `OMP_NUM_TEAMS` and `OMP_TEAMS_THREAD_LIMIT` (`teams.rs`) and
+//! `OMP_TARGET_OFFLOAD` (`target.rs`). What it does not,
 //! it says once on stderr and what it does instead: other `OMP_PROC_BIND` values and
 //! `OMP_PLACES` (workers are placed by the locus policy on the `LOCUS_TOPOLOGY`
 //! machine), nested parallelism (`OMP_NESTED`, `OMP_MAX_ACTIVE_LEVELS`: inner regions
@@ -29,6 +31,15 @@ pub(crate) struct Settings {
     pub(crate) schedule: Schedule,
     /// `LOCUS_STATS=1`.
     pub(crate) stats: bool,
+    /// `OMP_ALLOCATOR` (checked; `alloc.rs` makes it on first use), if set.
+    pub(crate) allocator: Option<String>,
+    /// `OMP_NUM_TEAMS`, if set: the teams a `teams` construct without `num_teams` makes.
+    pub(crate) num_teams: Option<usize>,
+    /// `OMP_TEAMS_THREAD_LIMIT`, if set: the largest team a `teams` region's parallel
+    /// regions make, without a `thread_limit` clause.
+    pub(crate) teams_thread_limit: Option<usize>,
+    /// `OMP_TARGET_OFFLOAD=mandatory`: a target construct, with no device, is an error.
+    pub(crate) offload_mandatory: bool,
 }
 
 static SETTINGS: OnceLock<Settings> = OnceLock::new();
@@ -99,12 +110,39 @@ fn read_settings(var: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Strin
         Some(v) => Schedule::parse(&v).map_err(|e| format!("OMP_SCHEDULE={v:?}: {e}"))?,
     };
     let stats = get("LOCUS_STATS").is_some_and(|v| v.trim() != "0");
+    let allocator = get("OMP_ALLOCATOR");
+    if let Some(v) = &allocator {
+        crate::alloc::check_environment(v).map_err(|e| format!("OMP_ALLOCATOR={v:?}: {e}"))?;
+    }
+    let positive = |name: &str| match get(name) {
+        None => Ok(None),
+        Some(v) => match v.trim().parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(Some(n)),
+            _ => Err(format!("{name}={v:?}: expected a positive number")),
+        },
+    };
+    let offload_mandatory = match get("OMP_TARGET_OFFLOAD") {
+        None => false,
+        Some(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "mandatory" => true,
+            "disabled" | "default" => false,
+            _ => {
+                return Err(format!(
+                    "OMP_TARGET_OFFLOAD={v:?}: expected mandatory, disabled or default"
+                ))
+            }
+        },
+    };
     Ok(Settings {
         threads,
         stack,
         unpinned,
         schedule,
         stats,
+        allocator,
+        num_teams: positive("OMP_NUM_TEAMS")?,
+        teams_thread_limit: positive("OMP_TEAMS_THREAD_LIMIT")?,
+        offload_mandatory,
     })
 }
 
@@ -272,8 +310,22 @@ mod tests {
 
     #[test]
     fn settings_are_read_and_bad_ones_named() {
-        let s = settings_of(&[("OMP_NUM_THREADS", "3,2"), ("OMP_STACKSIZE", "4M")]).unwrap();
+        let s = settings_of(&[
+            ("OMP_NUM_THREADS", "3,2"),
+            ("OMP_STACKSIZE", "4M"),
+            ("OMP_NUM_TEAMS", "5"),
+            ("OMP_TEAMS_THREAD_LIMIT", " 2 "),
+            ("OMP_ALLOCATOR", "omp_large_cap_mem_space:alignment=128"),
+        ])
+        .unwrap();
         assert_eq!(s.threads, Some(3));
+        assert_eq!((s.num_teams, s.teams_thread_limit), (Some(5), Some(2)));
+        assert!(!s.offload_mandatory);
+        assert!(
+            settings_of(&[("OMP_TARGET_OFFLOAD", "MANDATORY")])
+                .unwrap()
+                .offload_mandatory
+        );
         assert_eq!(s.stack, Some(4 << 20));
         assert_eq!(
             settings_of(&[("OMP_STACKSIZE", "512")]).unwrap().stack,
@@ -292,6 +344,11 @@ mod tests {
             ("OMP_SCHEDULE", "fastest"),
             ("OMP_SCHEDULE", "dynamic,0"),
             ("OMP_CANCELLATION", "sometimes"),
+            ("OMP_ALLOCATOR", "omp_quick_mem_alloc"),
+            ("OMP_ALLOCATOR", "omp_default_mem_space:pinned=true"),
+            ("OMP_NUM_TEAMS", "0"),
+            ("OMP_TEAMS_THREAD_LIMIT", "many"),
+            ("OMP_TARGET_OFFLOAD", "sometimes"),
         ] {
             let e = settings_of(&[(var, value)]).unwrap_err();
             assert!(e.starts_with(var) && e.contains(value), "{e}");

@@ -27,6 +27,10 @@
 //!   members, keyed by how many worksharing constructs each member has met.
 //! - **Locks** (`lock.rs`): `critical`, `atomic` and the `omp_*_lock` family are futex
 //!   mutexes in the program's own lock words.
+//! - **Host teams** (`teams.rs`) run one team after another on the encountering thread,
+//!   as libgomp runs them; **memory allocators** (`alloc.rs`) serve host memory with
+//!   the traits' alignment, pool size and fallback; **target regions** (`target.rs`)
+//!   run on the host, as OpenMP's host fallback, there being no offload device.
 //!
 //! # Safety at the boundary
 //! Every entry point is `extern "C"`, so a Rust panic cannot unwind into C: the entry
@@ -39,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+mod alloc;
 mod blocks;
 mod env;
 mod footprint;
@@ -47,9 +52,11 @@ mod loops;
 mod reduction;
 mod stats;
 mod sync;
+mod target;
 mod task;
 mod taskloop;
 mod team;
+mod teams;
 mod wait;
 
 /// A task record fits a pooled block with room for data (see `blocks.rs`).

@@ -822,6 +822,30 @@ pub(crate) fn taskwait() {
     t.sync_block_ended();
 }
 
+/// `GOMP_taskwait_depend`: waits for the earlier sibling tasks that `depend` conflicts
+/// with, as an empty `if(0)` task with those dependences, which is what OpenMP says
+/// `taskwait depend(...)` is.
+///
+/// # Safety
+/// `depend` is GCC's dependence array.
+pub(crate) unsafe fn taskwait_depend(depend: *mut *mut c_void) {
+    unsafe extern "C" fn nothing(_: *mut c_void) {}
+    // SAFETY: an empty task with no data and GCC's dependences (the caller's contract).
+    unsafe {
+        task(Spawn {
+            f: nothing,
+            data: std::ptr::null_mut(),
+            cpyfn: None,
+            arg_size: 0,
+            arg_align: 1,
+            if_clause: false,
+            flags: FLAG_DEPEND,
+            depend,
+            range: None,
+        })
+    }
+}
+
 /// `GOMP_taskgroup_start`.
 pub(crate) fn taskgroup_start() {
     let t = team::current();

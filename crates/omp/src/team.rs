@@ -90,6 +90,8 @@ pub(crate) struct Member {
     pub(crate) work: RefCell<Option<Arc<WorkShare>>>,
     /// Chunks of a static loop this member has taken.
     pub(crate) static_taken: Cell<u64>,
+    /// The `teams` league this thread runs a team of (used at level 0 only).
+    pub(crate) league: crate::teams::League,
     /// Whether the current loop has an `ordered` clause.
     pub(crate) ordered: Cell<bool>,
     /// The chunk of an ordered loop this member runs, whose turn it passes on when done.
@@ -115,6 +117,7 @@ impl Member {
             loops: Cell::new(0),
             work: RefCell::new(None),
             static_taken: Cell::new(0),
+            league: Default::default(),
             ordered: Cell::new(false),
             ordered_chunk: Cell::new(None),
         }
@@ -320,10 +323,12 @@ pub(crate) fn parallel(
     let nested = !local().member.get().is_null();
     let size = if nested {
         1
-    } else if requested == 0 {
-        crate::env::max_threads()
     } else {
-        requested.min(locus::MAX_THREADS)
+        let size = match requested {
+            0 => crate::env::max_threads(),
+            n => n.min(locus::MAX_THREADS),
+        };
+        crate::teams::thread_limit().map_or(size, |limit| size.min(limit))
     };
     let fn_id = f as usize as u64;
     if size == 1 {

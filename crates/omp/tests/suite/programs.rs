@@ -32,6 +32,11 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("reduction", &[]),
     ("parallel_start", &[]),
     ("cancel", &[]),
+    ("taskwait_depend", &[]),
+    ("teams", &[]),
+    ("alloc", &[]),
+    ("error", &[]),
+    ("target", &[]),
 ];
 
 /// Virtual machines and team sizes: two squads of two, three squads of one.
@@ -211,6 +216,41 @@ fn cancellation_asked_for_is_refused_with_a_message_and_the_program_runs() {
 }
 
 #[test]
+fn an_error_directive_warns_or_ends_the_program_as_under_libgomp() {
+    let warned = run("error", &[], true, &[]);
+    assert!(warned.status.success(), "{}", text(&warned.stderr));
+    assert!(
+        text(&warned.stderr).contains("error directive encountered: a warning from error.c"),
+        "{}",
+        text(&warned.stderr)
+    );
+    for locus in [false, true] {
+        let fatal = run("error", &["fatal"], locus, &[]);
+        assert_eq!(fatal.status.code(), Some(1), "locus: {locus}");
+        assert!(text(&fatal.stderr).contains("a fatal error from error.c"));
+        assert!(!text(&fatal.stdout).contains("error ok"));
+    }
+}
+
+#[test]
+fn mandatory_offload_runs_on_the_host_and_refuses_another_device() {
+    let env = [("OMP_TARGET_OFFLOAD", "mandatory")];
+    let host = run("target", &[], true, &env);
+    assert!(host.status.success(), "{}", text(&host.stderr));
+    for locus in [false, true] {
+        let other = run("target", &["device 7"], locus, &env);
+        assert!(!other.status.success(), "locus: {locus}");
+        assert!(!text(&other.stdout).contains("target ok"));
+    }
+    let refused = run("target", &["device 7"], true, &env);
+    assert!(
+        text(&refused.stderr).contains("device 7"),
+        "{}",
+        text(&refused.stderr)
+    );
+}
+
+#[test]
 fn a_missing_entry_point_fails_at_load_naming_it() {
     // The doacross loop needs GOMP_loop_doacross_static_start, GOMP_doacross_wait and
     // GOMP_doacross_post; the loader names the first it cannot bind.
@@ -245,6 +285,9 @@ fn bad_settings_are_named_and_end_the_program() {
         ("OMP_SCHEDULE", "sometimes"),
         ("LOCUS_POLICY", "fastest"),
         ("LOCUS_TOPOLOGY", "pack:0 pu:1"),
+        ("OMP_ALLOCATOR", "omp_default_mem_space:alignment=3"),
+        ("OMP_NUM_TEAMS", "-1"),
+        ("OMP_TARGET_OFFLOAD", "always"),
     ] {
         let out = run("fib", &["10"], true, &[(var, value)]);
         assert_eq!(out.status.code(), Some(2), "{var}={value}");
