@@ -288,6 +288,319 @@ pub unsafe extern "C" fn GOMP_taskwait() {
     task::taskwait()
 }
 
+/// A doacross loop's start, for each schedule and word: its trip counts, then
+/// `loops::start_doacross`, then the member's first chunk.
+macro_rules! doacross_loop {
+    ($name:ident, $word:ty, $next:path, $kind:expr) => {
+        #[doc = concat!("`", stringify!($name), "`: a doacross loop (`ordered(n)` with `depend(sink)`).")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            ncounts: c_uint,
+            counts: *const $word,
+            chunk: $word,
+            istart: *mut $word,
+            iend: *mut $word,
+        ) -> bool {
+            guard(stringify!($name), || {
+                let m = team::member();
+                let schedule = Schedule {
+                    kind: $kind,
+                    chunk: (chunk as i128).max(0) as u64,
+                };
+                // SAFETY: GCC's `ncounts` trip counts and two writable words.
+                unsafe {
+                    loops::start_doacross(m, schedule, &doacross_counts(ncounts, counts));
+                    $next(m, &mut *istart, &mut *iend)
+                }
+            })
+        }
+    };
+}
+
+/// A doacross loop's trip counts as 64-bit words (negative `long`s count as 0).
+///
+/// # Safety
+/// `counts` holds `n` words.
+unsafe fn doacross_counts<W: Copy + Into<i128>>(n: c_uint, counts: *const W) -> Vec<u64> {
+    (0..n as usize)
+        // SAFETY: `n` words (the caller's contract).
+        .map(|i| unsafe { *counts.add(i) }.into().max(0) as u64)
+        .collect()
+}
+
+doacross_loop!(
+    GOMP_loop_doacross_static_start,
+    c_long,
+    loops::next,
+    Kind::Static
+);
+doacross_loop!(
+    GOMP_loop_doacross_dynamic_start,
+    c_long,
+    loops::next,
+    Kind::Dynamic
+);
+doacross_loop!(
+    GOMP_loop_doacross_guided_start,
+    c_long,
+    loops::next,
+    Kind::Guided
+);
+doacross_loop!(
+    GOMP_loop_ull_doacross_static_start,
+    c_ulonglong,
+    loops::next_ull,
+    Kind::Static
+);
+doacross_loop!(
+    GOMP_loop_ull_doacross_dynamic_start,
+    c_ulonglong,
+    loops::next_ull,
+    Kind::Dynamic
+);
+doacross_loop!(
+    GOMP_loop_ull_doacross_guided_start,
+    c_ulonglong,
+    loops::next_ull,
+    Kind::Guided
+);
+
+/// `GOMP_loop_doacross_runtime_start@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_doacross_runtime_start(
+    ncounts: c_uint,
+    counts: *const c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+) -> bool {
+    guard("GOMP_loop_doacross_runtime_start", || {
+        let m = team::member();
+        // SAFETY: GCC's trip counts and two writable longs.
+        unsafe {
+            loops::start_doacross(m, env::run_schedule(), &doacross_counts(ncounts, counts));
+            loops::next(m, &mut *istart, &mut *iend)
+        }
+    })
+}
+
+/// `GOMP_loop_ull_doacross_runtime_start@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_ull_doacross_runtime_start(
+    ncounts: c_uint,
+    counts: *const c_ulonglong,
+    istart: *mut c_ulonglong,
+    iend: *mut c_ulonglong,
+) -> bool {
+    guard("GOMP_loop_ull_doacross_runtime_start", || {
+        let m = team::member();
+        // SAFETY: GCC's trip counts and two writable words.
+        unsafe {
+            loops::start_doacross(m, env::run_schedule(), &doacross_counts(ncounts, counts));
+            loops::next_ull(m, &mut *istart, &mut *iend)
+        }
+    })
+}
+
+/// The schedule of GCC 9's `GOMP_loop_*_start` (`sched`: libgomp's schedule numbers,
+/// with a monotonic flag in bit 31).
+fn schedule_of(sched: c_long, chunk: u64) -> Schedule {
+    let kind = match sched & 0x7fff_ffff {
+        0 => return env::run_schedule(),
+        2 => Kind::Dynamic,
+        3 => Kind::Guided,
+        _ => Kind::Static,
+    };
+    Schedule { kind, chunk }
+}
+
+/// Refuses the task reductions and the per-loop memory a `GOMP_loop_*_start` of GCC 9
+/// may ask for, which locus does not provide.
+fn refuse_extras(what: &str, reductions: *mut usize, mem: *mut *mut c_void) {
+    if !reductions.is_null() {
+        env::fail(&format!(
+            "{what}: task reductions on a worksharing loop are not supported by locus"
+        ));
+    }
+    if !mem.is_null() {
+        env::fail(&format!(
+            "{what}: a loop's shared scratch memory is not supported by locus"
+        ));
+    }
+}
+
+/// `GOMP_loop_doacross_start@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_doacross_start(
+    ncounts: c_uint,
+    counts: *const c_long,
+    sched: c_long,
+    chunk: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> bool {
+    guard("GOMP_loop_doacross_start", || {
+        refuse_extras("GOMP_loop_doacross_start", reductions, mem);
+        let m = team::member();
+        let schedule = schedule_of(sched, chunk.max(0) as u64);
+        // SAFETY: GCC's trip counts and two writable longs (null when the caller takes
+        // no chunk: then the member takes its chunks with `_next`).
+        unsafe {
+            loops::start_doacross(m, schedule, &doacross_counts(ncounts, counts));
+            !istart.is_null() && loops::next(m, &mut *istart, &mut *iend)
+        }
+    })
+}
+
+/// `GOMP_loop_ull_doacross_start@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_ull_doacross_start(
+    ncounts: c_uint,
+    counts: *const c_ulonglong,
+    sched: c_long,
+    chunk: c_ulonglong,
+    istart: *mut c_ulonglong,
+    iend: *mut c_ulonglong,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> bool {
+    guard("GOMP_loop_ull_doacross_start", || {
+        refuse_extras("GOMP_loop_ull_doacross_start", reductions, mem);
+        let m = team::member();
+        let schedule = schedule_of(sched, chunk);
+        // SAFETY: as for GOMP_loop_doacross_start.
+        unsafe {
+            loops::start_doacross(m, schedule, &doacross_counts(ncounts, counts));
+            !istart.is_null() && loops::next_ull(m, &mut *istart, &mut *iend)
+        }
+    })
+}
+
+/// `GOMP_doacross_post@@GOMP_4.5`: `depend(source)`, with the iteration's vector.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_doacross_post(counts: *const c_long) {
+    guard("GOMP_doacross_post", || {
+        let m = team::member();
+        let n = loops::doacross_dims(m);
+        // SAFETY: GCC's vector of the loop's `n` dimensions.
+        let v = unsafe { doacross_counts(n as c_uint, counts) };
+        loops::doacross_post(m, &v)
+    })
+}
+
+/// `GOMP_doacross_ull_post@@GOMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_doacross_ull_post(counts: *const c_ulonglong) {
+    guard("GOMP_doacross_ull_post", || {
+        let m = team::member();
+        let n = loops::doacross_dims(m);
+        // SAFETY: GCC's vector of the loop's `n` dimensions.
+        let v = unsafe { doacross_counts(n as c_uint, counts) };
+        loops::doacross_post(m, &v)
+    })
+}
+
+/// Integer arguments the variadic trampolines below save from registers (the System V
+/// x86-64 ABI passes the first six there, the rest on the stack).
+#[cfg(target_arch = "x86_64")]
+const REGISTER_ARGS: usize = 6;
+
+/// `depend(sink: v)`'s vector from `GOMP_doacross_wait(first, ...)` (`long`s) or its
+/// `_ull` form, as the trampoline hands it over: the register arguments it saved, then
+/// the caller's stack arguments. Reads only as many as the loop has dimensions.
+///
+/// # Safety
+/// `regs` holds [`REGISTER_ARGS`] words; `stack` is where the caller's stack arguments
+/// begin, holding the rest of the loop's dimensions.
+#[cfg(target_arch = "x86_64")]
+unsafe extern "C" fn doacross_wait_args(regs: *const u64, stack: *const u64) {
+    guard("GOMP_doacross_wait", || {
+        let m = team::member();
+        let n = loops::doacross_dims(m);
+        let v: Vec<u64> = (0..n)
+            .map(|i| {
+                // SAFETY: the first six in the saved registers, the rest on the
+                // caller's stack, as the ABI passes variadic integers; `n` is the
+                // number the loop's vectors have, which is what GCC passes.
+                unsafe {
+                    if i < REGISTER_ARGS {
+                        *regs.add(i)
+                    } else {
+                        *stack.add(i - REGISTER_ARGS)
+                    }
+                }
+            })
+            .collect();
+        loops::doacross_wait(m, &v)
+    })
+}
+
+/// The variadic `GOMP_doacross_wait(long first, ...)` and
+/// `GOMP_doacross_ull_wait(unsigned long long first, ...)`, which stable Rust cannot
+/// define: each saves the six argument registers on its stack and calls
+/// [`doacross_wait_args`] with their address and that of the caller's stack arguments
+/// (both forms pass 64-bit integers alike). It writes nothing but its own frame.
+#[cfg(target_arch = "x86_64")]
+macro_rules! doacross_wait_trampoline {
+    ($name:literal) => {
+        concat!(
+            ".text\n",
+            ".globl ",
+            $name,
+            "\n",
+            ".type ",
+            $name,
+            ", @function\n",
+            ".p2align 4\n",
+            $name,
+            ":\n",
+            ".cfi_startproc\n",
+            "push rbp\n",
+            ".cfi_def_cfa_offset 16\n",
+            ".cfi_offset rbp, -16\n",
+            "mov rbp, rsp\n",
+            ".cfi_def_cfa_register rbp\n",
+            "sub rsp, 48\n",
+            "mov [rsp], rdi\n",
+            "mov [rsp + 8], rsi\n",
+            "mov [rsp + 16], rdx\n",
+            "mov [rsp + 24], rcx\n",
+            "mov [rsp + 32], r8\n",
+            "mov [rsp + 40], r9\n",
+            "mov rdi, rsp\n",
+            "lea rsi, [rbp + 16]\n",
+            "call {wait}\n",
+            "leave\n",
+            ".cfi_def_cfa rsp, 8\n",
+            "ret\n",
+            ".cfi_endproc\n",
+            ".size ",
+            $name,
+            ", . - ",
+            $name,
+            "\n",
+        )
+    };
+}
+
+// SAFETY: (of the assembly) each trampoline keeps the stack 16-byte aligned at the
+// call (8 for the return address, 8 for rbp, 48 for the registers), saves and restores
+// rbp, and only reads the caller's frame.
+#[cfg(target_arch = "x86_64")]
+std::arch::global_asm!(
+    doacross_wait_trampoline!("GOMP_doacross_wait"),
+    doacross_wait_trampoline!("GOMP_doacross_ull_wait"),
+    wait = sym doacross_wait_args,
+);
+
+// Their versions, as for every entry point (below), but where they exist.
+#[cfg(all(target_arch = "x86_64", not(test)))]
+std::arch::global_asm!(
+    ".symver GOMP_doacross_wait, GOMP_doacross_wait@@GOMP_4.5",
+    ".symver GOMP_doacross_ull_wait, GOMP_doacross_ull_wait@@GOMP_4.5",
+);
+
 /// `GOMP_taskwait_depend@@GOMP_5.0`: `taskwait depend(...)`.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_taskwait_depend(depend: *mut *mut c_void) {
@@ -2247,6 +2560,18 @@ std::arch::global_asm!(
     ".symver omp_target_memcpy_rect, omp_target_memcpy_rect@@OMP_4.5",
     ".symver omp_target_associate_ptr, omp_target_associate_ptr@@OMP_4.5",
     ".symver omp_target_disassociate_ptr, omp_target_disassociate_ptr@@OMP_4.5",
+    ".symver GOMP_loop_doacross_static_start, GOMP_loop_doacross_static_start@@GOMP_4.5",
+    ".symver GOMP_loop_doacross_dynamic_start, GOMP_loop_doacross_dynamic_start@@GOMP_4.5",
+    ".symver GOMP_loop_doacross_guided_start, GOMP_loop_doacross_guided_start@@GOMP_4.5",
+    ".symver GOMP_loop_doacross_runtime_start, GOMP_loop_doacross_runtime_start@@GOMP_4.5",
+    ".symver GOMP_loop_ull_doacross_static_start, GOMP_loop_ull_doacross_static_start@@GOMP_4.5",
+    ".symver GOMP_loop_ull_doacross_dynamic_start, GOMP_loop_ull_doacross_dynamic_start@@GOMP_4.5",
+    ".symver GOMP_loop_ull_doacross_guided_start, GOMP_loop_ull_doacross_guided_start@@GOMP_4.5",
+    ".symver GOMP_loop_ull_doacross_runtime_start, GOMP_loop_ull_doacross_runtime_start@@GOMP_4.5",
+    ".symver GOMP_loop_doacross_start, GOMP_loop_doacross_start@@GOMP_5.0",
+    ".symver GOMP_loop_ull_doacross_start, GOMP_loop_ull_doacross_start@@GOMP_5.0",
+    ".symver GOMP_doacross_post, GOMP_doacross_post@@GOMP_4.5",
+    ".symver GOMP_doacross_ull_post, GOMP_doacross_ull_post@@GOMP_4.5",
     ".symver locus_footprint_read, locus_footprint_read@@LOCUS_1.0",
     ".symver locus_footprint_write, locus_footprint_write@@LOCUS_1.0",
 );
@@ -2440,6 +2765,20 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("omp_target_memcpy_rect", "OMP_4.5"),
     ("omp_target_associate_ptr", "OMP_4.5"),
     ("omp_target_disassociate_ptr", "OMP_4.5"),
+    ("GOMP_loop_doacross_static_start", "GOMP_4.5"),
+    ("GOMP_loop_doacross_dynamic_start", "GOMP_4.5"),
+    ("GOMP_loop_doacross_guided_start", "GOMP_4.5"),
+    ("GOMP_loop_doacross_runtime_start", "GOMP_4.5"),
+    ("GOMP_loop_ull_doacross_static_start", "GOMP_4.5"),
+    ("GOMP_loop_ull_doacross_dynamic_start", "GOMP_4.5"),
+    ("GOMP_loop_ull_doacross_guided_start", "GOMP_4.5"),
+    ("GOMP_loop_ull_doacross_runtime_start", "GOMP_4.5"),
+    ("GOMP_loop_doacross_start", "GOMP_5.0"),
+    ("GOMP_loop_ull_doacross_start", "GOMP_5.0"),
+    ("GOMP_doacross_post", "GOMP_4.5"),
+    ("GOMP_doacross_ull_post", "GOMP_4.5"),
+    ("GOMP_doacross_wait", "GOMP_4.5"),
+    ("GOMP_doacross_ull_wait", "GOMP_4.5"),
     ("locus_footprint_read", "LOCUS_1.0"),
     ("locus_footprint_write", "LOCUS_1.0"),
 ];

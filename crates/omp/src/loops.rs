@@ -21,6 +21,16 @@
 //! it, then moves it past the chunk. Chunks are dealt in iteration order, so the
 //! earliest unfinished one is always held by a running member.
 //!
+//! A doacross loop (`ordered(n)` with `depend(sink: ...)` and `depend(source)`) is dealt
+//! over the logical iterations of its first ordered dimension (GCC passes every
+//! dimension's trip count and speaks in logical iteration numbers); a guided one is dealt
+//! as dynamic, so that every chunk but the last has the same length. Its [`Doacross`]
+//! keeps, per chunk (which one member runs in order), one more than the flattened
+//! number of the last iteration vector posted there: `depend(source)` raises it, and a
+//! `depend(sink: v)` waits until it reaches past `v`. Chunks are dealt in iteration
+//! order and sinks name earlier iterations, so the earliest unfinished iteration can
+//! always go on.
+//!
 //! `sections` is a dynamic loop of chunk 1 over the section numbers `1..=count`.
 //! `single copyprivate` is a loop of one iteration: the member dealt it runs the
 //! `single`, publishes its data's address in the record and joins the others at the
@@ -107,6 +117,62 @@ pub(crate) struct WorkShare {
     copy: AtomicPtr<c_void>,
     /// Ordered loops: iterations before this one have run their `ordered` blocks.
     turn: AtomicU64,
+    /// Doacross loops: the iterations posted.
+    doacross: Option<Doacross>,
+}
+
+/// The most ordered dimensions a doacross loop may have: what `GOMP_doacross_wait`,
+/// variadic in C, reads (see `abi.rs`).
+pub(crate) const MAX_DOACROSS_DIMS: usize = 8;
+
+/// The cross-iteration dependences of a doacross loop (see the module docs).
+#[derive(Debug)]
+pub(crate) struct Doacross {
+    /// The trip counts of the ordered dimensions, the dealt one first.
+    counts: Box<[u64]>,
+    /// Logical iterations of the dimensions after the first: one outer iteration's.
+    per_outer: u64,
+    /// Outer iterations per entry of `posted`: the loop's chunk.
+    span: u64,
+    /// Per chunk, 1 + the flattened number of the last iteration posted in it; 0 if none.
+    posted: Box<[AtomicU64]>,
+}
+
+impl Doacross {
+    fn new(counts: &[u64], span: u64) -> Result<Doacross, String> {
+        let per_outer = counts[1..]
+            .iter()
+            .try_fold(1u64, |acc, &c| acc.checked_mul(c));
+        let total = per_outer.and_then(|p| p.checked_mul(counts[0]));
+        let (Some(per_outer), Some(_)) = (per_outer, total.filter(|&t| t < u64::MAX)) else {
+            return Err(format!(
+                "a doacross loop of {counts:?} iterations, more than 2^64 in all"
+            ));
+        };
+        let span = span.max(1);
+        let entries = usize::try_from(counts[0].div_ceil(span))
+            .map_err(|_| format!("a doacross loop of {} outer iterations", counts[0]))?;
+        Ok(Doacross {
+            counts: counts.into(),
+            per_outer,
+            span,
+            posted: (0..entries).map(|_| AtomicU64::new(0)).collect(),
+        })
+    }
+
+    /// The entry of iteration vector `v` and its flattened number plus one; `None` if `v`
+    /// lies outside the iteration space (a sink OpenMP says to ignore).
+    fn locate(&self, v: &[u64]) -> Option<(&AtomicU64, u64)> {
+        if v.len() != self.counts.len() || v.iter().zip(&self.counts).any(|(x, n)| x >= n) {
+            return None;
+        }
+        let inner = v[1..]
+            .iter()
+            .zip(&self.counts[1..])
+            .fold(0u64, |acc, (&x, &n)| acc * n + x);
+        let entry = &self.posted[(v[0] / self.span) as usize];
+        Some((entry, v[0] * self.per_outer + inner + 1))
+    }
 }
 
 /// The number of iterations of `for (i = start; i < end (or > end); i += incr)`.
@@ -179,6 +245,36 @@ pub(crate) fn start_ull(
 /// Starts this member's next loop of `n` iterations from `start` by `incr` (not
 /// ordered).
 fn start_n(m: &Member, schedule: Schedule, start: u64, incr: u64, n: u64) {
+    start_work(m, schedule, start, incr, n, None);
+}
+
+/// Starts this member's next loop: a doacross loop over the trip counts `counts` of its
+/// ordered dimensions (dealt over the first, in logical iteration numbers).
+pub(crate) fn start_doacross(m: &Member, schedule: Schedule, counts: &[u64]) {
+    if counts.is_empty() || counts.len() > MAX_DOACROSS_DIMS {
+        crate::env::fail(&format!(
+            "a doacross loop of {} ordered dimensions: locus runs 1 to {MAX_DOACROSS_DIMS}",
+            counts.len()
+        ));
+    }
+    let schedule = match schedule.kind {
+        Kind::Guided => Schedule {
+            kind: Kind::Dynamic,
+            chunk: schedule.chunk,
+        },
+        _ => schedule,
+    };
+    start_work(m, schedule, 0, 1, counts[0], Some(counts));
+}
+
+fn start_work(
+    m: &Member,
+    schedule: Schedule,
+    start: u64,
+    incr: u64,
+    n: u64,
+    doacross: Option<&[u64]>,
+) {
     m.ordered.set(false);
     m.ordered_chunk.set(None);
     let key = m.loops.get() + 1;
@@ -187,21 +283,32 @@ fn start_n(m: &Member, schedule: Schedule, start: u64, incr: u64, n: u64) {
     let work = {
         let mut works = team.works.lock().unwrap_or_else(|e| e.into_inner());
         Arc::clone(works.entry(key).or_insert_with(|| {
+            let chunk = match (schedule.kind, schedule.chunk) {
+                (Kind::Static, c) => c,
+                (_, 0) => 1,
+                (_, c) => c,
+            };
+            let doacross = doacross.map(|counts| {
+                // A static loop without a chunk is dealt in one block per member.
+                let span = if chunk == 0 {
+                    n.div_ceil(team.size as u64)
+                } else {
+                    chunk
+                };
+                Doacross::new(counts, span).unwrap_or_else(|e| crate::env::fail(&e))
+            });
             Arc::new(WorkShare {
                 key,
                 start,
                 incr,
                 n,
                 kind: schedule.kind,
-                chunk: match (schedule.kind, schedule.chunk) {
-                    (Kind::Static, c) => c,
-                    (_, 0) => 1,
-                    (_, c) => c,
-                },
+                chunk,
                 next: AtomicU64::new(0),
                 left: AtomicUsize::new(team.size),
                 copy: AtomicPtr::new(std::ptr::null_mut()),
                 turn: AtomicU64::new(0),
+                doacross,
             })
         }))
     };
@@ -290,6 +397,42 @@ fn next_chunk(m: &Member, w: &WorkShare) -> Option<(u64, u64)> {
         }
     };
     (lo < hi).then_some((lo, hi))
+}
+
+/// `GOMP_doacross_post`: iteration vector `v` of this member's doacross loop has
+/// reached its `depend(source)`.
+pub(crate) fn doacross_post(m: &Member, v: &[u64]) {
+    let work = m.work.borrow();
+    let Some(d) = work.as_ref().and_then(|w| w.doacross.as_ref()) else {
+        crate::env::fail("GOMP_doacross_post outside a doacross loop");
+    };
+    if let Some((entry, number)) = d.locate(v) {
+        // Release: what the iteration wrote happens before its sinks' waits end.
+        entry.fetch_max(number, Ordering::Release);
+    }
+}
+
+/// The number of ordered dimensions of this member's doacross loop.
+pub(crate) fn doacross_dims(m: &Member) -> usize {
+    let work = m.work.borrow();
+    match work.as_ref().and_then(|w| w.doacross.as_ref()) {
+        Some(d) => d.counts.len(),
+        None => crate::env::fail("GOMP_doacross_wait outside a doacross loop"),
+    }
+}
+
+/// `GOMP_doacross_wait`: waits until iteration vector `v` of this member's doacross
+/// loop has posted (at once if `v` lies outside the loop).
+pub(crate) fn doacross_wait(m: &Member, v: &[u64]) {
+    let work = m.work.borrow();
+    let Some(d) = work.as_ref().and_then(|w| w.doacross.as_ref()) else {
+        crate::env::fail("GOMP_doacross_wait outside a doacross loop");
+    };
+    if let Some((entry, number)) = d.locate(v) {
+        // Acquire: pairs with the post's Release. The poster is a running member, which
+        // needs no task of this thread to go on, so the wait runs none.
+        locus::raw::spin_until(|| entry.load(Ordering::Acquire) >= number);
+    }
 }
 
 /// `GOMP_ordered_start`: waits until every iteration before this member's chunk has
@@ -390,6 +533,46 @@ pub(crate) fn single_copy_end(m: &Member, data: *mut c_void) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn doacross_vectors_are_numbered_in_order_per_chunk() {
+        // 10 x 3 x 4 iterations, chunks of 4 outer iterations.
+        let d = Doacross::new(&[10, 3, 4], 4).unwrap();
+        assert_eq!(d.posted.len(), 3);
+        let number = |v: &[u64]| d.locate(v).map(|(_, n)| n);
+        assert_eq!(number(&[0, 0, 0]), Some(1));
+        assert_eq!(number(&[0, 0, 3]), Some(4));
+        assert_eq!(number(&[0, 1, 0]), Some(5));
+        assert_eq!(number(&[2, 2, 3]), Some(36));
+        // The entry is the outer iteration's chunk.
+        let entry = |v: &[u64]| d.locate(v).map(|(e, _)| e as *const AtomicU64);
+        assert_eq!(entry(&[3, 0, 0]), entry(&[0, 2, 1]));
+        assert_ne!(entry(&[4, 0, 0]), entry(&[3, 2, 3]));
+        assert_eq!(entry(&[9, 2, 3]), Some(&d.posted[2] as *const AtomicU64));
+        // Sinks outside the space, and vectors of the wrong length, are ignored.
+        for v in [
+            &[10, 0, 0][..],
+            &[0, 3, 0],
+            &[0, 0, 4],
+            &[0, 0],
+            &[u64::MAX, 0, 0],
+        ] {
+            assert!(d.locate(v).is_none(), "{v:?}");
+        }
+        // A post raises the entry; a wait for a later vector of the chunk is not met.
+        let (e, n) = d.locate(&[1, 2, 0]).unwrap();
+        e.fetch_max(n, Ordering::Release);
+        assert!(e.load(Ordering::Acquire) >= d.locate(&[0, 2, 3]).unwrap().1);
+        assert!(e.load(Ordering::Acquire) < d.locate(&[1, 2, 1]).unwrap().1);
+    }
+
+    #[test]
+    fn doacross_loops_past_64_bits_are_refused() {
+        let e = Doacross::new(&[u64::MAX / 2, 3], 1).unwrap_err();
+        assert!(e.contains("more than 2^64"), "{e}");
+        assert!(Doacross::new(&[1 << 20, 1 << 20, 1 << 30], 1 << 20).is_err());
+        assert_eq!(Doacross::new(&[5], 0).unwrap().posted.len(), 5);
+    }
 
     #[test]
     fn trip_counts_follow_the_loop_direction() {

@@ -1,14 +1,15 @@
-/* Needs entry points locus does not provide (doacross loops, `ordered depend`): must
-   fail to load naming one, or, bound lazily, fail when it reaches it. */
+/* Needs entry points locus does not provide (task reductions on a worksharing loop:
+   GOMP_loop_start and GOMP_workshare_task_reduction_unregister): must fail to load
+   naming one, or, bound lazily, fail when it reaches it. */
 #include <stdio.h>
 int main(void) {
-  long s[100] = {0};
-  #pragma omp parallel for ordered(1)
-  for (int i = 1; i < 100; i++) {
-    #pragma omp ordered depend(sink: i - 1)
-    s[i] = s[i - 1] + i;
-    #pragma omp ordered depend(source)
+  long s = 0;
+  #pragma omp parallel
+  #pragma omp for reduction(task, +: s)
+  for (int i = 0; i < 100; i++) {
+    #pragma omp task in_reduction(+: s)
+    s += i;
   }
-  printf("%ld\n", s[99]);
+  printf("%ld\n", s);
   return 0;
 }

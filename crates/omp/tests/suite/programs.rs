@@ -37,6 +37,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("alloc", &[]),
     ("error", &[]),
     ("target", &[]),
+    ("doacross", &[]),
 ];
 
 /// Virtual machines and team sizes: two squads of two, three squads of one.
@@ -252,13 +253,13 @@ fn mandatory_offload_runs_on_the_host_and_refuses_another_device() {
 
 #[test]
 fn a_missing_entry_point_fails_at_load_naming_it() {
-    // The doacross loop needs GOMP_loop_doacross_static_start, GOMP_doacross_wait and
-    // GOMP_doacross_post; the loader names the first it cannot bind.
+    // The loop's task reduction needs GOMP_loop_start and
+    // GOMP_workshare_task_reduction_unregister; the loader names the first it cannot
+    // bind.
     let names_one = |stderr: &str| {
         [
-            "GOMP_loop_doacross_static_start",
-            "GOMP_doacross_wait",
-            "GOMP_doacross_post",
+            "GOMP_loop_start",
+            "GOMP_workshare_task_reduction_unregister",
         ]
         .iter()
         .any(|name| stderr.contains(&format!("undefined symbol: {name}")))
