@@ -140,7 +140,7 @@ pub unsafe extern "C" fn GOMP_task(
     flags: c_uint,
     depend: *mut *mut c_void,
     _priority: c_int,
-    _detach: *mut c_void,
+    detach: *mut c_void,
 ) {
     // No `guard`: the hottest entry point, and a panic cannot leave an `extern "C"`
     // function anyway (it aborts, after the panic's message).
@@ -156,6 +156,7 @@ pub unsafe extern "C" fn GOMP_task(
             flags,
             depend,
             range: None,
+            detach,
         })
     }
 }
@@ -247,6 +248,7 @@ fn spawn(
         flags: 0,
         depend: std::ptr::null_mut(),
         range: None,
+        detach: std::ptr::null_mut(),
     }
 }
 
@@ -279,6 +281,13 @@ pub unsafe extern "C" fn GOMP_task_reduction_remap(
         // SAFETY: GCC's pointers, in a task taking part in those reductions.
         unsafe { reduction::remap(cnt, cntorig, ptrs) }
     })
+}
+
+/// `omp_fulfill_event@@OMP_5.0.1`: the event of a task made with `detach(event)`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_fulfill_event(event: *mut c_void) {
+    // SAFETY: the program's event handle, fulfilled once.
+    guard("omp_fulfill_event", || unsafe { task::fulfill(event) })
 }
 
 /// `GOMP_taskwait@@GOMP_2.0`.
@@ -2572,6 +2581,7 @@ std::arch::global_asm!(
     ".symver GOMP_loop_ull_doacross_start, GOMP_loop_ull_doacross_start@@GOMP_5.0",
     ".symver GOMP_doacross_post, GOMP_doacross_post@@GOMP_4.5",
     ".symver GOMP_doacross_ull_post, GOMP_doacross_ull_post@@GOMP_4.5",
+    ".symver omp_fulfill_event, omp_fulfill_event@@OMP_5.0.1",
     ".symver locus_footprint_read, locus_footprint_read@@LOCUS_1.0",
     ".symver locus_footprint_write, locus_footprint_write@@LOCUS_1.0",
 );
@@ -2779,6 +2789,7 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_doacross_ull_post", "GOMP_4.5"),
     ("GOMP_doacross_wait", "GOMP_4.5"),
     ("GOMP_doacross_ull_wait", "GOMP_4.5"),
+    ("omp_fulfill_event", "OMP_5.0.1"),
     ("locus_footprint_read", "LOCUS_1.0"),
     ("locus_footprint_write", "LOCUS_1.0"),
 ];

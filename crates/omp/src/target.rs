@@ -235,6 +235,7 @@ pub(crate) unsafe fn target(
                 },
                 depend,
                 range: None,
+                detach: std::ptr::null_mut(),
             })
         }
         return;
@@ -282,6 +283,7 @@ pub(crate) unsafe fn data(what: &str, device: c_int, flags: u32, depend: *mut *m
                 flags: task::FLAG_DEPEND,
                 depend,
                 range: None,
+                detach: std::ptr::null_mut(),
             })
         }
     } else {

@@ -26,6 +26,13 @@
 //! zero. The table is emptied when the parent's children are all done (at `taskwait`
 //! and barriers).
 //!
+//! # Detached tasks
+//! A task made with `detach(event)` completes once both its body has ended and its
+//! event is fulfilled (`omp_fulfill_event`, whose handle is the record's address): its
+//! [`Ends`] count the two, and whoever reaches the second completes it. An `if(0)` one
+//! counts only the event: its spawner waits for it and completes it, the event holding
+//! a reference so that the record outlives the fulfiller's wake-up.
+//!
 //! # Undeferred tasks
 //! `if(0)`, tasks made in a final task, and every task of a team of one run at once on
 //! the spawning thread, as new tasks (own record, own children). Below a final task all
@@ -45,7 +52,7 @@
 //! `LOCUS_STATS` counts it apart from the pool's tasks; the policy never sees it.
 
 use crate::team::{self, OutlinedFn};
-use crate::wait::{TaskState, WaiterSlot};
+use crate::wait::{Ends, TaskState, WaiterSlot};
 use crate::{blocks, sync};
 use locus::raw::{self, RawTask};
 use locus::TaskId;
@@ -113,6 +120,14 @@ pub(crate) struct Node {
     inline: bool,
     /// Its team has one thread: every task it makes runs at once.
     alone: bool,
+    /// Made with a `detach` clause: it completes once its body has ended and its event
+    /// is fulfilled (`ends`).
+    detached: bool,
+    /// A detached `if(0)` task: its spawner waits for the event and completes it.
+    awaited: bool,
+    /// A detached task's ends still to come: its body's (unless it is `awaited`) and its
+    /// event's.
+    ends: Ends,
 }
 
 // SAFETY: a node moves to the worker that runs it; its cells are touched only by the
@@ -182,6 +197,9 @@ impl Node {
             unmet: AtomicUsize::new(0),
             inline: false,
             alone,
+            detached: false,
+            awaited: false,
+            ends: Ends::new(0),
         }
     }
 
@@ -274,8 +292,40 @@ unsafe fn run_here(node: *const Node, local: &'static team::Local) {
             }
         }
     }
+    // SAFETY: live: it holds its own reference until it completes.
+    let n = unsafe { &*node };
+    // A detached task completes after its event too: here only if that came first. An
+    // `if(0)` one is completed by its spawner, which waits for the event.
+    if n.detached && (n.awaited || !n.ends.reach()) {
+        return;
+    }
     // SAFETY: live until its last reference goes, which `complete` handles.
     unsafe { complete(node, &local.blocks) };
+}
+
+/// `omp_fulfill_event`: the event of a detached task happened.
+///
+/// # Safety
+/// `event` is the handle of a detached task's event, fulfilled once.
+pub(crate) unsafe fn fulfill(event: *mut c_void) {
+    let node = event as *const Node;
+    // SAFETY: a detached task is live until both its ends are reached, and an
+    // undeferred one until the event's reference is given up below.
+    let n = unsafe { &*node };
+    if !n.detached {
+        crate::env::fail("omp_fulfill_event: not the event of a detached task");
+    }
+    let blocks = &team::local().blocks;
+    if n.awaited {
+        if n.ends.reach() {
+            wake_waiter(&n.state.waiter);
+        }
+        // SAFETY: the reference the event held (see `spawn_task`), given up once.
+        unsafe { release(node, blocks) };
+    } else if n.ends.reach() {
+        // SAFETY: both ends reached: the task completes, here, once.
+        unsafe { complete(node, blocks) };
+    }
 }
 
 /// Marks `node` complete: its successors, its taskgroup, its parent's children count,
@@ -392,6 +442,8 @@ pub(crate) struct Spawn {
     /// A taskloop task's iterations `[first, end)`, written into the first two words
     /// of its data once copied (`taskloop.rs`); `None` for a task construct.
     pub(crate) range: Option<[u64; 2]>,
+    /// `detach(event)`: where the task's event handle goes (with `FLAG_DETACH`).
+    pub(crate) detach: *mut c_void,
 }
 
 /// Writes a taskloop task's range (if any) over the first two words of its data, where
@@ -461,12 +513,7 @@ fn group_of_children(parent: &Node) -> Option<Arc<Group>> {
 /// As for [`task`].
 #[inline(never)]
 unsafe fn spawn_task(local: &'static team::Local, s: Spawn, parent: &Node) {
-    if s.flags & FLAG_DETACH != 0 {
-        crate::env::fail(
-            "the detach clause of a task is not supported by locus; run this program with \
-             GCC's libgomp",
-        );
-    }
+    let detached = s.flags & FLAG_DETACH != 0 && !s.detach.is_null();
     let undeferred = !s.if_clause || parent.is_final || parent.alone;
     let is_final = parent.is_final || s.flags & FLAG_FINAL != 0;
     let (id, level) = next_child(parent, s.f);
@@ -477,7 +524,7 @@ unsafe fn spawn_task(local: &'static team::Local, s: Spawn, parent: &Node) {
     }
     parent.state.add_child();
 
-    if undeferred && parent.is_final && !has_deps {
+    if undeferred && parent.is_final && !has_deps && !detached {
         // Below a final task everything runs at once: the record can live here.
         let mut node = new_node(&s, parent, id, level, true, group, None);
         node.layout = Layout::new::<()>();
@@ -527,6 +574,16 @@ unsafe fn spawn_task(local: &'static team::Local, s: Spawn, parent: &Node) {
         }
         // SAFETY: ready, live, run once here.
         unsafe { run(node) };
+        if n.awaited {
+            // `if(0)`: the task is complete once its event is: wait for it (running
+            // other tasks), then complete it here. The event's reference keeps it live
+            // for the fulfiller's wake-up. (A task run at once only because its team
+            // has one thread, or its parent is final, is not waited for: it completes
+            // when its event comes, like a deferred one.)
+            wait(&n.state.waiter, || n.ends.all_reached());
+            // SAFETY: live (its own reference), complete once, here.
+            unsafe { complete(node, &local.blocks) };
+        }
     } else if ready {
         // SAFETY: ready, live, published once.
         unsafe { publish(node) };
@@ -684,6 +741,9 @@ fn new_node(
         unmet: AtomicUsize::new(1),
         inline: false,
         alone: parent.alone,
+        detached: false,
+        awaited: false,
+        ends: Ends::new(0),
     }
 }
 
@@ -720,6 +780,20 @@ unsafe fn new_heap(
 ) -> *const Node {
     let (layout, offset) = record_layout(s);
     let block = blocks::alloc(blocks, layout);
+    let detached = s.flags & FLAG_DETACH != 0 && !s.detach.is_null();
+    if detached {
+        // The event handle is the record's address: GCC reads it from the `detach`
+        // variable, and the task from its firstprivate copy, the first word of its data
+        // (written there before the copy, as libgomp does).
+        // SAFETY: GCC's event variable, and its data block, which starts with the
+        // event's copy when the task has data.
+        unsafe {
+            s.detach.cast::<*mut u8>().write(block);
+            if !s.data.is_null() && s.arg_size >= std::mem::size_of::<*mut u8>() {
+                s.data.cast::<*mut u8>().write(block);
+            }
+        }
+    }
     // SAFETY: `offset` is inside the block, after the node.
     let data = unsafe { block.add(offset) }.cast::<c_void>();
     match s.cpyfn {
@@ -737,6 +811,16 @@ unsafe fn new_heap(
     node.data = data;
     node.layout = layout;
     node.inline = inline;
+    if detached {
+        node.detached = true;
+        // An `if(0)` task's spawner waits for the event alone (and completes it); the
+        // event holds a reference until the fulfiller has woken it.
+        node.awaited = inline && !s.if_clause;
+        node.ends = Ends::new(if node.awaited { 1 } else { 2 });
+        if node.awaited {
+            node.state.add_ref();
+        }
+    }
     let node_ptr = block.cast::<Node>();
     // SAFETY: the block is allocated for a Node at offset 0 (its layout comes first).
     unsafe { node_ptr.write(node) };
@@ -842,6 +926,7 @@ pub(crate) unsafe fn taskwait_depend(depend: *mut *mut c_void) {
             flags: FLAG_DEPEND,
             depend,
             range: None,
+            detach: std::ptr::null_mut(),
         })
     }
 }

@@ -26,7 +26,7 @@
 //! completers, for `taskwait` and for a barrier's wait on descendants.
 
 use crate::sync::{fence, AtomicU64, AtomicUsize};
-use std::sync::atomic::Ordering::{Acquire, Relaxed, SeqCst};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, SeqCst};
 
 /// One incomplete child, in the high half of a [`TaskState`].
 const CHILD: u64 = 1 << 32;
@@ -73,6 +73,29 @@ impl WaiterSlot {
         if w != 0 && me != Some(w - 1) {
             wake(w - 1);
         }
+    }
+}
+
+/// The ends a detached task (OpenMP's `detach` clause) completes after: its body's end
+/// and its event's fulfilment (`omp_fulfill_event`), in either order, on any threads.
+/// Whoever reaches the last end completes the task; `AcqRel`, so the completer sees
+/// what both sides did before. The loom model in `src/tests/loom_wait.rs` checks it.
+pub(crate) struct Ends(AtomicUsize);
+
+impl Ends {
+    /// `n` ends to reach.
+    pub(crate) fn new(n: usize) -> Ends {
+        Ends(AtomicUsize::new(n))
+    }
+
+    /// One end reached; whether it was the last.
+    pub(crate) fn reach(&self) -> bool {
+        self.0.fetch_sub(1, AcqRel) == 1
+    }
+
+    /// Whether every end was reached (`Acquire`: pairs with [`Ends::reach`]).
+    pub(crate) fn all_reached(&self) -> bool {
+        self.0.load(Acquire) == 0
     }
 }
 

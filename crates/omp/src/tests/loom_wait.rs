@@ -4,7 +4,7 @@
 //! miss what the tasks it waited for wrote.
 
 use crate::sync::AtomicUsize;
-use crate::wait::{TaskState, WaiterSlot};
+use crate::wait::{Ends, TaskState, WaiterSlot};
 use loom::cell::UnsafeCell;
 use loom::sync::{Arc, Condvar, Mutex};
 use loom::thread;
@@ -220,5 +220,56 @@ fn loom_taskgroup_wakes_its_owner() {
         waiter.wait(0, || count.load(SeqCst) == 0, |d| sleeper.sleep_until(d));
         assert_eq!(out.read(), 5);
         task.join().unwrap();
+    });
+}
+
+/// A detached task: its body ends on worker 1 while its event is fulfilled on worker 2.
+/// Exactly one of them completes it, and it sees what the other wrote first.
+#[test]
+fn loom_a_detached_task_completes_once_after_both_ends() {
+    loom::model(|| {
+        let ends = Arc::new(Ends::new(2));
+        let out = Arc::new([Output(UnsafeCell::new(0)), Output(UnsafeCell::new(0))]);
+        let sides: Vec<_> = (0..2)
+            .map(|i| {
+                let (ends, out) = (ends.clone(), out.clone());
+                thread::spawn(move || {
+                    out[i].write(i + 1);
+                    if ends.reach() {
+                        assert_eq!(out[0].read() + out[1].read(), 3);
+                        return 1;
+                    }
+                    0
+                })
+            })
+            .collect();
+        let completed: usize = sides.into_iter().map(|s| s.join().unwrap()).sum();
+        assert_eq!(completed, 1);
+        assert!(ends.all_reached());
+    });
+}
+
+/// An undeferred (`if(0)`) detached task: its spawner (worker 0) waits for the event,
+/// fulfilled on worker 1, which wakes it; the spawner then sees what the fulfiller wrote.
+#[test]
+fn loom_an_undeferred_detached_task_wakes_its_spawner() {
+    loom::model(|| {
+        let ends = Arc::new(Ends::new(1));
+        let slot = Arc::new(WaiterSlot::new());
+        let sleeper = Arc::new(Sleeper::new());
+        let out = Arc::new(Output(UnsafeCell::new(0)));
+        let fulfiller = {
+            let (ends, slot, sleeper, out) =
+                (ends.clone(), slot.clone(), sleeper.clone(), out.clone());
+            thread::spawn(move || {
+                out.write(5);
+                if ends.reach() {
+                    slot.notify(Some(1), |w| sleeper.wake(w));
+                }
+            })
+        };
+        slot.wait(0, || ends.all_reached(), |d| sleeper.sleep_until(d));
+        assert_eq!(out.read(), 5);
+        fulfiller.join().unwrap();
     });
 }

@@ -38,6 +38,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("target", &[]),
     ("doacross", &[]),
+    ("detach", &[]),
 ];
 
 /// Virtual machines and team sizes: two squads of two, three squads of one.
