@@ -1,6 +1,6 @@
 //! Runs the loom models of locus-omp's own synchronisation (`src/tests/loom_*.rs`: the
-//! waiter handshake behind `taskwait`, `taskgroup` and barriers, and a detached task's two ends) as part
-//! of the normal test suite, with the runtime's runner.
+//! waiter handshake behind `taskwait`, `taskgroup` and barriers, and a detached task's
+//! two ends) as part of the normal test suite, with the runtime's runner.
 
 #[path = "../../runtime/tests/common/loom_runner.rs"]
 mod loom_runner;
