@@ -2365,6 +2365,9 @@ pub unsafe extern "C" fn omp_test_nest_lock(l: *mut c_void) -> c_int {
     })
 }
 
+// The Fortran forms, in this module (see the file's first lines).
+include!("fortran.rs");
+
 /// `locus_footprint_read@@LOCUS_1.0`.
 #[no_mangle]
 pub unsafe extern "C" fn locus_footprint_read(ptr: *const c_void, len: usize) {
@@ -2796,14 +2799,14 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::SYMBOLS;
+    use super::{FORTRAN_SYMBOLS, SYMBOLS};
     use std::collections::HashSet;
 
     #[test]
     fn every_symbol_is_exported_once_into_a_node_of_the_version_script() {
         let script = include_str!("../libgomp.map");
         let mut seen = HashSet::new();
-        for (name, version) in SYMBOLS {
+        for (name, version) in SYMBOLS.iter().chain(FORTRAN_SYMBOLS) {
             assert!(seen.insert(name), "{name} exported twice");
             assert!(
                 script

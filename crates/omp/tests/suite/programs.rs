@@ -1,6 +1,7 @@
-//! OpenMP programs written in C, built here with the system's `gcc -fopenmp`, run on
-//! locus's libgomp under every policy and on virtual machines: each checks its own
-//! answer, and prints the same as under GCC's libgomp. Plus the load-time contract: a
+//! OpenMP programs written in C (and two builds of one in Fortran), built here with the
+//! system's `gcc -fopenmp` (and `gfortran -fopenmp`), run on locus's libgomp under every
+//! policy and on virtual machines: each checks its own answer, and prints the same as
+//! under GCC's libgomp. Plus the load-time contract: a
 //! program needing an entry point locus lacks fails to load, naming it, and every
 //! symbol locus exports carries GCC's version for it.
 
@@ -41,6 +42,13 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("detach", &[]),
 ];
 
+/// The Fortran programs of `tests/fortran`: a name, the source, gfortran's flags. The
+/// second build calls the `_8_` forms of the routines (64-bit default integers).
+const FORTRAN: &[(&str, &str, &[&str])] = &[
+    ("omp_lib", "omp_lib.f90", &[]),
+    ("omp_lib_8", "omp_lib.f90", &["-fdefault-integer-8"]),
+];
+
 /// Virtual machines and team sizes: two squads of two, three squads of one.
 const MACHINES: &[(&str, &str)] = &[("2x2", "4"), ("3x1", "3")];
 
@@ -60,6 +68,18 @@ fn programs() -> &'static Path {
                 .status()
                 .expect("gcc runs");
             assert!(status.success(), "gcc -fopenmp failed on {name}.c");
+        }
+        let fortran = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fortran");
+        for (name, source, flags) in FORTRAN {
+            let status = Command::new("gfortran")
+                .args(["-O2", "-fopenmp", "-Wall", "-Werror"])
+                .args(*flags)
+                .arg("-o")
+                .arg(out.join(name))
+                .arg(fortran.join(source))
+                .status()
+                .expect("gfortran runs (the Fortran programs need it: apt-get install gfortran)");
+            assert!(status.success(), "gfortran -fopenmp failed on {source}");
         }
         out
     })
@@ -135,7 +155,8 @@ fn policies() -> Vec<&'static str> {
 fn programs_give_libgomps_answers_under_every_policy_and_machine() {
     let policies = policies();
     assert!(policies.len() >= 6, "{policies:?}");
-    for (name, args) in PROGRAMS {
+    let fortran = FORTRAN.iter().map(|(name, _, _)| (*name, &[][..]));
+    for (name, args) in PROGRAMS.iter().copied().chain(fortran) {
         let gomp = run(name, args, false, &[("OMP_NUM_THREADS", "3")]);
         assert!(
             gomp.status.success(),
