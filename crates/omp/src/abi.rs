@@ -1750,6 +1750,30 @@ pub unsafe extern "C" fn omp_get_place_num() -> c_int {
     -1
 }
 
+/// `omp_get_place_num_procs@@OMP_4.5`: 0; with no place list, every place number is
+/// out of range.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_place_num_procs(_place: c_int) -> c_int {
+    0
+}
+
+/// `omp_get_place_proc_ids@@OMP_4.5`: writes nothing (no place has processors).
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_place_proc_ids(_place: c_int, _ids: *mut c_int) {}
+
+/// `omp_get_partition_place_nums@@OMP_4.5`: writes nothing (the partition holds no
+/// places).
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_partition_place_nums(_places: *mut c_int) {}
+
+/// `omp_display_env@@OMP_5.1`: the settings, on stderr (`env::display`).
+#[no_mangle]
+pub unsafe extern "C" fn omp_display_env(verbose: c_int) {
+    guard("omp_display_env", || {
+        eprint!("{}", env::display(verbose != 0))
+    })
+}
+
 /// `omp_get_partition_num_places@@OMP_4.5`: 0.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_partition_num_places() -> c_int {
@@ -2585,6 +2609,10 @@ std::arch::global_asm!(
     ".symver GOMP_doacross_post, GOMP_doacross_post@@GOMP_4.5",
     ".symver GOMP_doacross_ull_post, GOMP_doacross_ull_post@@GOMP_4.5",
     ".symver omp_fulfill_event, omp_fulfill_event@@OMP_5.0.1",
+    ".symver omp_get_place_num_procs, omp_get_place_num_procs@@OMP_4.5",
+    ".symver omp_get_place_proc_ids, omp_get_place_proc_ids@@OMP_4.5",
+    ".symver omp_get_partition_place_nums, omp_get_partition_place_nums@@OMP_4.5",
+    ".symver omp_display_env, omp_display_env@@OMP_5.1",
     ".symver locus_footprint_read, locus_footprint_read@@LOCUS_1.0",
     ".symver locus_footprint_write, locus_footprint_write@@LOCUS_1.0",
 );
@@ -2793,6 +2821,10 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_doacross_wait", "GOMP_4.5"),
     ("GOMP_doacross_ull_wait", "GOMP_4.5"),
     ("omp_fulfill_event", "OMP_5.0.1"),
+    ("omp_get_place_num_procs", "OMP_4.5"),
+    ("omp_get_place_proc_ids", "OMP_4.5"),
+    ("omp_get_partition_place_nums", "OMP_4.5"),
+    ("omp_display_env", "OMP_5.1"),
     ("locus_footprint_read", "LOCUS_1.0"),
     ("locus_footprint_write", "LOCUS_1.0"),
 ];

@@ -40,16 +40,111 @@ pub(crate) struct Settings {
     pub(crate) teams_thread_limit: Option<usize>,
     /// `OMP_TARGET_OFFLOAD=mandatory`: a target construct, with no device, is an error.
     pub(crate) offload_mandatory: bool,
+    /// `OMP_DISPLAY_ENV`: 0 (false), 1 (true) or 2 (verbose).
+    pub(crate) display_env: u8,
 }
 
 static SETTINGS: OnceLock<Settings> = OnceLock::new();
 
 /// The settings, read on first use; a bad value ends the program (see the module docs).
 pub(crate) fn settings() -> &'static Settings {
-    SETTINGS.get_or_init(|| match read_settings(&|name| std::env::var(name).ok()) {
-        Ok(s) => s,
-        Err(message) => fail(&message),
-    })
+    let mut first = false;
+    let s = SETTINGS.get_or_init(|| {
+        first = true;
+        match read_settings(&|name| std::env::var(name).ok()) {
+            Ok(s) => s,
+            Err(message) => fail(&message),
+        }
+    });
+    if first && s.display_env > 0 {
+        eprint!("{}", display(s.display_env > 1));
+    }
+    s
+}
+
+/// `omp_display_env`'s text: the settings locus runs with, as OpenMP names them (and,
+/// `verbose`, locus's own), between OpenMP's first and last lines. It builds no pool
+/// and takes no lock (it also runs as the settings are first read, which a pool's
+/// making may do).
+pub(crate) fn display(verbose: bool) -> String {
+    let s = settings();
+    let threads = match NUM_THREADS.load(Ordering::Relaxed) {
+        0 => s
+            .threads
+            .map_or("(unset: one per CPU of the machine)".to_string(), |n| {
+                n.to_string()
+            }),
+        n => n.to_string(),
+    };
+    let schedule = run_schedule();
+    let kind = match schedule.kind {
+        Kind::Static => "STATIC",
+        Kind::Dynamic => "DYNAMIC",
+        Kind::Guided => "GUIDED",
+    };
+    let schedule = match schedule.chunk {
+        0 => kind.to_string(),
+        c => format!("{kind},{c}"),
+    };
+    let stack = s
+        .stack
+        .map_or("the system's".to_string(), |b| format!("{b}B"));
+    let lines = [
+        ("_OPENMP", "201511".to_string()),
+        ("OMP_DYNAMIC", "FALSE".to_string()),
+        ("OMP_NESTED", "FALSE".to_string()),
+        ("OMP_NUM_THREADS", threads),
+        ("OMP_SCHEDULE", schedule),
+        (
+            "OMP_PROC_BIND",
+            if s.unpinned {
+                "FALSE"
+            } else {
+                "TRUE (locus policy)"
+            }
+            .to_string(),
+        ),
+        ("OMP_PLACES", String::new()),
+        ("OMP_STACKSIZE", stack),
+        ("OMP_THREAD_LIMIT", locus::MAX_THREADS.to_string()),
+        ("OMP_MAX_ACTIVE_LEVELS", "1".to_string()),
+        ("OMP_NUM_TEAMS", crate::teams::max_teams().to_string()),
+        (
+            "OMP_TEAMS_THREAD_LIMIT",
+            crate::teams::teams_thread_limit().to_string(),
+        ),
+        ("OMP_CANCELLATION", "FALSE".to_string()),
+        ("OMP_DEFAULT_DEVICE", "0".to_string()),
+        ("OMP_MAX_TASK_PRIORITY", "0".to_string()),
+        (
+            "OMP_ALLOCATOR",
+            s.allocator
+                .clone()
+                .unwrap_or("omp_default_mem_alloc".into()),
+        ),
+        (
+            "OMP_TARGET_OFFLOAD",
+            if s.offload_mandatory {
+                "MANDATORY"
+            } else {
+                "DEFAULT"
+            }
+            .into(),
+        ),
+    ];
+    let mut out = String::from("\nOPENMP DISPLAY ENVIRONMENT BEGIN\n");
+    for (name, value) in lines {
+        out.push_str(&format!("  {name} = '{value}'\n"));
+    }
+    if verbose {
+        for name in ["LOCUS_POLICY", "LOCUS_TOPOLOGY"] {
+            let value = std::env::var(name).unwrap_or_else(|_| "(unset: the default)".into());
+            out.push_str(&format!("  {name} = '{value}'\n"));
+        }
+        out.push_str(&format!("  LOCUS_STATS = '{}'\n", u8::from(s.stats)));
+    }
+    out.push_str("OPENMP DISPLAY ENVIRONMENT END\n");
+    out
 }
 
 /// Prints `message` as locus's and exits with status 2.
@@ -133,6 +228,19 @@ fn read_settings(var: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Strin
             }
         },
     };
+    let display_env = match get("OMP_DISPLAY_ENV") {
+        None => 0,
+        Some(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "false" => 0,
+            "true" => 1,
+            "verbose" => 2,
+            _ => {
+                return Err(format!(
+                    "OMP_DISPLAY_ENV={v:?}: expected true, false or verbose"
+                ))
+            }
+        },
+    };
     Ok(Settings {
         threads,
         stack,
@@ -143,6 +251,7 @@ fn read_settings(var: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Strin
         num_teams: positive("OMP_NUM_TEAMS")?,
         teams_thread_limit: positive("OMP_TEAMS_THREAD_LIMIT")?,
         offload_mandatory,
+        display_env,
     })
 }
 
@@ -349,6 +458,7 @@ mod tests {
             ("OMP_NUM_TEAMS", "0"),
             ("OMP_TEAMS_THREAD_LIMIT", "many"),
             ("OMP_TARGET_OFFLOAD", "sometimes"),
+            ("OMP_DISPLAY_ENV", "loud"),
         ] {
             let e = settings_of(&[(var, value)]).unwrap_err();
             assert!(e.starts_with(var) && e.contains(value), "{e}");

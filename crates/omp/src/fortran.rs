@@ -286,9 +286,61 @@ pub unsafe extern "C" fn omp_get_default_allocator_() -> usize {
     unsafe { omp_get_default_allocator() }
 }
 
+/// `omp_get_place_num_procs_@@OMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_place_num_procs_(place: *const i32) -> c_int {
+    // SAFETY: gfortran's reference to the argument.
+    unsafe { omp_get_place_num_procs(fortran_arg(place)) }
+}
+
+/// `omp_get_place_num_procs_8_@@OMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_place_num_procs_8_(place: *const i64) -> c_int {
+    // SAFETY: gfortran's reference to the argument.
+    unsafe { omp_get_place_num_procs(clamp_to_int(fortran_arg(place))) }
+}
+
+/// `omp_get_place_proc_ids_@@OMP_4.5`: writes nothing, as the C routine.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_place_proc_ids_(_place: *const i32, _ids: *mut i32) {}
+
+/// `omp_get_place_proc_ids_8_@@OMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_place_proc_ids_8_(_place: *const i64, _ids: *mut i64) {}
+
+/// `omp_get_partition_place_nums_@@OMP_4.5`: writes nothing, as the C routine.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_partition_place_nums_(_places: *mut i32) {}
+
+/// `omp_get_partition_place_nums_8_@@OMP_4.5`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_partition_place_nums_8_(_places: *mut i64) {}
+
+/// `omp_display_env_@@OMP_5.1`: `verbose` is a `LOGICAL`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_display_env_(verbose: *const i32) {
+    // SAFETY: gfortran's reference to the argument.
+    unsafe { omp_display_env(fortran_arg(verbose)) }
+}
+
+/// `omp_display_env_8_@@OMP_5.1`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_display_env_8_(verbose: *const i64) {
+    // SAFETY: gfortran's reference to the argument.
+    unsafe { omp_display_env(c_int::from(fortran_arg(verbose) != 0)) }
+}
+
 // The symbol versions, as in `abi.rs`.
 #[cfg(not(test))]
 std::arch::global_asm!(
+    ".symver omp_get_place_num_procs_, omp_get_place_num_procs_@@OMP_4.5",
+    ".symver omp_get_place_num_procs_8_, omp_get_place_num_procs_8_@@OMP_4.5",
+    ".symver omp_get_place_proc_ids_, omp_get_place_proc_ids_@@OMP_4.5",
+    ".symver omp_get_place_proc_ids_8_, omp_get_place_proc_ids_8_@@OMP_4.5",
+    ".symver omp_get_partition_place_nums_, omp_get_partition_place_nums_@@OMP_4.5",
+    ".symver omp_get_partition_place_nums_8_, omp_get_partition_place_nums_8_@@OMP_4.5",
+    ".symver omp_display_env_, omp_display_env_@@OMP_5.1",
+    ".symver omp_display_env_8_, omp_display_env_8_@@OMP_5.1",
     ".symver omp_get_thread_num_, omp_get_thread_num_@@OMP_1.0",
     ".symver omp_get_num_threads_, omp_get_num_threads_@@OMP_1.0",
     ".symver omp_get_max_threads_, omp_get_max_threads_@@OMP_1.0",
@@ -362,6 +414,14 @@ std::arch::global_asm!(
 /// The exported symbols and their versions, for the tests.
 #[cfg(test)]
 pub(crate) const FORTRAN_SYMBOLS: &[(&str, &str)] = &[
+    ("omp_get_place_num_procs_", "OMP_4.5"),
+    ("omp_get_place_num_procs_8_", "OMP_4.5"),
+    ("omp_get_place_proc_ids_", "OMP_4.5"),
+    ("omp_get_place_proc_ids_8_", "OMP_4.5"),
+    ("omp_get_partition_place_nums_", "OMP_4.5"),
+    ("omp_get_partition_place_nums_8_", "OMP_4.5"),
+    ("omp_display_env_", "OMP_5.1"),
+    ("omp_display_env_8_", "OMP_5.1"),
     ("omp_get_thread_num_", "OMP_1.0"),
     ("omp_get_num_threads_", "OMP_1.0"),
     ("omp_get_max_threads_", "OMP_1.0"),

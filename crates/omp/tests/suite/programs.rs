@@ -274,6 +274,27 @@ fn mandatory_offload_runs_on_the_host_and_refuses_another_device() {
 }
 
 #[test]
+fn omp_display_env_shows_the_settings_in_use() {
+    let env = [("OMP_DISPLAY_ENV", "verbose"), ("LOCUS_POLICY", "mts")];
+    let out = run("fib", &["10"], true, &env);
+    assert!(out.status.success());
+    let stderr = text(&out.stderr);
+    for line in [
+        "OPENMP DISPLAY ENVIRONMENT BEGIN",
+        "  OMP_SCHEDULE = 'GUIDED,3'",
+        "  LOCUS_POLICY = 'mts'",
+        "OPENMP DISPLAY ENVIRONMENT END",
+    ] {
+        assert!(stderr.contains(line), "{line:?} not in {stderr}");
+    }
+    // The program's own output is untouched.
+    assert_eq!(
+        text(&out.stdout),
+        text(&run("fib", &["10"], true, &[]).stdout)
+    );
+}
+
+#[test]
 fn a_missing_entry_point_fails_at_load_naming_it() {
     // The loop's task reduction needs GOMP_loop_start and
     // GOMP_workshare_task_reduction_unregister; the loader names the first it cannot
@@ -311,6 +332,7 @@ fn bad_settings_are_named_and_end_the_program() {
         ("OMP_ALLOCATOR", "omp_default_mem_space:alignment=3"),
         ("OMP_NUM_TEAMS", "-1"),
         ("OMP_TARGET_OFFLOAD", "always"),
+        ("OMP_DISPLAY_ENV", "loud"),
     ] {
         let out = run("fib", &["10"], true, &[(var, value)]);
         assert_eq!(out.status.code(), Some(2), "{var}={value}");
