@@ -14,7 +14,7 @@
 
 use crate::loops::{self, Kind, Schedule};
 use crate::team::{self, OutlinedFn};
-use crate::{alloc, env, footprint, lock, reduction, target, task, taskloop, teams};
+use crate::{affinity, alloc, env, footprint, lock, reduction, target, task, taskloop, teams};
 use std::ffi::{c_int, c_long, c_uint, c_ulong, c_ulonglong, c_void};
 use std::sync::atomic::Ordering;
 
@@ -1774,6 +1774,82 @@ pub unsafe extern "C" fn omp_display_env(verbose: c_int) {
     })
 }
 
+/// A C string of the program's, or `None` for a null pointer.
+///
+/// # Safety
+/// `p` is null or NUL-terminated.
+unsafe fn c_str(p: *const std::ffi::c_char) -> Option<String> {
+    // SAFETY: the caller's contract.
+    (!p.is_null()).then(|| {
+        unsafe { std::ffi::CStr::from_ptr(p) }
+            .to_string_lossy()
+            .into_owned()
+    })
+}
+
+/// Copies `text` into the program's `buffer` of `size` bytes, cut short and
+/// NUL-terminated; its whole length.
+///
+/// # Safety
+/// `buffer` holds `size` writable bytes (or `size` is 0).
+unsafe fn to_c_buffer(text: &str, buffer: *mut std::ffi::c_char, size: usize) -> usize {
+    if size > 0 && !buffer.is_null() {
+        let n = text.len().min(size - 1);
+        // SAFETY: `n + 1 <= size` bytes of the program's buffer.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), buffer.cast::<u8>(), n);
+            *buffer.add(n) = 0;
+        }
+    }
+    text.len()
+}
+
+/// `omp_set_affinity_format@@OMP_5.0` (`affinity.rs`).
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_affinity_format(format: *const std::ffi::c_char) {
+    // SAFETY: the program's NUL-terminated format.
+    guard("omp_set_affinity_format", || {
+        affinity::set_format(&unsafe { c_str(format) }.unwrap_or_default())
+    })
+}
+
+/// `omp_get_affinity_format@@OMP_5.0`: the format's length; at most `size - 1` bytes
+/// of it copied, with a NUL.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_affinity_format(
+    buffer: *mut std::ffi::c_char,
+    size: usize,
+) -> usize {
+    // SAFETY: the program's buffer of `size` bytes.
+    guard("omp_get_affinity_format", || unsafe {
+        to_c_buffer(&affinity::format(), buffer, size)
+    })
+}
+
+/// `omp_capture_affinity@@OMP_5.0`: this thread's line, as `omp_get_affinity_format`
+/// copies (a null or empty `format` is affinity-format-var).
+#[no_mangle]
+pub unsafe extern "C" fn omp_capture_affinity(
+    buffer: *mut std::ffi::c_char,
+    size: usize,
+    format: *const std::ffi::c_char,
+) -> usize {
+    // SAFETY: the program's format and buffer.
+    guard("omp_capture_affinity", || unsafe {
+        let line = affinity::capture(c_str(format).as_deref());
+        to_c_buffer(&line, buffer, size)
+    })
+}
+
+/// `omp_display_affinity@@OMP_5.0`: this thread's line, on stderr.
+#[no_mangle]
+pub unsafe extern "C" fn omp_display_affinity(format: *const std::ffi::c_char) {
+    // SAFETY: the program's format.
+    guard("omp_display_affinity", || {
+        eprintln!("{}", affinity::capture(unsafe { c_str(format) }.as_deref()))
+    })
+}
+
 /// `omp_get_partition_num_places@@OMP_4.5`: 0.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_partition_num_places() -> c_int {
@@ -2613,6 +2689,10 @@ std::arch::global_asm!(
     ".symver omp_get_place_proc_ids, omp_get_place_proc_ids@@OMP_4.5",
     ".symver omp_get_partition_place_nums, omp_get_partition_place_nums@@OMP_4.5",
     ".symver omp_display_env, omp_display_env@@OMP_5.1",
+    ".symver omp_set_affinity_format, omp_set_affinity_format@@OMP_5.0",
+    ".symver omp_get_affinity_format, omp_get_affinity_format@@OMP_5.0",
+    ".symver omp_capture_affinity, omp_capture_affinity@@OMP_5.0",
+    ".symver omp_display_affinity, omp_display_affinity@@OMP_5.0",
     ".symver locus_footprint_read, locus_footprint_read@@LOCUS_1.0",
     ".symver locus_footprint_write, locus_footprint_write@@LOCUS_1.0",
 );
@@ -2825,6 +2905,10 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("omp_get_place_proc_ids", "OMP_4.5"),
     ("omp_get_partition_place_nums", "OMP_4.5"),
     ("omp_display_env", "OMP_5.1"),
+    ("omp_set_affinity_format", "OMP_5.0"),
+    ("omp_get_affinity_format", "OMP_5.0"),
+    ("omp_capture_affinity", "OMP_5.0"),
+    ("omp_display_affinity", "OMP_5.0"),
     ("locus_footprint_read", "LOCUS_1.0"),
     ("locus_footprint_write", "LOCUS_1.0"),
 ];

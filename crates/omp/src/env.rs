@@ -5,7 +5,8 @@
 //! (the workers' stacks), `OMP_SCHEDULE` (`schedule(runtime)` loops, until
 //! `omp_set_schedule`), `OMP_PROC_BIND=false` (workers unpinned), `OMP_ALLOCATOR`
 //! (`alloc.rs`), `OMP_NUM_TEAMS` and `OMP_TEAMS_THREAD_LIMIT` (`teams.rs`) and
-//! `OMP_TARGET_OFFLOAD` (`target.rs`). What it does not,
+//! `OMP_TARGET_OFFLOAD` (`target.rs`), `OMP_AFFINITY_FORMAT` and `OMP_DISPLAY_AFFINITY`
+//! (`affinity.rs`), and `OMP_DISPLAY_ENV` ([`display`]). What it does not,
 //! it says once on stderr and what it does instead: other `OMP_PROC_BIND` values and
 //! `OMP_PLACES` (workers are placed by the locus policy on the `LOCUS_TOPOLOGY`
 //! machine), nested parallelism (`OMP_NESTED`, `OMP_MAX_ACTIVE_LEVELS`: inner regions
@@ -42,6 +43,10 @@ pub(crate) struct Settings {
     pub(crate) offload_mandatory: bool,
     /// `OMP_DISPLAY_ENV`: 0 (false), 1 (true) or 2 (verbose).
     pub(crate) display_env: u8,
+    /// `OMP_AFFINITY_FORMAT` (checked), if set.
+    pub(crate) affinity_format: Option<String>,
+    /// `OMP_DISPLAY_AFFINITY=true`.
+    pub(crate) display_affinity: bool,
 }
 
 static SETTINGS: OnceLock<Settings> = OnceLock::new();
@@ -116,6 +121,11 @@ pub(crate) fn display(verbose: bool) -> String {
         ("OMP_CANCELLATION", "FALSE".to_string()),
         ("OMP_DEFAULT_DEVICE", "0".to_string()),
         ("OMP_MAX_TASK_PRIORITY", "0".to_string()),
+        (
+            "OMP_DISPLAY_AFFINITY",
+            if s.display_affinity { "TRUE" } else { "FALSE" }.into(),
+        ),
+        ("OMP_AFFINITY_FORMAT", crate::affinity::format()),
         (
             "OMP_ALLOCATOR",
             s.allocator
@@ -241,6 +251,22 @@ fn read_settings(var: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Strin
             }
         },
     };
+    let affinity_format = get("OMP_AFFINITY_FORMAT");
+    if let Some(v) = &affinity_format {
+        crate::affinity::check(v).map_err(|e| format!("OMP_AFFINITY_FORMAT={v:?}: {e}"))?;
+    }
+    let display_affinity = match get("OMP_DISPLAY_AFFINITY") {
+        None => false,
+        Some(v) => match v.trim().to_ascii_lowercase().as_str() {
+            "true" => true,
+            "false" => false,
+            _ => {
+                return Err(format!(
+                    "OMP_DISPLAY_AFFINITY={v:?}: expected true or false"
+                ))
+            }
+        },
+    };
     Ok(Settings {
         threads,
         stack,
@@ -252,6 +278,8 @@ fn read_settings(var: &dyn Fn(&str) -> Option<String>) -> Result<Settings, Strin
         teams_thread_limit: positive("OMP_TEAMS_THREAD_LIMIT")?,
         offload_mandatory,
         display_env,
+        affinity_format,
+        display_affinity,
     })
 }
 
@@ -459,6 +487,8 @@ mod tests {
             ("OMP_TEAMS_THREAD_LIMIT", "many"),
             ("OMP_TARGET_OFFLOAD", "sometimes"),
             ("OMP_DISPLAY_ENV", "loud"),
+            ("OMP_AFFINITY_FORMAT", "thread %Q"),
+            ("OMP_DISPLAY_AFFINITY", "yes"),
         ] {
             let e = settings_of(&[(var, value)]).unwrap_err();
             assert!(e.starts_with(var) && e.contains(value), "{e}");

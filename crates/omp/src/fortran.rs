@@ -330,9 +330,84 @@ pub unsafe extern "C" fn omp_display_env_8_(verbose: *const i64) {
     unsafe { omp_display_env(c_int::from(fortran_arg(verbose) != 0)) }
 }
 
+/// A Fortran string argument: `len` bytes, trailing blanks dropped.
+///
+/// # Safety
+/// `p` holds `len` readable bytes.
+unsafe fn fortran_str(p: *const std::ffi::c_char, len: usize) -> String {
+    if p.is_null() || len == 0 {
+        return String::new();
+    }
+    // SAFETY: the caller's contract.
+    let bytes = unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) };
+    String::from_utf8_lossy(bytes)
+        .trim_end_matches(' ')
+        .to_string()
+}
+
+/// Copies `text` into a Fortran string of `len` bytes, blank-padded or cut short; its
+/// whole length.
+///
+/// # Safety
+/// `p` holds `len` writable bytes.
+unsafe fn to_fortran_str(text: &str, p: *mut std::ffi::c_char, len: usize) -> c_int {
+    if !p.is_null() && len > 0 {
+        // SAFETY: the caller's contract.
+        let out = unsafe { std::slice::from_raw_parts_mut(p.cast::<u8>(), len) };
+        let n = text.len().min(len);
+        out[..n].copy_from_slice(&text.as_bytes()[..n]);
+        out[n..].fill(b' ');
+    }
+    c_int::try_from(text.len()).unwrap_or(c_int::MAX)
+}
+
+/// `omp_set_affinity_format_@@OMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_set_affinity_format_(format: *const std::ffi::c_char, len: usize) {
+    // SAFETY: gfortran's string and its hidden length.
+    affinity::set_format(&unsafe { fortran_str(format, len) })
+}
+
+/// `omp_get_affinity_format_@@OMP_5.0`: the format's length.
+#[no_mangle]
+pub unsafe extern "C" fn omp_get_affinity_format_(
+    buffer: *mut std::ffi::c_char,
+    len: usize,
+) -> c_int {
+    // SAFETY: gfortran's string and its hidden length.
+    unsafe { to_fortran_str(&affinity::format(), buffer, len) }
+}
+
+/// `omp_display_affinity_@@OMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_display_affinity_(format: *const std::ffi::c_char, len: usize) {
+    // SAFETY: gfortran's string and its hidden length.
+    let format = unsafe { fortran_str(format, len) };
+    eprintln!("{}", affinity::capture(Some(&format)))
+}
+
+/// `omp_capture_affinity_@@OMP_5.0`: the line's length.
+#[no_mangle]
+pub unsafe extern "C" fn omp_capture_affinity_(
+    buffer: *mut std::ffi::c_char,
+    format: *const std::ffi::c_char,
+    buffer_len: usize,
+    format_len: usize,
+) -> c_int {
+    // SAFETY: gfortran's strings and their hidden lengths, after the arguments.
+    unsafe {
+        let line = affinity::capture(Some(&fortran_str(format, format_len)));
+        to_fortran_str(&line, buffer, buffer_len)
+    }
+}
+
 // The symbol versions, as in `abi.rs`.
 #[cfg(not(test))]
 std::arch::global_asm!(
+    ".symver omp_set_affinity_format_, omp_set_affinity_format_@@OMP_5.0",
+    ".symver omp_get_affinity_format_, omp_get_affinity_format_@@OMP_5.0",
+    ".symver omp_display_affinity_, omp_display_affinity_@@OMP_5.0",
+    ".symver omp_capture_affinity_, omp_capture_affinity_@@OMP_5.0",
     ".symver omp_get_place_num_procs_, omp_get_place_num_procs_@@OMP_4.5",
     ".symver omp_get_place_num_procs_8_, omp_get_place_num_procs_8_@@OMP_4.5",
     ".symver omp_get_place_proc_ids_, omp_get_place_proc_ids_@@OMP_4.5",
@@ -414,6 +489,10 @@ std::arch::global_asm!(
 /// The exported symbols and their versions, for the tests.
 #[cfg(test)]
 pub(crate) const FORTRAN_SYMBOLS: &[(&str, &str)] = &[
+    ("omp_set_affinity_format_", "OMP_5.0"),
+    ("omp_get_affinity_format_", "OMP_5.0"),
+    ("omp_display_affinity_", "OMP_5.0"),
+    ("omp_capture_affinity_", "OMP_5.0"),
     ("omp_get_place_num_procs_", "OMP_4.5"),
     ("omp_get_place_num_procs_8_", "OMP_4.5"),
     ("omp_get_place_proc_ids_", "OMP_4.5"),

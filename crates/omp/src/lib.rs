@@ -43,6 +43,7 @@
 #![deny(missing_docs)]
 
 pub mod abi;
+mod affinity;
 mod alloc;
 mod blocks;
 mod env;

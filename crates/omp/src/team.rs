@@ -337,6 +337,7 @@ pub(crate) fn parallel(
         let m = Member::new(&team, 0, &node, outer.active, Some(outer));
         with_member(&m, || {
             setup(&m);
+            crate::affinity::display_on_entry();
             // SAFETY: the program's outlined function, called as GCC's libgomp calls it.
             unsafe { f(data) };
             barrier();
@@ -358,6 +359,7 @@ pub(crate) fn parallel(
             with_member(&m, || {
                 gather(&team);
                 setup(&m);
+                crate::affinity::display_on_entry();
                 region.run();
                 barrier();
             });

@@ -12,6 +12,7 @@ program omp_lib_routines
   type(omp_alloctrait) :: traits(1)
   logical :: in_par
   double precision :: t0
+  character(len=32) :: fmt, line
 
   t0 = omp_get_wtime()
   call omp_set_num_threads(3)
@@ -74,6 +75,16 @@ program omp_lib_routines
   if (omp_get_default_allocator() /= aligned) stop 'omp_get_default_allocator'
   call omp_set_default_allocator(omp_default_mem_alloc)
   call omp_destroy_allocator(aligned)
+
+  call omp_set_affinity_format('T%n/%N')
+  if (omp_get_affinity_format(fmt) /= 6 .or. fmt /= 'T%n/%N') stop 'affinity format'
+  inside = 0
+  !$omp parallel num_threads(2) private(line) reduction(+:inside)
+  if (omp_capture_affinity(line, '') == 4) then
+    if (line(1:2) == 'T0' .or. line(1:2) == 'T1') inside = inside + 1
+  end if
+  !$omp end parallel
+  if (inside /= 2) stop 'omp_capture_affinity'
 
   if (omp_get_wtime() < t0 .or. omp_get_wtick() <= 0) stop 'clock'
   print '(a, i0, a, i0)', 'omp_lib ok ', total, ' ', tasks_done

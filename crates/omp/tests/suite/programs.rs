@@ -40,6 +40,7 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("target", &[]),
     ("doacross", &[]),
     ("detach", &[]),
+    ("affinity", &[]),
 ];
 
 /// The Fortran programs of `tests/fortran`: a name, the source, gfortran's flags. The
@@ -295,6 +296,22 @@ fn omp_display_env_shows_the_settings_in_use() {
 }
 
 #[test]
+fn omp_display_affinity_prints_each_members_line_once() {
+    let env = [
+        ("OMP_DISPLAY_AFFINITY", "true"),
+        ("OMP_AFFINITY_FORMAT", "member %n of %N"),
+        ("OMP_NUM_THREADS", "3"),
+    ];
+    let out = run("fib", &["12"], true, &env);
+    assert!(out.status.success());
+    let stderr = text(&out.stderr);
+    for t in 0..3 {
+        let line = format!("member {t} of 3");
+        assert_eq!(stderr.lines().filter(|l| *l == line).count(), 1, "{stderr}");
+    }
+}
+
+#[test]
 fn a_missing_entry_point_fails_at_load_naming_it() {
     // The loop's task reduction needs GOMP_loop_start and
     // GOMP_workshare_task_reduction_unregister; the loader names the first it cannot
@@ -333,6 +350,7 @@ fn bad_settings_are_named_and_end_the_program() {
         ("OMP_NUM_TEAMS", "-1"),
         ("OMP_TARGET_OFFLOAD", "always"),
         ("OMP_DISPLAY_ENV", "loud"),
+        ("OMP_AFFINITY_FORMAT", "%{colour}"),
     ] {
         let out = run("fib", &["10"], true, &[(var, value)]);
         assert_eq!(out.status.code(), Some(2), "{var}={value}");
