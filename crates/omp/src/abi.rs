@@ -422,18 +422,27 @@ fn schedule_of(sched: c_long, chunk: u64) -> Schedule {
     Schedule { kind, chunk }
 }
 
-/// Refuses the task reductions and the per-loop memory a `GOMP_loop_*_start` of GCC 9
-/// may ask for, which locus does not provide.
-fn refuse_extras(what: &str, reductions: *mut usize, mem: *mut *mut c_void) {
-    if !reductions.is_null() {
-        env::fail(&format!(
-            "{what}: task reductions on a worksharing loop are not supported by locus"
-        ));
-    }
+/// What a `GOMP_*_start` of GCC 9 asks for beside the construct: its task reductions
+/// (`reductions`, registered for the member's construct) and a block of memory shared
+/// by the team (`mem`, which locus does not provide: the program ends, naming it).
+///
+/// # Safety
+/// `reductions` is null or GCC's reduction block, live until the construct's
+/// `GOMP_workshare_task_reduction_unregister`.
+unsafe fn construct_extras(what: &str, reductions: *mut usize, mem: *mut *mut c_void) {
     if !mem.is_null() {
         env::fail(&format!(
-            "{what}: a loop's shared scratch memory is not supported by locus"
+            "{what}: a worksharing construct's shared scratch memory is not supported by \
+             locus"
         ));
+    }
+    if !reductions.is_null() {
+        let m = team::member();
+        let Some(w) = loops::current_work(m) else {
+            unreachable!("the construct was started first");
+        };
+        // SAFETY: the caller's contract.
+        unsafe { reduction::workshare_register(reductions, &w) };
     }
 }
 
@@ -450,13 +459,13 @@ pub unsafe extern "C" fn GOMP_loop_doacross_start(
     mem: *mut *mut c_void,
 ) -> bool {
     guard("GOMP_loop_doacross_start", || {
-        refuse_extras("GOMP_loop_doacross_start", reductions, mem);
         let m = team::member();
         let schedule = schedule_of(sched, chunk.max(0) as u64);
-        // SAFETY: GCC's trip counts and two writable longs (null when the caller takes
-        // no chunk: then the member takes its chunks with `_next`).
+        // SAFETY: GCC's trip counts, reductions and two writable longs (null when the
+        // caller takes no chunk: then the member takes its chunks with `_next`).
         unsafe {
             loops::start_doacross(m, schedule, &doacross_counts(ncounts, counts));
+            construct_extras("GOMP_loop_doacross_start", reductions, mem);
             !istart.is_null() && loops::next(m, &mut *istart, &mut *iend)
         }
     })
@@ -475,14 +484,172 @@ pub unsafe extern "C" fn GOMP_loop_ull_doacross_start(
     mem: *mut *mut c_void,
 ) -> bool {
     guard("GOMP_loop_ull_doacross_start", || {
-        refuse_extras("GOMP_loop_ull_doacross_start", reductions, mem);
         let m = team::member();
         let schedule = schedule_of(sched, chunk);
         // SAFETY: as for GOMP_loop_doacross_start.
         unsafe {
             loops::start_doacross(m, schedule, &doacross_counts(ncounts, counts));
+            construct_extras("GOMP_loop_ull_doacross_start", reductions, mem);
             !istart.is_null() && loops::next_ull(m, &mut *istart, &mut *iend)
         }
+    })
+}
+
+/// `GOMP_loop_start@@GOMP_5.0`: a loop of GCC 9 and later with task reductions (or a
+/// schedule given as a number); null bounds when GCC deals the loop itself.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    sched: c_long,
+    chunk: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> bool {
+    guard("GOMP_loop_start", || {
+        let m = team::member();
+        loops::start(m, schedule_of(sched, chunk.max(0) as u64), start, end, incr);
+        // SAFETY: GCC's reductions, and two writable longs or none.
+        unsafe {
+            construct_extras("GOMP_loop_start", reductions, mem);
+            istart.is_null() || loops::next(m, &mut *istart, &mut *iend)
+        }
+    })
+}
+
+/// `GOMP_loop_ordered_start@@GOMP_5.0`: as `GOMP_loop_start`, with an `ordered` clause.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_ordered_start(
+    start: c_long,
+    end: c_long,
+    incr: c_long,
+    sched: c_long,
+    chunk: c_long,
+    istart: *mut c_long,
+    iend: *mut c_long,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> bool {
+    guard("GOMP_loop_ordered_start", || {
+        let m = team::member();
+        loops::start_ordered(m, schedule_of(sched, chunk.max(0) as u64), start, end, incr);
+        // SAFETY: as for GOMP_loop_start.
+        unsafe {
+            construct_extras("GOMP_loop_ordered_start", reductions, mem);
+            istart.is_null() || loops::next(m, &mut *istart, &mut *iend)
+        }
+    })
+}
+
+/// `GOMP_loop_ull_start@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_ull_start(
+    up: bool,
+    start: c_ulonglong,
+    end: c_ulonglong,
+    incr: c_ulonglong,
+    sched: c_long,
+    chunk: c_ulonglong,
+    istart: *mut c_ulonglong,
+    iend: *mut c_ulonglong,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> bool {
+    guard("GOMP_loop_ull_start", || {
+        let m = team::member();
+        loops::start_ull(m, schedule_of(sched, chunk), false, up, start, end, incr);
+        // SAFETY: as for GOMP_loop_start.
+        unsafe {
+            construct_extras("GOMP_loop_ull_start", reductions, mem);
+            istart.is_null() || loops::next_ull(m, &mut *istart, &mut *iend)
+        }
+    })
+}
+
+/// `GOMP_loop_ull_ordered_start@@GOMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_loop_ull_ordered_start(
+    up: bool,
+    start: c_ulonglong,
+    end: c_ulonglong,
+    incr: c_ulonglong,
+    sched: c_long,
+    chunk: c_ulonglong,
+    istart: *mut c_ulonglong,
+    iend: *mut c_ulonglong,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> bool {
+    guard("GOMP_loop_ull_ordered_start", || {
+        let m = team::member();
+        loops::start_ull(m, schedule_of(sched, chunk), true, up, start, end, incr);
+        // SAFETY: as for GOMP_loop_start.
+        unsafe {
+            construct_extras("GOMP_loop_ull_ordered_start", reductions, mem);
+            istart.is_null() || loops::next_ull(m, &mut *istart, &mut *iend)
+        }
+    })
+}
+
+/// `GOMP_sections2_start@@GOMP_5.0`: `sections` with task reductions; this member's
+/// first section.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_sections2_start(
+    count: c_uint,
+    reductions: *mut usize,
+    mem: *mut *mut c_void,
+) -> c_uint {
+    guard("GOMP_sections2_start", || {
+        let m = team::member();
+        loops::sections_init(m, count);
+        // SAFETY: GCC's reductions.
+        unsafe { construct_extras("GOMP_sections2_start", reductions, mem) };
+        loops::sections_next(m)
+    })
+}
+
+/// `GOMP_scope_start@@GOMP_5.1`: `scope` with task reductions.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_scope_start(reductions: *mut usize) {
+    guard("GOMP_scope_start", || {
+        let m = team::member();
+        loops::scope_start(m);
+        // SAFETY: GCC's reductions.
+        unsafe { construct_extras("GOMP_scope_start", reductions, std::ptr::null_mut()) };
+    })
+}
+
+/// `GOMP_workshare_task_reduction_unregister@@GOMP_5.0`: the end of a worksharing
+/// construct with task reductions (`reduction.rs`).
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_workshare_task_reduction_unregister(cancelled: bool) {
+    guard("GOMP_workshare_task_reduction_unregister", || {
+        reduction::workshare_unregister(cancelled)
+    })
+}
+
+/// `GOMP_parallel_reductions@@GOMP_5.0`: a parallel region with task reductions (the
+/// first word of `data` is GCC's block); the team's size, for GCC's code that combines
+/// the copies after it.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_reductions(
+    f: OutlinedFn,
+    data: *mut c_void,
+    num_threads: c_uint,
+    _flags: c_uint,
+) -> c_uint {
+    guard("GOMP_parallel_reductions", || {
+        // SAFETY: GCC's data block starts with the address of its reduction block.
+        let block = unsafe { *data.cast::<*mut usize>() };
+        let size = team::region_size(num_threads as usize);
+        // SAFETY: GCC's block, unregistered by GCC's code after the region.
+        unsafe { reduction::register_parallel(block, size) };
+        let address = block as usize;
+        team::parallel_of(f, data, size, &|_| reduction::enter_parallel(address));
+        size as c_uint
     })
 }
 
@@ -2693,6 +2860,14 @@ std::arch::global_asm!(
     ".symver omp_get_affinity_format, omp_get_affinity_format@@OMP_5.0",
     ".symver omp_capture_affinity, omp_capture_affinity@@OMP_5.0",
     ".symver omp_display_affinity, omp_display_affinity@@OMP_5.0",
+    ".symver GOMP_loop_start, GOMP_loop_start@@GOMP_5.0",
+    ".symver GOMP_loop_ordered_start, GOMP_loop_ordered_start@@GOMP_5.0",
+    ".symver GOMP_loop_ull_start, GOMP_loop_ull_start@@GOMP_5.0",
+    ".symver GOMP_loop_ull_ordered_start, GOMP_loop_ull_ordered_start@@GOMP_5.0",
+    ".symver GOMP_sections2_start, GOMP_sections2_start@@GOMP_5.0",
+    ".symver GOMP_scope_start, GOMP_scope_start@@GOMP_5.1",
+    ".symver GOMP_workshare_task_reduction_unregister, GOMP_workshare_task_reduction_unregister@@GOMP_5.0",
+    ".symver GOMP_parallel_reductions, GOMP_parallel_reductions@@GOMP_5.0",
     ".symver locus_footprint_read, locus_footprint_read@@LOCUS_1.0",
     ".symver locus_footprint_write, locus_footprint_write@@LOCUS_1.0",
 );
@@ -2909,6 +3084,14 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("omp_get_affinity_format", "OMP_5.0"),
     ("omp_capture_affinity", "OMP_5.0"),
     ("omp_display_affinity", "OMP_5.0"),
+    ("GOMP_loop_start", "GOMP_5.0"),
+    ("GOMP_loop_ordered_start", "GOMP_5.0"),
+    ("GOMP_loop_ull_start", "GOMP_5.0"),
+    ("GOMP_loop_ull_ordered_start", "GOMP_5.0"),
+    ("GOMP_sections2_start", "GOMP_5.0"),
+    ("GOMP_scope_start", "GOMP_5.1"),
+    ("GOMP_workshare_task_reduction_unregister", "GOMP_5.0"),
+    ("GOMP_parallel_reductions", "GOMP_5.0"),
     ("locus_footprint_read", "LOCUS_1.0"),
     ("locus_footprint_write", "LOCUS_1.0"),
 ];

@@ -119,6 +119,10 @@ pub(crate) struct WorkShare {
     turn: AtomicU64,
     /// Doacross loops: the iterations posted.
     doacross: Option<Doacross>,
+    /// Task reductions of the construct (`reduction(task, ...)`): whether a member
+    /// claimed their registration, and the block it registered (0 until then).
+    pub(crate) reductions_claimed: std::sync::atomic::AtomicBool,
+    pub(crate) reductions: AtomicUsize,
 }
 
 /// The most ordered dimensions a doacross loop may have: what `GOMP_doacross_wait`,
@@ -309,6 +313,8 @@ fn start_work(
                 copy: AtomicPtr::new(std::ptr::null_mut()),
                 turn: AtomicU64::new(0),
                 doacross,
+                reductions_claimed: std::sync::atomic::AtomicBool::new(false),
+                reductions: AtomicUsize::new(0),
             })
         }))
     };
@@ -487,6 +493,17 @@ const SECTIONS: Schedule = Schedule {
 /// Starts this member's next `sections` construct of `count` sections (without dealing).
 pub(crate) fn sections_init(m: &Member, count: u32) {
     start_n(m, SECTIONS, 1, 1, u64::from(count));
+}
+
+/// The construct this member is in (its current loop, sections or scope).
+pub(crate) fn current_work(m: &Member) -> Option<Arc<WorkShare>> {
+    m.work.borrow().clone()
+}
+
+/// `GOMP_scope_start`: a construct every member runs whole, started as an empty loop so
+/// that its members share a record (for its task reductions).
+pub(crate) fn scope_start(m: &Member) {
+    start_n(m, SECTIONS, 0, 1, 0);
 }
 
 /// `GOMP_sections_start`: starts the construct and deals this member its first section.

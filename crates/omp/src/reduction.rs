@@ -1,6 +1,8 @@
 //! Task reductions: `GOMP_taskgroup_reduction_register/_unregister` and
 //! `GOMP_task_reduction_remap`, which GCC emits for `taskgroup task_reduction`, `task
-//! in_reduction` and `taskloop reduction` (through `GOMP_taskloop`'s reduction flag).
+//! in_reduction` and `taskloop reduction` (through `GOMP_taskloop`'s reduction flag),
+//! and the `reduction(task, ...)` clause of `parallel` ([`register_parallel`]) and of
+//! the worksharing constructs ([`workshare_register`]).
 //!
 //! GCC describes the reductions of a construct in a block of words it owns (the layout
 //! of libgomp's task.c): `[0]` the number of variables, `[1]` the bytes of one thread's
@@ -38,7 +40,17 @@ pub(crate) unsafe fn register(data: *mut usize) {
         crate::env::fail("a task reduction outside any taskgroup");
     };
     let old = group.reductions.load(Relaxed);
-    let threads = team::member().team().size;
+    // SAFETY: the caller's contract.
+    unsafe { allocate(data, team::member().team().size, old) };
+    group.reductions.store(data as usize, Relaxed);
+}
+
+/// Allocates `threads` zeroed private copies for each block of the registration that
+/// starts at `data`, and chains the last to `old`.
+///
+/// # Safety
+/// As for [`register`].
+unsafe fn allocate(data: *mut usize, threads: usize, old: usize) {
     let mut d = data;
     loop {
         // SAFETY: GCC's block (the caller's contract), and the ones it chains.
@@ -67,7 +79,107 @@ pub(crate) unsafe fn register(data: *mut usize) {
             d = *d.add(4) as *mut usize;
         }
     }
+}
+
+/// `GOMP_parallel_reductions`' registration: copies for the `threads` members of the
+/// region about to start; each member's implicit task then opens a group holding them
+/// ([`enter_parallel`]). GCC combines and unregisters them after the region.
+///
+/// # Safety
+/// As for [`register`].
+pub(crate) unsafe fn register_parallel(data: *mut usize, threads: usize) {
+    // SAFETY: the caller's contract; no enclosing reductions reach into a new region.
+    unsafe { allocate(data, threads, 0) };
+}
+
+/// A member of a region with task reductions starts: its implicit task opens a group
+/// holding the region's reductions, which the tasks it makes join.
+pub(crate) fn enter_parallel(data: usize) {
+    task::taskgroup_start();
+    if let Some(group) = task::current_group() {
+        group.reductions.store(data, Relaxed);
+    }
+}
+
+/// The task reductions of a worksharing construct (`for`, `sections` or `scope` with
+/// `reduction(task, ...)`; GCC 9's `GOMP_loop_start`, `GOMP_sections2_start`,
+/// `GOMP_scope_start`). Every member passes its own block describing the same
+/// variables: the first to claim the construct allocates the copies for the team,
+/// the others point their blocks at those. Each member then opens a group holding its
+/// block, which the tasks it makes in the construct join; GCC's code combines the
+/// copies after the construct, on thread 0, before [`workshare_unregister`].
+///
+/// # Safety
+/// `data` is GCC's block, live until `workshare_unregister`; `w` is the member's
+/// construct.
+pub(crate) unsafe fn workshare_register(data: *mut usize, w: &crate::loops::WorkShare) {
+    use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
+    task::taskgroup_start();
+    let Some(group) = task::current_group() else {
+        unreachable!("taskgroup_start opened one");
+    };
+    let old = group.reductions.load(Relaxed);
+    if !w.reductions_claimed.swap(true, AcqRel) {
+        // SAFETY: the caller's contract.
+        unsafe { allocate(data, team::member().team().size, old) };
+        // Release: the copies' addresses, written above, before the block is seen.
+        w.reductions.store(data as usize, Release);
+    } else {
+        // The first member is inside its `GOMP_*_start` (its block lives on its stack
+        // until the construct's end), with no task to wait for.
+        locus::raw::spin_until(|| w.reductions.load(Acquire) != 0);
+        let first = w.reductions.load(Acquire) as *const usize;
+        // SAFETY: both blocks describe the same reductions, block for block; the
+        // first's is live (above).
+        unsafe { adopt(data, first, old) };
+    }
     group.reductions.store(data as usize, Relaxed);
+}
+
+/// Points each block of `data`'s registration at the copies `first` (the same
+/// reductions, registered by another member) allocated, and chains the last to `old`.
+///
+/// # Safety
+/// As for [`workshare_register`].
+unsafe fn adopt(data: *mut usize, first: *const usize, old: usize) {
+    let (mut d, mut f) = (data, first);
+    loop {
+        // SAFETY: the caller's contract: the two chains match block for block.
+        unsafe {
+            *d.add(2) = *f.add(2);
+            *d.add(6) = *f.add(6);
+            *d.add(5) = 0;
+            for j in 0..*d {
+                *d.add(HEADER + j * ENTRY + 2) = d as usize;
+            }
+            if *d.add(4) == 0 || *f.add(5) != 0 {
+                *d.add(4) = old;
+                *d.add(5) = 1;
+                break;
+            }
+            d = *d.add(4) as *mut usize;
+            f = *f.add(4) as *const usize;
+        }
+    }
+}
+
+/// `GOMP_workshare_task_reduction_unregister`: the member's group of the construct
+/// closes (its tasks are done), thread 0 frees the copies (GCC's code has combined
+/// them), and, unless the construct was cancelled, the team meets at a barrier so that
+/// nobody leaves while they are in use.
+pub(crate) fn workshare_unregister(cancelled: bool) {
+    // A scope's record ends here (a loop's and sections' ended at their `_end`).
+    crate::loops::end_nowait(team::member());
+    let data = task::current_group().map_or(0, |g| g.reductions.load(Relaxed));
+    task::taskgroup_end();
+    if team::member().num == 0 && data != 0 {
+        // SAFETY: registered by `workshare_register` for this construct; only thread 0
+        // frees it, once (every member's block points at the same copies).
+        unsafe { unregister(data as *mut usize) };
+    }
+    if !cancelled {
+        team::barrier();
+    }
 }
 
 /// `GOMP_taskgroup_reduction_unregister`: frees the copies `register` made for `data`

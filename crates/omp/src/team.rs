@@ -313,23 +313,37 @@ impl Region {
 
 /// `GOMP_parallel`: runs `f(data)` on a team of `requested` threads (0: nthreads-var);
 /// `setup` runs first on each member (a combined parallel loop's dealing).
+/// The size of the team a parallel region asking for `requested` threads (0: the
+/// default) gets here: 1 when nested, else the request or nthreads-var, at most
+/// locus's largest team and the enclosing `teams` or `target` region's thread limit.
+pub(crate) fn region_size(requested: usize) -> usize {
+    if !local().member.get().is_null() {
+        return 1;
+    }
+    let size = match requested {
+        0 => crate::env::max_threads(),
+        n => n.min(locus::MAX_THREADS),
+    };
+    crate::teams::thread_limit().map_or(size, |limit| size.min(limit))
+}
+
 pub(crate) fn parallel(
     f: OutlinedFn,
     data: *mut c_void,
     requested: usize,
     setup: &(dyn Fn(&Member) + Sync),
 ) {
+    parallel_of(f, data, region_size(requested), setup)
+}
+
+/// [`parallel`] with a team of `size` threads, which [`region_size`] gave.
+pub(crate) fn parallel_of(
+    f: OutlinedFn,
+    data: *mut c_void,
+    size: usize,
+    setup: &(dyn Fn(&Member) + Sync),
+) {
     let outer = member();
-    let nested = !local().member.get().is_null();
-    let size = if nested {
-        1
-    } else {
-        let size = match requested {
-            0 => crate::env::max_threads(),
-            n => n.min(locus::MAX_THREADS),
-        };
-        crate::teams::thread_limit().map_or(size, |limit| size.min(limit))
-    };
     let fn_id = f as usize as u64;
     if size == 1 {
         let team = Team::new(1);

@@ -1,15 +1,11 @@
-/* Needs entry points locus does not provide (task reductions on a worksharing loop:
-   GOMP_loop_start and GOMP_workshare_task_reduction_unregister): must fail to load
-   naming one, or, bound lazily, fail when it reaches it. */
+/* Needs an entry point locus does not provide (omp_pause_resource_all): must fail to
+   load naming it, or, bound lazily, fail when it reaches it. */
+#include <omp.h>
 #include <stdio.h>
 int main(void) {
   long s = 0;
-  #pragma omp parallel
-  #pragma omp for reduction(task, +: s)
-  for (int i = 0; i < 100; i++) {
-    #pragma omp task in_reduction(+: s)
-    s += i;
-  }
+  #pragma omp parallel for reduction(+: s)
+  for (int i = 0; i < 100; i++) s += i;
   printf("%ld\n", s);
-  return 0;
+  return omp_pause_resource_all(omp_pause_soft) != 0;
 }
