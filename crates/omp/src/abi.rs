@@ -495,103 +495,54 @@ pub unsafe extern "C" fn GOMP_loop_ull_doacross_start(
     })
 }
 
-/// `GOMP_loop_start@@GOMP_5.0`: a loop of GCC 9 and later with task reductions (or a
-/// schedule given as a number); null bounds when GCC deals the loop itself.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_loop_start(
-    start: c_long,
-    end: c_long,
-    incr: c_long,
-    sched: c_long,
-    chunk: c_long,
-    istart: *mut c_long,
-    iend: *mut c_long,
-    reductions: *mut usize,
-    mem: *mut *mut c_void,
-) -> bool {
-    guard("GOMP_loop_start", || {
-        let m = team::member();
-        loops::start(m, schedule_of(sched, chunk.max(0) as u64), start, end, incr);
-        // SAFETY: GCC's reductions, and two writable longs or none.
-        unsafe {
-            construct_extras("GOMP_loop_start", reductions, mem);
-            istart.is_null() || loops::next(m, &mut *istart, &mut *iend)
+/// GCC 9's loop starts (`GOMP_loop_start` and its forms): the loop, its schedule as a
+/// number, its task reductions and shared memory (`construct_extras`), and the
+/// member's first chunk unless the bounds' pointers are null (GCC deals the loop
+/// itself and calls this only for the reductions).
+macro_rules! loop_start_v5 {
+    ($(#[$doc:meta] $name:ident $([$up:ident])? ($word:ty, $chunk:ty) =>
+        $start:expr, $next:path;)*) => {$(
+        #[$doc]
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $name(
+            $($up: bool,)?
+            start: $word,
+            end: $word,
+            incr: $word,
+            sched: c_long,
+            chunk: $chunk,
+            istart: *mut $word,
+            iend: *mut $word,
+            reductions: *mut usize,
+            mem: *mut *mut c_void,
+        ) -> bool {
+            guard(stringify!($name), || {
+                let m = team::member();
+                let schedule = schedule_of(sched, (chunk as i128).max(0) as u64);
+                #[allow(clippy::redundant_closure_call)]
+                ($start)(m, schedule, $($up,)? start, end, incr);
+                // SAFETY: GCC's reductions, and two writable words or none.
+                unsafe {
+                    construct_extras(stringify!($name), reductions, mem);
+                    istart.is_null() || $next(m, &mut *istart, &mut *iend)
+                }
+            })
         }
-    })
+    )*};
 }
 
-/// `GOMP_loop_ordered_start@@GOMP_5.0`: as `GOMP_loop_start`, with an `ordered` clause.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_loop_ordered_start(
-    start: c_long,
-    end: c_long,
-    incr: c_long,
-    sched: c_long,
-    chunk: c_long,
-    istart: *mut c_long,
-    iend: *mut c_long,
-    reductions: *mut usize,
-    mem: *mut *mut c_void,
-) -> bool {
-    guard("GOMP_loop_ordered_start", || {
-        let m = team::member();
-        loops::start_ordered(m, schedule_of(sched, chunk.max(0) as u64), start, end, incr);
-        // SAFETY: as for GOMP_loop_start.
-        unsafe {
-            construct_extras("GOMP_loop_ordered_start", reductions, mem);
-            istart.is_null() || loops::next(m, &mut *istart, &mut *iend)
-        }
-    })
-}
-
-/// `GOMP_loop_ull_start@@GOMP_5.0`.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_loop_ull_start(
-    up: bool,
-    start: c_ulonglong,
-    end: c_ulonglong,
-    incr: c_ulonglong,
-    sched: c_long,
-    chunk: c_ulonglong,
-    istart: *mut c_ulonglong,
-    iend: *mut c_ulonglong,
-    reductions: *mut usize,
-    mem: *mut *mut c_void,
-) -> bool {
-    guard("GOMP_loop_ull_start", || {
-        let m = team::member();
-        loops::start_ull(m, schedule_of(sched, chunk), false, up, start, end, incr);
-        // SAFETY: as for GOMP_loop_start.
-        unsafe {
-            construct_extras("GOMP_loop_ull_start", reductions, mem);
-            istart.is_null() || loops::next_ull(m, &mut *istart, &mut *iend)
-        }
-    })
-}
-
-/// `GOMP_loop_ull_ordered_start@@GOMP_5.0`.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_loop_ull_ordered_start(
-    up: bool,
-    start: c_ulonglong,
-    end: c_ulonglong,
-    incr: c_ulonglong,
-    sched: c_long,
-    chunk: c_ulonglong,
-    istart: *mut c_ulonglong,
-    iend: *mut c_ulonglong,
-    reductions: *mut usize,
-    mem: *mut *mut c_void,
-) -> bool {
-    guard("GOMP_loop_ull_ordered_start", || {
-        let m = team::member();
-        loops::start_ull(m, schedule_of(sched, chunk), true, up, start, end, incr);
-        // SAFETY: as for GOMP_loop_start.
-        unsafe {
-            construct_extras("GOMP_loop_ull_ordered_start", reductions, mem);
-            istart.is_null() || loops::next_ull(m, &mut *istart, &mut *iend)
-        }
-    })
+loop_start_v5! {
+    /// `GOMP_loop_start@@GOMP_5.0`: a loop with task reductions, or a numbered schedule.
+    GOMP_loop_start(c_long, c_long) => loops::start, loops::next;
+    /// `GOMP_loop_ordered_start@@GOMP_5.0`: as `GOMP_loop_start`, with `ordered`.
+    GOMP_loop_ordered_start(c_long, c_long) => loops::start_ordered, loops::next;
+    /// `GOMP_loop_ull_start@@GOMP_5.0`.
+    GOMP_loop_ull_start[up](c_ulonglong, c_ulonglong) =>
+        |m, s, up, a, b, c| loops::start_ull(m, s, false, up, a, b, c), loops::next_ull;
+    /// `GOMP_loop_ull_ordered_start@@GOMP_5.0`.
+    GOMP_loop_ull_ordered_start[up](c_ulonglong, c_ulonglong) =>
+        |m, s, up, a, b, c| loops::start_ull(m, s, true, up, a, b, c), loops::next_ull;
 }
 
 /// `GOMP_sections2_start@@GOMP_5.0`: `sections` with task reductions; this member's

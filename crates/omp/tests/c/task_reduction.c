@@ -16,7 +16,7 @@ int main(void) {
   }
   CHECK(s == 210 + 1000L * 3 && p == 1024, "parallel: s = %ld, p = %ld", s, p);
 
-  long a = 0, b = 0, c = 0, d = 0;
+  long a = 0, b = 0, c = 0, d = 0, e = 0, order[60], pos = 0;
   #pragma omp parallel num_threads(3)
   {
     #pragma omp for reduction(task, +: a) schedule(static)
@@ -32,6 +32,13 @@ int main(void) {
     for (int i = 0; i < 500; i++) {
       #pragma omp task in_reduction(+: b) firstprivate(i)
       b += i;
+    }
+    #pragma omp for ordered reduction(task, +: e) schedule(dynamic, 4)
+    for (int i = 0; i < 60; i++) {
+      #pragma omp task in_reduction(+: e) firstprivate(i)
+      e += i;
+      #pragma omp ordered
+      order[pos++] = i;
     }
     #pragma omp sections reduction(task, +: c)
     {
@@ -58,6 +65,8 @@ int main(void) {
   CHECK(b == 499L * 500 / 2, "for dynamic: %ld", b);
   CHECK(c == 111, "sections: %ld", c);
   CHECK(d == 15, "scope: %ld", d);
-  printf("task reductions ok %ld %ld %ld %ld %ld %ld\n", s, p, a, b, c, d);
+  CHECK(e == 59L * 60 / 2, "ordered for: %ld", e);
+  for (int i = 0; i < 60; i++) CHECK(order[i] == i, "ordered: order[%d] = %ld", i, order[i]);
+  printf("task reductions ok %ld %ld %ld %ld %ld %ld %ld\n", s, p, a, b, c, d, e);
   return 0;
 }
