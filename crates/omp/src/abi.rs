@@ -2111,90 +2111,81 @@ pub unsafe extern "C" fn GOMP_target(
     })
 }
 
-/// `GOMP_target_data_ext@@GOMP_4.5`: `target data`; nothing to map on the host.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_target_data_ext(
-    device: c_int,
-    _mapnum: usize,
-    _hostaddrs: *mut *mut c_void,
-    _sizes: *mut usize,
-    _kinds: *mut u16,
-) {
-    // SAFETY: no dependences.
-    guard("GOMP_target_data_ext", || unsafe {
-        target::data("a target data construct", device, 0, std::ptr::null_mut())
-    })
+/// The data constructs of a target region (`target data`, `update`, `enter data`,
+/// `exit data`), which move nothing on the host: each keeps its `depend` clauses
+/// (`target::data`). The forms: GCC 6 and later with and without flags and
+/// dependences, and GCC before 6 (an unused pointer, byte-sized map kinds).
+macro_rules! target_data {
+    ($(#[$doc:meta] $name:ident: $what:literal, $shape:ident;)*) => {$(
+        target_data!(@$shape #[$doc] $name, $what);
+    )*};
+    (@ext #[$doc:meta] $name:ident, $what:literal) => {
+        #[$doc]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            device: c_int,
+            _mapnum: usize,
+            _hostaddrs: *mut *mut c_void,
+            _sizes: *mut usize,
+            _kinds: *mut u16,
+            flags: c_uint,
+            depend: *mut *mut c_void,
+        ) {
+            // SAFETY: GCC's dependence array.
+            guard(stringify!($name), || unsafe { target::data($what, device, flags, depend) })
+        }
+    };
+    (@ext_plain #[$doc:meta] $name:ident, $what:literal) => {
+        #[$doc]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            device: c_int,
+            _mapnum: usize,
+            _hostaddrs: *mut *mut c_void,
+            _sizes: *mut usize,
+            _kinds: *mut u16,
+        ) {
+            // SAFETY: no dependences.
+            guard(stringify!($name), || unsafe {
+                target::data($what, device, 0, std::ptr::null_mut())
+            })
+        }
+    };
+    (@v4 #[$doc:meta] $name:ident, $what:literal) => {
+        #[$doc]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            device: c_int,
+            _unused: *const c_void,
+            _mapnum: usize,
+            _hostaddrs: *mut *mut c_void,
+            _sizes: *mut usize,
+            _kinds: *mut u8,
+        ) {
+            // SAFETY: no dependences.
+            guard(stringify!($name), || unsafe {
+                target::data($what, device, 0, std::ptr::null_mut())
+            })
+        }
+    };
 }
 
-/// `GOMP_target_data@@GOMP_4.0`: as `GOMP_target_data_ext`, GCC before 6.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_target_data(
-    device: c_int,
-    _unused: *const c_void,
-    _mapnum: usize,
-    _hostaddrs: *mut *mut c_void,
-    _sizes: *mut usize,
-    _kinds: *mut u8,
-) {
-    // SAFETY: no dependences.
-    guard("GOMP_target_data", || unsafe {
-        target::data("a target data construct", device, 0, std::ptr::null_mut())
-    })
+target_data! {
+    /// `GOMP_target_data_ext@@GOMP_4.5`: `target data`.
+    GOMP_target_data_ext: "a target data construct", ext_plain;
+    /// `GOMP_target_data@@GOMP_4.0`: `target data`, GCC before 6.
+    GOMP_target_data: "a target data construct", v4;
+    /// `GOMP_target_update_ext@@GOMP_4.5`: `target update`.
+    GOMP_target_update_ext: "a target update construct", ext;
+    /// `GOMP_target_update@@GOMP_4.0`: `target update`, GCC before 6.
+    GOMP_target_update: "a target update construct", v4;
+    /// `GOMP_target_enter_exit_data@@GOMP_4.5`: `target enter data` and `exit data`.
+    GOMP_target_enter_exit_data: "a target enter/exit data construct", ext;
 }
 
 /// `GOMP_target_end_data@@GOMP_4.0`.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_target_end_data() {}
-
-/// `GOMP_target_update_ext@@GOMP_4.5`: `target update`; keeps its dependences.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_target_update_ext(
-    device: c_int,
-    _mapnum: usize,
-    _hostaddrs: *mut *mut c_void,
-    _sizes: *mut usize,
-    _kinds: *mut u16,
-    flags: c_uint,
-    depend: *mut *mut c_void,
-) {
-    // SAFETY: GCC's dependence array.
-    guard("GOMP_target_update_ext", || unsafe {
-        target::data("a target update construct", device, flags, depend)
-    })
-}
-
-/// `GOMP_target_update@@GOMP_4.0`: as `GOMP_target_update_ext`, GCC before 6.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_target_update(
-    device: c_int,
-    _unused: *const c_void,
-    _mapnum: usize,
-    _hostaddrs: *mut *mut c_void,
-    _sizes: *mut usize,
-    _kinds: *mut u8,
-) {
-    // SAFETY: no dependences.
-    guard("GOMP_target_update", || unsafe {
-        target::data("a target update construct", device, 0, std::ptr::null_mut())
-    })
-}
-
-/// `GOMP_target_enter_exit_data@@GOMP_4.5`: `target enter data` and `exit data`.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_target_enter_exit_data(
-    device: c_int,
-    _mapnum: usize,
-    _hostaddrs: *mut *mut c_void,
-    _sizes: *mut usize,
-    _kinds: *mut u16,
-    flags: c_uint,
-    depend: *mut *mut c_void,
-) {
-    // SAFETY: GCC's dependence array.
-    guard("GOMP_target_enter_exit_data", || unsafe {
-        target::data("a target enter/exit data construct", device, flags, depend)
-    })
-}
 
 /// `GOMP_teams4@@GOMP_5.1`: the teams of a target region, in turn.
 #[no_mangle]
