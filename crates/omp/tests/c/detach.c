@@ -36,25 +36,49 @@ int main(void) {
     CHECK(after == 1, "a self-fulfilled task");
 
     /* A successor by depend waits for the event, not just the body. */
-    int x = 0, seen = -1;
+    int x = 0, fulfilled = 0, seen = -1;
     omp_event_handle_t late;
     #pragma omp task detach(late) depend(out: x) shared(x)
     x = 1;
-    #pragma omp task depend(in: x) shared(x, seen, chained)
-    { seen = x; chained = 2; }
-    #pragma omp task shared(x, late)
-    { usleep(2000); x = 2; omp_fulfill_event(late); }
+    #pragma omp task depend(in: x) shared(x, seen, fulfilled, chained)
+    {
+      int f;
+      #pragma omp atomic read
+      f = fulfilled;
+      seen = 10 * f + x;
+      chained = 2;
+    }
+    #pragma omp task shared(fulfilled, late)
+    {
+      usleep(2000);
+      #pragma omp atomic write
+      fulfilled = 1;
+      omp_fulfill_event(late);
+    }
     #pragma omp taskwait
-    CHECK(seen == 2 && chained == 2, "the successor ran before the event: saw %d", seen);
+    CHECK(seen == 11 && chained == 2, "the successor ran before the body or the event: saw %d", seen);
 
     /* Undeferred: the encountering task waits for the event, fulfilled by another. */
     omp_event_handle_t now;
     int started = 0;
     int fulfilled_by_other = 0;
-    #pragma omp task shared(now, fulfilled_by_other)
-    { usleep(2000); fulfilled_by_other = 1; omp_fulfill_event(now); }
+    #pragma omp task shared(now, started, fulfilled_by_other)
+    {
+      /* The handle is there once the if(0) task has started. */
+      int s = 0;
+      while (!s) {
+        #pragma omp atomic read
+        s = started;
+      }
+      usleep(2000);
+      fulfilled_by_other = 1;
+      omp_fulfill_event(now);
+    }
     #pragma omp task if(0) detach(now) shared(started)
-    started = 1;
+    {
+      #pragma omp atomic write
+      started = 1;
+    }
     CHECK(started == 1 && fulfilled_by_other == 1, "if(0) went on before its event");
     #pragma omp taskwait
   }
