@@ -1968,6 +1968,30 @@ pub unsafe extern "C" fn omp_display_affinity(format: *const std::ffi::c_char) {
     })
 }
 
+/// `omp_pause_resource@@OMP_5.0`: `omp_pause_soft` (1) or `omp_pause_hard` (2) on the
+/// host (device 0): 0, and nothing is released: locus's pools stay, their idle
+/// workers asleep, and every setting persists, which both kinds allow. -1 for another
+/// kind or device, or inside an active parallel region (as libgomp answers there).
+#[no_mangle]
+pub unsafe extern "C" fn omp_pause_resource(kind: c_int, device: c_int) -> c_int {
+    guard("omp_pause_resource", || {
+        let known = kind == 1 || kind == 2;
+        if !known || device != target::HOST || team::member().active {
+            -1
+        } else {
+            0
+        }
+    })
+}
+
+/// `omp_pause_resource_all@@OMP_5.0`: as `omp_pause_resource` on the host, the one
+/// device.
+#[no_mangle]
+pub unsafe extern "C" fn omp_pause_resource_all(kind: c_int) -> c_int {
+    // SAFETY: no pointers.
+    unsafe { omp_pause_resource(kind, target::HOST) }
+}
+
 /// `omp_get_partition_num_places@@OMP_4.5`: 0.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_partition_num_places() -> c_int {
@@ -2810,6 +2834,8 @@ std::arch::global_asm!(
     ".symver GOMP_scope_start, GOMP_scope_start@@GOMP_5.1",
     ".symver GOMP_workshare_task_reduction_unregister, GOMP_workshare_task_reduction_unregister@@GOMP_5.0",
     ".symver GOMP_parallel_reductions, GOMP_parallel_reductions@@GOMP_5.0",
+    ".symver omp_pause_resource, omp_pause_resource@@OMP_5.0",
+    ".symver omp_pause_resource_all, omp_pause_resource_all@@OMP_5.0",
     ".symver locus_footprint_read, locus_footprint_read@@LOCUS_1.0",
     ".symver locus_footprint_write, locus_footprint_write@@LOCUS_1.0",
 );
@@ -3034,6 +3060,8 @@ pub(crate) const SYMBOLS: &[(&str, &str)] = &[
     ("GOMP_scope_start", "GOMP_5.1"),
     ("GOMP_workshare_task_reduction_unregister", "GOMP_5.0"),
     ("GOMP_parallel_reductions", "GOMP_5.0"),
+    ("omp_pause_resource", "OMP_5.0"),
+    ("omp_pause_resource_all", "OMP_5.0"),
     ("locus_footprint_read", "LOCUS_1.0"),
     ("locus_footprint_write", "LOCUS_1.0"),
 ];

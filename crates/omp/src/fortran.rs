@@ -401,9 +401,25 @@ pub unsafe extern "C" fn omp_capture_affinity_(
     }
 }
 
+/// `omp_pause_resource_@@OMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_pause_resource_(kind: *const i32, device: *const i32) -> c_int {
+    // SAFETY: gfortran's references to the arguments.
+    unsafe { omp_pause_resource(fortran_arg(kind), fortran_arg(device)) }
+}
+
+/// `omp_pause_resource_all_@@OMP_5.0`.
+#[no_mangle]
+pub unsafe extern "C" fn omp_pause_resource_all_(kind: *const i32) -> c_int {
+    // SAFETY: gfortran's reference to the argument.
+    unsafe { omp_pause_resource_all(fortran_arg(kind)) }
+}
+
 // The symbol versions, as in `abi.rs`.
 #[cfg(not(test))]
 std::arch::global_asm!(
+    ".symver omp_pause_resource_, omp_pause_resource_@@OMP_5.0",
+    ".symver omp_pause_resource_all_, omp_pause_resource_all_@@OMP_5.0",
     ".symver omp_set_affinity_format_, omp_set_affinity_format_@@OMP_5.0",
     ".symver omp_get_affinity_format_, omp_get_affinity_format_@@OMP_5.0",
     ".symver omp_display_affinity_, omp_display_affinity_@@OMP_5.0",
@@ -489,6 +505,8 @@ std::arch::global_asm!(
 /// The exported symbols and their versions, for the tests.
 #[cfg(test)]
 pub(crate) const FORTRAN_SYMBOLS: &[(&str, &str)] = &[
+    ("omp_pause_resource_", "OMP_5.0"),
+    ("omp_pause_resource_all_", "OMP_5.0"),
     ("omp_set_affinity_format_", "OMP_5.0"),
     ("omp_get_affinity_format_", "OMP_5.0"),
     ("omp_display_affinity_", "OMP_5.0"),

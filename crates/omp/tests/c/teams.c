@@ -39,6 +39,13 @@ int main(void) {
   for (int t = 0; t < 8; t++) seen += once[t];
   for (int t = 0; t < 5; t++) CHECK(once[t] == 1, "team %d ran %d times", t, once[t]);
   CHECK(seen == 5, "omp_set_num_teams(5) gave %d teams", seen);
+  /* Pausing outside any region succeeds, and the next region runs as before. */
+  CHECK(omp_pause_resource_all(omp_pause_soft) == 0, "omp_pause_resource_all");
+  CHECK(omp_pause_resource(omp_pause_hard, omp_get_initial_device()) == 0, "omp_pause_resource");
+  int after = 0;
+  #pragma omp parallel num_threads(2) reduction(+: after)
+  after += 1;
+  CHECK(after >= 1, "a region after the pause");
   printf("teams ok %d %d\n", seen, omp_get_initial_device() == omp_get_device_num());
   return 0;
 }

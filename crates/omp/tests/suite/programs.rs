@@ -314,9 +314,9 @@ fn omp_display_affinity_prints_each_members_line_once() {
 
 #[test]
 fn a_missing_entry_point_fails_at_load_naming_it() {
-    // The program needs omp_pause_resource_all; the loader names it.
+    // The program needs acc_get_num_devices (OpenACC); the loader names it.
     let names_one = |stderr: &str| {
-        ["omp_pause_resource_all"]
+        ["acc_get_num_devices"]
             .iter()
             .any(|name| stderr.contains(&format!("undefined symbol: {name}")))
     };
