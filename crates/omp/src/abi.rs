@@ -310,20 +310,52 @@ macro_rules! doacross_loop {
             istart: *mut $word,
             iend: *mut $word,
         ) -> bool {
-            guard(stringify!($name), || {
-                let m = team::member();
-                let schedule = Schedule {
-                    kind: $kind,
-                    chunk: (chunk as i128).max(0) as u64,
-                };
-                // SAFETY: GCC's `ncounts` trip counts and two writable words.
-                unsafe {
-                    loops::start_doacross(m, schedule, &doacross_counts(ncounts, counts));
-                    $next(m, &mut *istart, &mut *iend)
-                }
-            })
+            let schedule = Schedule {
+                kind: $kind,
+                chunk: (chunk as i128).max(0) as u64,
+            };
+            // SAFETY: GCC's arguments, passed on.
+            unsafe { doacross_start(stringify!($name), schedule, ncounts, counts, istart, iend, $next) }
         }
     };
+    // `schedule(runtime)`: no chunk argument.
+    ($name:ident, $word:ty, $next:path) => {
+        #[doc = concat!("`", stringify!($name), "`: a doacross loop, `schedule(runtime)`.")]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            ncounts: c_uint,
+            counts: *const $word,
+            istart: *mut $word,
+            iend: *mut $word,
+        ) -> bool {
+            let schedule = env::run_schedule();
+            // SAFETY: GCC's arguments, passed on.
+            unsafe { doacross_start(stringify!($name), schedule, ncounts, counts, istart, iend, $next) }
+        }
+    };
+}
+
+/// Starts a doacross loop and deals this member its first chunk.
+///
+/// # Safety
+/// `counts` holds `ncounts` trip counts; `istart` and `iend` are writable.
+unsafe fn doacross_start<W: Copy + Into<i128>>(
+    what: &str,
+    schedule: Schedule,
+    ncounts: c_uint,
+    counts: *const W,
+    istart: *mut W,
+    iend: *mut W,
+    next: fn(&team::Member, &mut W, &mut W) -> bool,
+) -> bool {
+    guard(what, || {
+        let m = team::member();
+        // SAFETY: the caller's contract.
+        unsafe {
+            loops::start_doacross(m, schedule, &doacross_counts(ncounts, counts));
+            next(m, &mut *istart, &mut *iend)
+        }
+    })
 }
 
 /// A doacross loop's trip counts as 64-bit words (negative `long`s count as 0).
@@ -337,6 +369,12 @@ unsafe fn doacross_counts<W: Copy + Into<i128>>(n: c_uint, counts: *const W) -> 
         .collect()
 }
 
+doacross_loop!(GOMP_loop_doacross_runtime_start, c_long, loops::next);
+doacross_loop!(
+    GOMP_loop_ull_doacross_runtime_start,
+    c_ulonglong,
+    loops::next_ull
+);
 doacross_loop!(
     GOMP_loop_doacross_static_start,
     c_long,
@@ -373,42 +411,6 @@ doacross_loop!(
     loops::next_ull,
     Kind::Guided
 );
-
-/// `GOMP_loop_doacross_runtime_start@@GOMP_4.5`.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_loop_doacross_runtime_start(
-    ncounts: c_uint,
-    counts: *const c_long,
-    istart: *mut c_long,
-    iend: *mut c_long,
-) -> bool {
-    guard("GOMP_loop_doacross_runtime_start", || {
-        let m = team::member();
-        // SAFETY: GCC's trip counts and two writable longs.
-        unsafe {
-            loops::start_doacross(m, env::run_schedule(), &doacross_counts(ncounts, counts));
-            loops::next(m, &mut *istart, &mut *iend)
-        }
-    })
-}
-
-/// `GOMP_loop_ull_doacross_runtime_start@@GOMP_4.5`.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_loop_ull_doacross_runtime_start(
-    ncounts: c_uint,
-    counts: *const c_ulonglong,
-    istart: *mut c_ulonglong,
-    iend: *mut c_ulonglong,
-) -> bool {
-    guard("GOMP_loop_ull_doacross_runtime_start", || {
-        let m = team::member();
-        // SAFETY: GCC's trip counts and two writable words.
-        unsafe {
-            loops::start_doacross(m, env::run_schedule(), &doacross_counts(ncounts, counts));
-            loops::next_ull(m, &mut *istart, &mut *iend)
-        }
-    })
-}
 
 /// The schedule of GCC 9's `GOMP_loop_*_start` (`sched`: libgomp's schedule numbers,
 /// with a monotonic flag in bit 31).
