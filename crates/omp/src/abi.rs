@@ -609,25 +609,29 @@ pub unsafe extern "C" fn GOMP_parallel_reductions(
 /// `GOMP_doacross_post@@GOMP_4.5`: `depend(source)`, with the iteration's vector.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_doacross_post(counts: *const c_long) {
-    guard("GOMP_doacross_post", || {
-        let m = team::member();
-        let n = loops::doacross_dims(m);
-        // SAFETY: GCC's vector of the loop's `n` dimensions.
-        let v = unsafe { doacross_counts(n as c_uint, counts) };
-        loops::doacross_post(m, &v)
-    })
+    // SAFETY: GCC's vector.
+    guard("GOMP_doacross_post", || unsafe { doacross_post(counts) })
 }
 
 /// `GOMP_doacross_ull_post@@GOMP_4.5`.
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_doacross_ull_post(counts: *const c_ulonglong) {
-    guard("GOMP_doacross_ull_post", || {
-        let m = team::member();
-        let n = loops::doacross_dims(m);
-        // SAFETY: GCC's vector of the loop's `n` dimensions.
-        let v = unsafe { doacross_counts(n as c_uint, counts) };
-        loops::doacross_post(m, &v)
+    // SAFETY: GCC's vector.
+    guard("GOMP_doacross_ull_post", || unsafe {
+        doacross_post(counts)
     })
+}
+
+/// Posts this member's iteration vector `counts` of its doacross loop.
+///
+/// # Safety
+/// `counts` holds one word per dimension of the loop.
+unsafe fn doacross_post<W: Copy + Into<i128>>(counts: *const W) {
+    let m = team::member();
+    let n = loops::doacross_dims(m);
+    // SAFETY: the caller's contract.
+    let v = unsafe { doacross_counts(n as c_uint, counts) };
+    loops::doacross_post(m, &v)
 }
 
 /// Integer arguments the variadic trampolines below save from registers (the System V

@@ -219,26 +219,7 @@ fn cpu_list() -> String {
     let cpus: Vec<usize> = (0..max)
         .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
         .collect();
-    ranges(&cpus)
-}
-
-/// `[0, 1, 2, 5]` as `0-2,5`.
-fn ranges(cpus: &[usize]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
-            j += 1;
-        }
-        out.push(if i == j {
-            cpus[i].to_string()
-        } else {
-            format!("{}-{}", cpus[i], cpus[j])
-        });
-        i = j + 1;
-    }
-    out.join(",")
+    locus_topo::format_ranges(&cpus)
 }
 
 fn host() -> String {
@@ -370,10 +351,7 @@ mod tests {
     }
 
     #[test]
-    fn cpu_lists_are_ranges() {
-        assert_eq!(ranges(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
-        assert_eq!(ranges(&[3]), "3");
-        assert_eq!(ranges(&[]), "");
+    fn this_threads_cpus_are_listed() {
         assert!(!cpu_list().is_empty());
     }
 }

@@ -269,27 +269,8 @@ pub(crate) unsafe fn data(what: &str, device: c_int, flags: u32, depend: *mut *m
     if depend.is_null() {
         return;
     }
-    unsafe extern "C" fn nothing(_: *mut c_void) {}
-    if flags & FLAG_NOWAIT != 0 {
-        // SAFETY: an empty task with GCC's dependences.
-        unsafe {
-            task::task(task::Spawn {
-                f: nothing,
-                data: std::ptr::null_mut(),
-                cpyfn: None,
-                arg_size: 0,
-                arg_align: 1,
-                if_clause: true,
-                flags: task::FLAG_DEPEND,
-                depend,
-                range: None,
-                detach: std::ptr::null_mut(),
-            })
-        }
-    } else {
-        // SAFETY: GCC's dependence array.
-        unsafe { task::taskwait_depend(depend) };
-    }
+    // SAFETY: GCC's dependence array.
+    unsafe { task::empty_task(depend, flags & FLAG_NOWAIT != 0) }
 }
 
 /// `GOMP_teams4`: the loop over a target region's teams, one after another (see

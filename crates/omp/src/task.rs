@@ -913,6 +913,16 @@ pub(crate) fn taskwait() {
 /// # Safety
 /// `depend` is GCC's dependence array.
 pub(crate) unsafe fn taskwait_depend(depend: *mut *mut c_void) {
+    // SAFETY: the caller's contract.
+    unsafe { empty_task(depend, false) }
+}
+
+/// An empty task with GCC's dependences `depend`: deferred if `deferred` (it then
+/// orders its successors after its predecessors), else run at once once they are done.
+///
+/// # Safety
+/// `depend` is GCC's dependence array.
+pub(crate) unsafe fn empty_task(depend: *mut *mut c_void, deferred: bool) {
     unsafe extern "C" fn nothing(_: *mut c_void) {}
     // SAFETY: an empty task with no data and GCC's dependences (the caller's contract).
     unsafe {
@@ -922,7 +932,7 @@ pub(crate) unsafe fn taskwait_depend(depend: *mut *mut c_void) {
             cpyfn: None,
             arg_size: 0,
             arg_align: 1,
-            if_clause: false,
+            if_clause: deferred,
             flags: FLAG_DEPEND,
             depend,
             range: None,
