@@ -90,7 +90,8 @@ pub(crate) struct Member {
     pub(crate) work: RefCell<Option<Arc<WorkShare>>>,
     /// Chunks of a static loop this member has taken.
     pub(crate) static_taken: Cell<u64>,
-    /// The `teams` league this thread runs a team of (used at level 0 only).
+    /// The `teams` league this member runs a team of: a host `teams` region's at level
+    /// 0, or a target region's teams where the member met them (`teams.rs`).
     pub(crate) league: crate::teams::League,
     /// Whether the current loop has an `ordered` clause.
     pub(crate) ordered: Cell<bool>,
@@ -311,8 +312,6 @@ impl Region {
     }
 }
 
-/// `GOMP_parallel`: runs `f(data)` on a team of `requested` threads (0: nthreads-var);
-/// `setup` runs first on each member (a combined parallel loop's dealing).
 /// The size of the team a parallel region asking for `requested` threads (0: the
 /// default) gets here: 1 when nested, else the request or nthreads-var, at most
 /// locus's largest team and the enclosing `teams` or `target` region's thread limit.
@@ -327,6 +326,8 @@ pub(crate) fn region_size(requested: usize) -> usize {
     crate::teams::thread_limit().map_or(size, |limit| size.min(limit))
 }
 
+/// `GOMP_parallel`: runs `f(data)` on a team of `requested` threads (0: nthreads-var);
+/// `setup` runs first on each member (a combined parallel loop's dealing).
 pub(crate) fn parallel(
     f: OutlinedFn,
     data: *mut c_void,
