@@ -31,13 +31,15 @@
 //! [`run_each`] and [`run_with`] may be called from any thread. Called from a worker of
 //! one of the pools, they run that pool's share in place, and the worker runs its own
 //! pool's tasks while it waits for the others (so a share that sends work back to the
-//! caller's pool, with [`ThreadPool::install`], finds it served). Any other thread
-//! blocks until every share is done; a worker of a pool not among them blocks too, as
-//! [`ThreadPool::install`] from another pool does.
+//! caller's pool, with [`ThreadPool::install`], finds it served). A worker of a pool
+//! not among them runs its own pool's tasks while it waits, as
+//! [`ThreadPool::install`] from another pool does. Any other thread blocks until every
+//! share is done.
 
 use crate::job::StackJob;
-use crate::latch::{Latch, LockLatch, WorkerLatch};
+use crate::latch::{CrossLatch, Latch, LockLatch};
 use crate::pool::{BuildError, ThreadPool, ThreadPoolBuilder};
+use crate::registry::Registry;
 use crate::registry::WorkerThread;
 use crate::unwind;
 use locus_policy::TaskInfo;
@@ -327,12 +329,13 @@ where
     let own = pools
         .iter()
         .position(|d| d.current_thread_index().is_some());
-    match (own, WorkerThread::current()) {
-        // A worker of one of the pools keeps working for its pool while it waits.
-        (Some(own), Some(worker)) => run_jobs(pools, inputs, &op, info, Some(own), || {
-            WorkerLatch::new(&worker.registry.sleep, worker.index)
+    match WorkerThread::current() {
+        // A worker of any pool keeps working for its pool while it waits; the shares
+        // run in other pools, hence latches that hold its pool alive.
+        Some(worker) => run_jobs(pools, inputs, &op, info, own, || {
+            CrossLatch::new(&worker.registry, worker.index)
         }),
-        _ => run_jobs(pools, inputs, &op, info, None, LockLatch::new),
+        None => run_jobs(pools, inputs, &op, info, None, LockLatch::new),
     }
 }
 
@@ -348,7 +351,7 @@ impl WaitAll for LockLatch {
     }
 }
 
-impl WaitAll for WorkerLatch {
+impl WaitAll for CrossLatch<Registry> {
     /// On the latches' owner, a worker, which runs its own pool's tasks meanwhile (a
     /// share that sends work to the owner's pool finds it served).
     fn wait_all(latches: &[&Self]) {

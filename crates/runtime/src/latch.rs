@@ -5,7 +5,12 @@
 //!   `probe` loads with `Acquire`, pairing with that store, so a waiter that sees the
 //!   latch set also sees the result.
 //! - [`WorkerLatch`]: a `CoreLatch` waited on by a worker of a pool, which keeps working
-//!   while it waits and may sleep; setting it wakes that worker.
+//!   while it waits and may sleep; setting it wakes that worker. Only for jobs of the
+//!   waiter's own pool: their setter, a worker of that pool, keeps the pool alive.
+//! - [`CrossLatch`]: the same for a worker waiting on a job of *another* pool (see
+//!   `Registry::in_worker_cross`). It holds the waiter's pool ([`HasSleep`]) alive
+//!   itself: the setter runs in the other pool, and once the store is visible the waiter
+//!   may return, and its pool be dropped, before the setter's wake-up is through.
 //! - [`CountLatch`]: set when a counter falls to zero (a scope's outstanding spawns).
 //! - [`LockLatch`]: a mutex and condition variable, for threads outside the pool.
 //!
@@ -16,6 +21,7 @@
 use crate::sleep::Sleep;
 use crate::sync::{lock, AtomicBool, AtomicUsize, Condvar, Mutex};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 
 /// Something that can be set once.
 pub(crate) trait Latch {
@@ -99,6 +105,55 @@ impl Latch for WorkerLatch {
         // SAFETY: `sleep` belongs to the owner's pool, which outlives the owner's wait
         // and so this call (the setter runs a job of that pool or holds it alive).
         unsafe { (*sleep).wake(owner) };
+    }
+}
+
+/// What owns a pool's sleep state and keeps it alive: the pool's registry (a test
+/// double in the loom models).
+pub(crate) trait HasSleep: Send + Sync {
+    /// The pool's sleep state.
+    fn sleep(&self) -> &Sleep;
+}
+
+/// A latch that worker `owner` of one pool waits on while it keeps working, set by a
+/// job that runs in another pool. As [`WorkerLatch`], but the latch holds the owner's
+/// pool `P` by an `Arc`, and `set` takes a reference of its own before the store: the
+/// setter is no worker of the owner's pool, so nothing else keeps that pool alive until
+/// the wake-up is through. The two clones (making the latch, setting it) cost two
+/// atomic increments per wait across pools, off every hot path.
+pub(crate) struct CrossLatch<P: HasSleep> {
+    core: CoreLatch,
+    pool: Arc<P>,
+    owner: usize,
+}
+
+impl<P: HasSleep> CrossLatch<P> {
+    /// A latch worker `owner` of `pool` waits on.
+    pub(crate) fn new(pool: &Arc<P>, owner: usize) -> CrossLatch<P> {
+        CrossLatch {
+            core: CoreLatch::new(),
+            pool: Arc::clone(pool),
+            owner,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.core.probe()
+    }
+}
+
+impl<P: HasSleep> Latch for CrossLatch<P> {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: the caller guarantees `this` is live until the store below. The pool
+        // is cloned first: after the store the owner may return, drop the latch and its
+        // `Arc`, and let the pool go.
+        let (pool, owner) = unsafe { (Arc::clone(&(*this).pool), (*this).owner) };
+        // SAFETY: as above, `this` is live here.
+        unsafe { CoreLatch::store(&raw const (*this).core) };
+        // Fenced (`Sleep::wake`): the owner may be asleep in its pool, and its re-check
+        // before sleeping must see the store or be woken (the handshake of `sleep/`).
+        pool.sleep().wake(owner);
     }
 }
 

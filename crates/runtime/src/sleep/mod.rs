@@ -19,7 +19,9 @@
 //! the announcement until it is inside `wait`, so the notification cannot fall between
 //! the re-check and the wait. Whoever flips `sleeping` from true to false does so under
 //! the lock and is the one who decrements `sleepers`. The loom models in
-//! `tests/loom_sleep.rs` check both the work and the latch hand-offs.
+//! `src/tests/loom_sleep.rs` check both the work and the latch hand-offs, and
+//! `src/tests/loom_cross.rs` a latch set by a worker of another pool (whose setter holds
+//! the waiter's pool alive until its wake-up is done: `latch::CrossLatch`).
 
 use crate::sync::{fence, lock, AtomicBool, AtomicUsize, Condvar, Mutex};
 use crossbeam_utils::CachePadded;
