@@ -85,6 +85,16 @@ impl JobRef {
         unsafe { (*(self.pointer as *const JobHeader)).info }
     }
 
+    /// Whether this ref was made for a job of type `T` (its execute function is `T`'s;
+    /// compared as addresses, which is exact for a function that is not generic).
+    #[inline]
+    pub(crate) fn is<T: Job>(&self) -> bool {
+        std::ptr::eq(
+            self.execute_fn as *const (),
+            <T as Job>::execute as *const (),
+        )
+    }
+
     /// Whether two refs denote the same job.
     #[inline]
     pub(crate) fn same(&self, other: &JobRef) -> bool {

@@ -32,6 +32,8 @@
 //! layout and search on a machine of one squad) and `LOCUS_TOPOLOGY` (a preset such as
 //! `opteron-8380`, an hwloc synthetic string, `SxC` shorthand, or an hwloc XML file): a
 //! described machine is laid over the real cores as a virtual topology.
+//! `LOCUS_TRACE=FILE` writes a trace of its run to FILE at exit (see
+//! [`ThreadPoolBuilder::trace`]).
 //!
 //! # Tasks
 //! Every task carries a [`TaskId`] (its spawn path hashed to 64 bits, the root's taken
@@ -62,6 +64,7 @@ mod sleep;
 mod split;
 mod stats;
 mod sync;
+mod trace;
 mod unwind;
 
 #[cfg(all(test, loom))]
@@ -74,9 +77,40 @@ pub use join::join;
 pub mod prelude {
     pub use crate::iter::{
         FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
-        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelIterator, ParallelSlice,
-        ParallelSliceMut,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull,
+        ParallelDrainRange, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
+        ParallelString,
     };
+}
+
+/// rayon's `rayon::range`: the type of a range's parallel iterator.
+pub mod range {
+    pub use crate::iter::RangeIter as Iter;
+}
+
+/// rayon's `rayon::range_inclusive`: the type of an inclusive range's parallel iterator.
+pub mod range_inclusive {
+    pub use crate::iter::RangeInclusiveIter as Iter;
+}
+
+/// rayon's `rayon::slice`: the slice traits and the types of their iterators.
+pub mod slice {
+    pub use crate::iter::{
+        Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, ParallelSlice,
+        ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit as Split,
+        Windows,
+    };
+}
+
+/// rayon's `rayon::str`: [`ParallelString`](crate::iter::ParallelString) and the types of
+/// its iterators.
+pub mod str {
+    pub use crate::iter::string::*;
+}
+
+/// rayon's `rayon::vec`: the type of a `Vec`'s parallel iterator by value.
+pub mod vec {
+    pub use crate::iter::{Drain, IntoIter, Iter, IterMut};
 }
 pub use locus_policy::{CabInputs, Policy, PolicyKind, TaskCost, TaskId, TaskInfo, WorkerMap};
 pub use locus_task::footprint;
@@ -85,6 +119,7 @@ pub use pin::Pinning;
 pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, DEFAULT_PINNING, MAX_THREADS};
 pub use scope::{for_range, scope, Scope};
 pub use stats::{PoolStats, WorkerStats};
+pub use trace::{TraceReport, DEFAULT_TRACE_CAP};
 
 /// The task running on this thread, if it is a worker of a locus pool.
 pub fn current_task() -> Option<TaskInfo> {
@@ -112,3 +147,8 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// The policy guide's example (`docs/policies.md`), compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/policies.md")]
+pub struct PolicyGuideDoctests;

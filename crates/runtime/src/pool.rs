@@ -16,7 +16,9 @@ use locus_policy::{PolicyFactory, PolicyKind, WorkerMap};
 use locus_topo::{allowed_cpus, TopoError, Topology};
 use std::fmt;
 use std::panic::Location;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Once, OnceLock, Weak};
 use std::thread::JoinHandle;
 
 /// Pools larger than this are refused: more is a typo, not a machine.
@@ -71,6 +73,10 @@ enum BuildErrorKind {
         cpus: String,
         allowed: String,
     },
+    Trace {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -111,6 +117,9 @@ impl fmt::Display for BuildError {
                 "none of the CPUs of machine {machine:?} ({cpus}) is one this process may \
                  run on ({allowed})"
             ),
+            BuildErrorKind::Trace { path, .. } => {
+                write!(f, "cannot write the trace file {}", path.display())
+            }
         }
     }
 }
@@ -122,6 +131,7 @@ impl std::error::Error for BuildError {
             BuildErrorKind::Spawn { source } => Some(source),
             BuildErrorKind::Counters { source } => Some(source),
             BuildErrorKind::DomainCut { source, .. } => Some(source),
+            BuildErrorKind::Trace { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -205,6 +215,11 @@ pub struct ThreadPoolBuilder {
     /// the pools of all domains spread over the allowed CPUs as one pool over the whole
     /// machine would.
     origin_pus: Option<Vec<usize>>,
+    /// Where to write a trace of the run, if anywhere; and how that path was given
+    /// (`LOCUS_TRACE` or the builder), for the error naming it.
+    trace: Option<(std::path::PathBuf, Option<&'static str>)>,
+    /// Events each worker keeps for the trace.
+    trace_cap: usize,
 }
 
 impl Default for ThreadPoolBuilder {
@@ -227,6 +242,8 @@ impl ThreadPoolBuilder {
             stack_size: DEFAULT_STACK_SIZE,
             counters: None,
             origin_pus: None,
+            trace: None,
+            trace_cap: crate::trace::DEFAULT_TRACE_CAP,
         }
     }
 
@@ -268,6 +285,20 @@ impl ThreadPoolBuilder {
                 .parse::<Pinning>()
                 .map_err(|e| BuildError::env("LOCUS_PIN", &value, e))?;
             builder = builder.pinning(pinning);
+        }
+        if let Some(value) = env_var("LOCUS_TRACE_CAP") {
+            let cap = value.trim().parse::<usize>().ok().filter(|&c| c > 0);
+            let cap = cap.ok_or_else(|| {
+                BuildError::env(
+                    "LOCUS_TRACE_CAP",
+                    &value,
+                    "expected a positive whole number of events per worker",
+                )
+            })?;
+            builder = builder.trace_cap(cap);
+        }
+        if let Some(value) = env_var("LOCUS_TRACE") {
+            builder.trace = Some((value.into(), Some("LOCUS_TRACE")));
         }
         Ok(builder)
     }
@@ -325,6 +356,29 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// Writes a trace of the pool's run to `path` in the Chrome trace-event format that
+    /// Perfetto (ui.perfetto.dev) opens: one track per worker grouped by squad, a slice
+    /// per task, steals as arrows from victim to thief, the policy's placements, idle
+    /// spells (see the `trace` module). The file is written when the pool is dropped
+    /// (the global pool: at process exit) and at [`ThreadPool::flush_trace`]. Default:
+    /// `LOCUS_TRACE` through [`ThreadPoolBuilder::from_env`], else no trace, and then
+    /// the task path costs one test of a flag. A path that cannot be created fails
+    /// `build`. With `LOCUS_TRACE=FILE` every pool built from the environment is traced:
+    /// the first writes FILE, the k-th FILE with `.k` before its extension (`run.json`,
+    /// `run.1.json`, ...).
+    pub fn trace(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        self.trace = Some((path.into(), None));
+        self
+    }
+
+    /// Events each worker keeps for the trace (default [`crate::DEFAULT_TRACE_CAP`];
+    /// `LOCUS_TRACE_CAP`): past it, events are counted as dropped and the trace's
+    /// report says how many. Values below 1 are taken as 1.
+    pub fn trace_cap(mut self, events: usize) -> Self {
+        self.trace_cap = events.max(1);
+        self
+    }
+
     /// Stack size of each worker thread in bytes (default 64 MiB, reserved lazily).
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = bytes;
@@ -344,6 +398,25 @@ impl ThreadPoolBuilder {
             return Err(BuildError {
                 kind: BuildErrorKind::Threads { requested: n },
             });
+        }
+        let trace_path = self.trace.as_ref().map(|(path, var)| match var {
+            Some(_) => numbered(path, TRACED_FROM_ENV.fetch_add(1, Ordering::Relaxed)),
+            None => path.clone(),
+        });
+        if let (Some((_, var)), Some(path)) = (&self.trace, &trace_path) {
+            crate::trace::check_path(path).map_err(|source| match var {
+                Some(var) => BuildError::env(
+                    var,
+                    &path.display().to_string(),
+                    format!("cannot create the trace file: {source}"),
+                ),
+                None => BuildError {
+                    kind: BuildErrorKind::Trace {
+                        path: path.clone(),
+                        source,
+                    },
+                },
+            })?;
         }
         let map = WorkerMap::new(&topology, n);
         let policy = match &self.factory {
@@ -378,7 +451,21 @@ impl ThreadPoolBuilder {
         } else {
             None
         };
-        let (registry, deques) = Registry::new(policy, map, topology, counter_source);
+        let (mut registry, deques) = Registry::new(policy, map, topology, counter_source);
+        if let Some(path) = trace_path {
+            let title = format!(
+                "locus {} on {}, {n} workers",
+                registry.policy.name(),
+                registry.topology.name()
+            );
+            let trace =
+                crate::trace::Trace::new(path.clone(), title, &registry.map, self.trace_cap);
+            // No worker has started yet: the registry has no other reference.
+            if let Some(r) = Arc::get_mut(&mut registry) {
+                r.trace = Some(trace);
+            }
+            trace_at_exit(&registry);
+        }
         let mut threads = Vec::with_capacity(n);
         for (index, (deque, cpu)) in deques.into_iter().zip(cpus.clone()).enumerate() {
             let registry2 = Arc::clone(&registry);
@@ -524,6 +611,13 @@ impl fmt::Debug for ThreadPool {
 impl ThreadPool {
     /// Runs `op` on a worker of this pool and returns its result; `join`, `scope` and
     /// `for_range` inside it run on this pool. A panic in `op` is resumed here.
+    ///
+    /// Called from a worker of another pool, that worker runs its own pool's tasks while
+    /// it waits (as rayon's does), so `a.install(|| b.install(|| a.install(..)))` works
+    /// at any depth. It may thus run other tasks of its pool on top of the caller's
+    /// stack before this returns: one that blocks on a lock the caller holds across
+    /// this call deadlocks.
+    /// Any other thread blocks until `op` is done.
     #[track_caller]
     pub fn install<OP, R>(&self, op: OP) -> R
     where
@@ -533,7 +627,8 @@ impl ThreadPool {
         self.registry.in_worker(Location::caller(), |_| op())
     }
 
-    /// [`crate::scope`] on this pool.
+    /// [`crate::scope`] on this pool. The caller waits as [`ThreadPool::install`]'s
+    /// does.
     #[track_caller]
     pub fn scope<'scope, OP, R>(&self, op: OP) -> R
     where
@@ -612,6 +707,25 @@ impl ThreadPool {
     pub fn stats(&self) -> PoolStats {
         self.registry.stats()
     }
+
+    /// Writes the trace of the run so far to its file ([`ThreadPoolBuilder::trace`]),
+    /// replacing what an earlier flush wrote; `None` if the pool is not traced. The
+    /// workers go on recording; dropping the pool writes the whole run.
+    ///
+    /// # Errors
+    /// Any error creating or writing the file.
+    pub fn flush_trace(&self) -> std::io::Result<Option<crate::TraceReport>> {
+        match &self.registry.trace {
+            Some(trace) => {
+                let report = trace.write()?;
+                if report.dropped > 0 {
+                    eprintln!("{report}");
+                }
+                Ok(Some(report))
+            }
+            None => Ok(None),
+        }
+    }
 }
 
 impl Drop for ThreadPool {
@@ -651,4 +765,50 @@ pub fn global() -> &'static ThreadPool {
 
 pub(crate) fn global_registry() -> &'static Registry {
     &global().registry
+}
+
+/// Traced pools, written at process exit if still alive then (the global pool is never
+/// dropped, nor are pools a program leaks or keeps to its end, as the OpenMP layer's).
+static TRACED: Mutex<Vec<Weak<Registry>>> = Mutex::new(Vec::new());
+
+/// Pools built so far with `LOCUS_TRACE` (see [`ThreadPoolBuilder::trace`]).
+static TRACED_FROM_ENV: AtomicUsize = AtomicUsize::new(0);
+
+/// The `k`-th pool traced to `path` from `LOCUS_TRACE` writes `path` (k = 0) or `path`
+/// with `.k` before its extension (`run.json`, `run.1.json`, ...), so pools do not
+/// overwrite each other's traces.
+fn numbered(path: &Path, k: usize) -> PathBuf {
+    if k == 0 {
+        return path.to_path_buf();
+    }
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.{k}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{k}"),
+    };
+    path.with_file_name(name)
+}
+
+/// Arranges for `registry`'s trace to be written at exit if the pool lives that long
+/// (once dropped, its trace is written by the drop).
+fn trace_at_exit(registry: &Arc<Registry>) {
+    extern "C" fn write_traces() {
+        let traced = std::mem::take(&mut *TRACED.lock().unwrap_or_else(|e| e.into_inner()));
+        for registry in traced.iter().filter_map(Weak::upgrade) {
+            if let Some(trace) = &registry.trace {
+                trace.write_reporting();
+            }
+        }
+    }
+    static AT_EXIT: Once = Once::new();
+    AT_EXIT.call_once(|| {
+        // SAFETY: `atexit` takes a plain function with no arguments, which this is; it
+        // does not unwind (`write_reporting` reports errors instead of panicking).
+        if unsafe { libc::atexit(write_traces) } != 0 {
+            eprintln!("locus: could not arrange for traces to be written at exit");
+        }
+    });
+    let mut traced = TRACED.lock().unwrap_or_else(|e| e.into_inner());
+    traced.retain(|r| r.strong_count() > 0);
+    traced.push(Arc::downgrade(registry));
 }

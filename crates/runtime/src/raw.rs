@@ -209,3 +209,48 @@ pub fn wake_all() {
         worker.registry.sleep.wake_all();
     }
 }
+
+/// Publishes `task` on `pool` from any thread, through the pool's injector (where every
+/// worker looks after its policy's search plan), and wakes a sleeping worker: for a
+/// layer whose task-making thread is not a worker of the pool that runs its tasks (an
+/// OpenMP team's encountering thread). The policy places the task's own spawns.
+///
+/// # Safety
+/// As for [`spawn`]: `task` stays live and untouched until its `run` function is called
+/// with it, is safe to run on another thread, and is published once.
+pub unsafe fn inject(pool: &crate::ThreadPool, task: *mut RawTask) {
+    // SAFETY: forwarded from the caller: live until run, run once.
+    let job = unsafe { JobRef::new(task.cast_const()) };
+    pool.registry().inject(job);
+}
+
+/// Runs on the calling thread one raw task of `pool` that no worker has started: one
+/// [`inject`] published, or one a worker offers thieves. Returns whether one ran. For a
+/// thread that waits on the pool's tasks without being one of its workers (an OpenMP
+/// team's thread 0), so that it works while it waits, as a thief would. Runs nothing
+/// where the pool's policy takes task events or deals tasks to given workers, or the
+/// pool is traced: a task run off the pool's workers would escape them.
+pub fn help(pool: &crate::ThreadPool) -> bool {
+    match pool.registry().take_raw_task() {
+        Some(job) => {
+            // SAFETY: `take_raw_task` handed this ref out once, by a steal from the
+            // queue where it was published; the record stays live until it runs.
+            unsafe { job.execute() };
+            true
+        }
+        None => false,
+    }
+}
+
+/// [`wake`] for worker `index` of `pool`, from any thread (after a fence).
+pub fn wake_in(pool: &crate::ThreadPool, index: usize) {
+    let registry = pool.registry();
+    if index < registry.num_workers() {
+        registry.sleep.wake(index);
+    }
+}
+
+/// [`wake_all`] for `pool`, from any thread (after a fence).
+pub fn wake_all_in(pool: &crate::ThreadPool) {
+    pool.registry().sleep.wake_all();
+}

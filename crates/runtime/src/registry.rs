@@ -15,6 +15,33 @@
 //! worker's own deque and one load in `Sleep::new_work` (no fence: see
 //! `sleep/README.md`); no policy call. Other policies are asked where each spawn goes.
 //!
+//! # Waits across pools
+//! A call that runs work on a pool (`install`, `ThreadPool::scope`, `broadcast`) from a
+//! thread that is not one of its workers injects a root job and waits for it:
+//! - A thread of no pool blocks on a [`LockLatch`]; it has no tasks to run meanwhile.
+//! - A worker of another pool A ([`Registry::in_worker_cross`]) waits on a
+//!   [`CrossLatch`] and goes on running A's tasks, or sleeping in A, until the job is
+//!   done, as a `join` does; setting the latch wakes it in A's sleep state (the
+//!   handshake of `sleep/README.md`). A job of A that the other pool waits on therefore
+//!   runs, whatever the nesting (`a.install(|| b.install(|| a.install(..)))`) and
+//!   however many of A's workers wait in other pools at once. The job lives on the
+//!   waiting worker's stack, which the tasks it runs meanwhile grow on top of; a panic
+//!   in the job is caught there and resumed on the waiter.
+//!
+//! What still cannot work, as in rayon (whose `install` documents the same):
+//! - The waiting worker's stack is a stack: it returns from its wait only once every
+//!   task it took up meanwhile has returned. A task that blocks outside locus (on a
+//!   mutex, a channel) while the waiter's caller holds what it waits for deadlocks:
+//!   `let g = m.lock(); b.install(..)` on a worker of A, while another task of A takes
+//!   `m`, may run that task on the same worker, under the guard. The same holds inside
+//!   one pool for any `join`.
+//! - A worker that waits by other means than locus's (a channel's `recv`, a condition
+//!   variable) runs nothing meanwhile; a job of its pool that the awaited work needs
+//!   then needs another worker of that pool.
+//! - A long task the waiter took up delays its return after the job it waits on is
+//!   done, and each crossing nests a frame: stack depth grows with the nesting, bounded
+//!   by the workers' stack size.
+//!
 //! # Shutdown
 //! 1. The `ThreadPool` handle is dropped: `terminate` is set (`Release`) and every
 //!    sleeper woken.
@@ -22,16 +49,19 @@
 //!    main loop. No job can be outstanding then: every `install`, `join` and `scope`
 //!    waits for its jobs, and the handle cannot be dropped while one of them runs.
 //! 3. The handle's drop joins the threads (unless it runs on one of them).
+//! 4. The registry is freed with its last reference: the last worker's, or that of a
+//!    [`CrossLatch`]'s setter in another pool, which holds it until its wake-up is done.
 
 use crate::counters::{CounterSource, Sample, ThreadCounters};
-use crate::job::JobRef;
-use crate::latch::LockLatch;
+use crate::job::{JobRef, StackJob};
+use crate::latch::{CrossLatch, HasSleep, LockLatch};
 use crate::pin;
 use crate::queue::{self, BulkSteal, Queued, SharedQueue};
 use crate::raw::BACKLOG;
 use crate::sleep::Sleep;
 use crate::stats::{bump, Counters, PoolStats};
 use crate::sync::{AtomicBool, AtomicUsize};
+use crate::trace::{Event, StealKind, Trace};
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 use locus_policy::{
@@ -90,6 +120,8 @@ pub(crate) struct Registry {
     /// Zero of the idle clock (see `stats.rs`).
     epoch: Instant,
     terminate: AtomicBool,
+    /// The pool's trace, if it is traced (`trace.rs`); set before the workers start.
+    pub(crate) trace: Option<Trace>,
 }
 
 /// Where each worker runs, decided by the pool builder.
@@ -159,6 +191,7 @@ impl Registry {
                 .collect(),
             epoch: Instant::now(),
             terminate: AtomicBool::new(false),
+            trace: None,
             map,
             topology,
         };
@@ -239,8 +272,40 @@ impl Registry {
         self.sleep.new_foreign_work(&[]);
     }
 
+    /// Takes a raw task ([`crate::raw::RawTask`]) waiting in the injector or, as a
+    /// thief would, at the old end of a worker's deque or a squad's queue, for a thread
+    /// that is not a worker of this pool to run ([`crate::raw::help`]). None where the
+    /// policy takes task events, deals tasks to given workers (inboxes, a central
+    /// queue), or the pool is traced: a task run off the pool's workers would escape
+    /// them. A job of another kind taken first
+    /// goes to the injector, where a worker runs it.
+    pub(crate) fn take_raw_task(&self) -> Option<JobRef> {
+        let layout = &self.layout;
+        if layout.task_events || layout.central || layout.inbox.is_some() || self.trace.is_some() {
+            return None;
+        }
+        let raw = |steal: Steal<JobRef>| match steal {
+            Steal::Success(job) if job.is::<crate::raw::RawTask>() => Some(Some(job)),
+            Steal::Success(job) => {
+                self.inject(job);
+                Some(None)
+            }
+            Steal::Retry | Steal::Empty => None,
+        };
+        let queued = |queue: &SharedQueue<Queued<JobRef>>| match queue.pop_oldest() {
+            Some(q) => Steal::Success(q.job),
+            None => Steal::Empty,
+        };
+        let sources = std::iter::once(self.injector.steal())
+            .chain(self.stealers.iter().map(|s| s.steal()))
+            .chain(self.squad_queues.iter().map(queued));
+        sources.filter_map(raw).next().flatten()
+    }
+
     /// Runs `op` on a worker of this pool: directly if the caller is one, otherwise as a
-    /// root task (id from `location`) that the caller blocks on.
+    /// root task (id from `location`) that the caller waits for: a worker of another
+    /// pool working there meanwhile ([`Registry::in_worker_cross`]), any other thread
+    /// blocked.
     pub(crate) fn in_worker<OP, R>(&self, location: &Location<'_>, op: OP) -> R
     where
         OP: FnOnce(&WorkerThread) -> R + Send,
@@ -248,10 +313,40 @@ impl Registry {
     {
         match WorkerThread::current() {
             Some(worker) if ptr::eq(&*worker.registry, self) => op(worker),
-            _ => self.in_worker_cold(location, op),
+            Some(worker) => self.in_worker_cross(worker, location, op),
+            None => self.in_worker_cold(location, op),
         }
     }
 
+    /// `in_worker` from `current`, a worker of another pool: the job is injected here
+    /// and `current` runs its own pool's tasks (or sleeps there) until the job's
+    /// [`CrossLatch`] wakes it (see the module docs, "Waits across pools").
+    #[cold]
+    fn in_worker_cross<OP, R>(&self, current: &WorkerThread, location: &Location<'_>, op: OP) -> R
+    where
+        OP: FnOnce(&WorkerThread) -> R + Send,
+        R: Send,
+    {
+        debug_assert!(!ptr::eq(&*current.registry, self));
+        let info = Spawner::root_info(location);
+        let job = StackJob::new(
+            info,
+            || {
+                let worker = WorkerThread::current().expect("an injected job runs on a worker");
+                op(worker)
+            },
+            CrossLatch::new(&current.registry, current.index),
+        );
+        // SAFETY: `job` lives on this frame until the wait below returns, which is after
+        // the job has run and set its latch: the tasks `current` runs meanwhile catch
+        // their panics, so nothing unwinds past this frame while the job is out. The ref
+        // is pushed once and run once.
+        unsafe { self.inject(job.as_job_ref()) };
+        current.wait_until_cold(|| job.latch.probe());
+        job.into_result()
+    }
+
+    /// `in_worker` from a thread of no pool: it blocks until the job is done.
     #[cold]
     fn in_worker_cold<OP, R>(&self, location: &Location<'_>, op: OP) -> R
     where
@@ -259,7 +354,7 @@ impl Registry {
         R: Send,
     {
         let info = Spawner::root_info(location);
-        let job = crate::job::StackJob::new(
+        let job = StackJob::new(
             info,
             || {
                 let worker = WorkerThread::current().expect("an injected job runs on a worker");
@@ -291,6 +386,12 @@ impl Registry {
         let registry = Arc::clone(&worker.registry);
         worker.work_until(|| registry.terminate.load(Ordering::Acquire), false);
         WORKER.with(|w| w.set(ptr::null()));
+    }
+}
+
+impl HasSleep for Registry {
+    fn sleep(&self) -> &Sleep {
+        &self.sleep
     }
 }
 
@@ -344,6 +445,11 @@ pub(crate) struct WorkerThread {
     profiler: Option<RefCell<TaskProfiler>>,
     /// Whether this worker is in an idle spell (counted in the idle counts).
     idle: Cell<bool>,
+    /// Whether the pool is traced (`trace.rs`): read once here, tested per task.
+    tracing: bool,
+    /// A steal not yet traced: when the task left its victim, the victim, and how; the
+    /// next `execute`, which runs the stolen task, records it.
+    pending_steal: Cell<Option<(u64, usize, StealKind)>>,
     pub(crate) registry: Arc<Registry>,
 }
 
@@ -387,6 +493,8 @@ impl WorkerThread {
             joins_local: Cell::new(registry.layout.always_local),
             profiler,
             idle: Cell::new(false),
+            tracing: registry.trace.is_some(),
+            pending_steal: Cell::new(None),
             registry,
         }
     }
@@ -423,7 +531,9 @@ impl WorkerThread {
         let saved = self.ctx.replace(Spawner::of(info));
         self.count_tasks(1);
 
-        if self.events.get() {
+        if self.tracing {
+            self.execute_traced(job, source, &info);
+        } else if self.events.get() {
             let costed = self.task_begin(&info, source);
             // The policy hears of the end before the job's latch releases its joiner.
             let mut end = || self.task_end(&info, costed);
@@ -436,6 +546,87 @@ impl WorkerThread {
         self.ctx.set(saved);
     }
 
+    /// `execute`'s body in a traced pool: the task's slice, and the steal that brought it.
+    #[cold]
+    #[inline(never)]
+    fn execute_traced(&self, job: JobRef, source: Source, info: &TaskInfo) {
+        let start = self.registry.clock_ns();
+        let stolen = self.pending_steal.take();
+        if self.events.get() {
+            let costed = self.task_begin(info, source);
+            let mut end = || self.task_end(info, costed);
+            // SAFETY: as in `execute`, whose job this is.
+            unsafe { job.execute_ending(&mut end) };
+        } else {
+            // SAFETY: as in `execute`.
+            unsafe { job.execute() };
+        }
+        let slice = Event::Task {
+            start,
+            end: self.registry.clock_ns(),
+            task: info.id.0,
+            level: info.level,
+            share: false,
+        };
+        match (stolen, &self.registry.trace) {
+            (Some((time, victim, kind)), Some(trace)) => {
+                let steal = Event::Steal {
+                    time,
+                    start,
+                    task: info.id.0,
+                    victim: victim as u32,
+                    kind,
+                };
+                // SAFETY: as in `trace_event`.
+                unsafe { trace.log(self.index).push_pair(steal, slice) };
+            }
+            _ => self.trace_event(slice),
+        }
+    }
+
+    /// Appends `event` to this worker's trace log, if the pool is traced.
+    #[inline(never)]
+    fn trace_event(&self, event: Event) {
+        if let Some(trace) = &self.registry.trace {
+            // SAFETY: one `WorkerThread` exists per index of a traced pool (made by
+            // `main_loop` on its own thread), and only its thread calls its methods.
+            unsafe { trace.log(self.index).push(event) };
+        }
+    }
+
+    /// Notes, in a traced pool, that the task about to run here was stolen from
+    /// `victim` (a worker) now: the next `execute` records the flow.
+    #[inline]
+    fn note_steal(&self, victim: usize, bulk: bool) {
+        if self.tracing {
+            let map = &self.registry.map;
+            let tier = map.tier(self.squad, map.squad_of(victim));
+            let kind = if bulk {
+                StealKind::Bulk(tier)
+            } else {
+                StealKind::One(tier)
+            };
+            self.pending_steal
+                .set(Some((self.registry.clock_ns(), victim, kind)));
+        }
+    }
+
+    /// Records, in a traced pool, the policy's placement of `job`.
+    #[inline]
+    fn note_placed(&self, job: &JobRef, place: Place, at_once: bool) {
+        if self.tracing {
+            // SAFETY: the job was just made by this worker; it is read before it is
+            // published or run (the callers note before `publish`).
+            let task = unsafe { job.info() }.id.0;
+            self.trace_event(Event::Placed {
+                time: self.registry.clock_ns(),
+                task,
+                place,
+                at_once,
+            });
+        }
+    }
+
     /// Runs `f` here and now as the task `info` (a loop chunk run by its lane, or by the
     /// block of a long loop it belongs to), in its own task context, with the task events
     /// a job gets, as a task run inline ([`Source::Inline`]: no job of its own was
@@ -446,12 +637,22 @@ impl WorkerThread {
         if count {
             self.count_tasks(1);
         }
+        let start = self.tracing.then(|| self.registry.clock_ns());
         if self.events.get() {
             let costed = self.task_begin(&info, Source::Inline);
             f();
             self.task_end(&info, costed);
         } else {
             f();
+        }
+        if let Some(start) = start {
+            self.trace_event(Event::Task {
+                start,
+                end: self.registry.clock_ns(),
+                task: info.id.0,
+                level: info.level,
+                share: false,
+            });
         }
         self.ctx.set(saved);
     }
@@ -586,6 +787,7 @@ impl WorkerThread {
     #[inline(never)]
     fn push_placed(&self, job: JobRef) -> Place {
         let place = self.place(&job);
+        self.note_placed(&job, place, false);
         self.publish(job, place);
         place
     }
@@ -598,8 +800,10 @@ impl WorkerThread {
                 >= self.squad_backlog + self.registry.idle.load(Ordering::Relaxed)
         {
             bump(&self.counters().run_at_once, 1);
+            self.note_placed(&job, place, true);
             return None;
         }
+        self.note_placed(&job, place, false);
         self.publish(job, place);
         Some(place)
     }
@@ -757,7 +961,16 @@ impl WorkerThread {
             } else {
                 let stay_awake = || done() || self.has_work();
                 let count = || bump(&self.counters().sleeps, 1);
+                let slept_from = self.tracing.then(|| self.registry.clock_ns());
                 self.registry.sleep.sleep(self.index, stay_awake, count);
+                if let Some(start) = slept_from {
+                    let end = self.registry.clock_ns();
+                    self.trace_event(Event::Idle {
+                        start,
+                        end,
+                        sleep: true,
+                    });
+                }
                 rounds = 0;
             }
         }
@@ -786,8 +999,18 @@ impl WorkerThread {
         let info = unsafe { job.info() };
         let saved = self.ctx.replace(Spawner::of(info));
         self.count_tasks(1);
+        let start = self.tracing.then(|| self.registry.clock_ns());
         // SAFETY: as above; shares catch their closures' panics.
         unsafe { job.execute() };
+        if let Some(start) = start {
+            self.trace_event(Event::Task {
+                start,
+                end: self.registry.clock_ns(),
+                task: info.id.0,
+                level: info.level,
+                share: true,
+            });
+        }
         self.ctx.set(saved);
     }
 
@@ -814,8 +1037,16 @@ impl WorkerThread {
         }
         self.idle.set(false);
         let c = self.counters();
-        bump(&c.idle_ns, self.registry.clock_ns().saturating_sub(start));
+        let end = self.registry.clock_ns();
+        bump(&c.idle_ns, end.saturating_sub(start));
         c.idle_since.store(0, Ordering::Release);
+        if self.tracing {
+            self.trace_event(Event::Idle {
+                start,
+                end,
+                sleep: false,
+            });
+        }
     }
 
     /// This worker's package's idle count, where the machine has several packages.
@@ -931,6 +1162,7 @@ impl WorkerThread {
                 }
                 if let Some(job) = pools[victim].pop_oldest() {
                     self.count_steal(victim);
+                    self.note_steal(registry.map.head(victim), false);
                     return Some(job);
                 }
                 bump(&self.counters().failed_steals, 1);
@@ -958,7 +1190,8 @@ impl WorkerThread {
             }
             match stealer.steal() {
                 Steal::Success(job) => {
-                    return Some((job, self.count_steal(registry.map.squad_of(victim))))
+                    self.note_steal(victim, false);
+                    return Some((job, self.count_steal(registry.map.squad_of(victim))));
                 }
                 Steal::Empty | Steal::Retry => bump(&self.counters().failed_steals, 1),
             }
@@ -1030,6 +1263,7 @@ impl WorkerThread {
                     BulkSteal::Failed => bump(&self.counters().failed_steals, 1),
                     BulkSteal::Took { first, moved } => {
                         self.count_steal(victim);
+                        self.note_steal(first.by, true);
                         let c = self.counters();
                         bump(&c.bulk_steals, 1);
                         bump(&c.bulk_tasks, moved as u64);
@@ -1157,7 +1391,6 @@ fn add(a: &Sample, b: &Sample) -> Sample {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::job::StackJob;
     use locus_policy::PolicyKind;
 
     type IdleJob = StackJob<LockLatch, fn(), ()>;

@@ -6,11 +6,14 @@
 mod api;
 mod bitier;
 mod common;
+mod cross;
 mod domains;
 mod events;
 mod iter;
+mod iter_more;
 mod panics;
 mod plans;
 mod raw;
 mod stress;
 mod tiers;
+mod trace;
