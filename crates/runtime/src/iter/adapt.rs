@@ -15,8 +15,8 @@ macro_rules! forward_positions {
         }
     };
     ($inner:ident, but_leaf_bounds) => {
-        fn positions(&self) -> usize {
-            self.$inner.positions()
+        fn position_count(&self) -> usize {
+            self.$inner.position_count()
         }
 
         fn driven(&mut self, positions: usize) {
@@ -252,12 +252,12 @@ where
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
-        self.a.positions().min(self.b.positions())
+    fn position_count(&self) -> usize {
+        self.a.position_count().min(self.b.position_count())
     }
 
     fn exact_len(&self) -> Option<usize> {
-        Some(self.positions())
+        Some(self.position_count())
     }
 
     fn leaf_bounds(&self) -> (usize, usize) {

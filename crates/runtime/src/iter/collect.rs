@@ -1,4 +1,4 @@
-//! `collect` into a `Vec`, in order.
+//! `collect` into a `Vec`, in order (other collections: `extend.rs`).
 //!
 //! An indexed chain (one item per position) writes each leaf's items straight into their
 //! places in the result: leaf `[lo, hi)` owns slots `lo..hi`. What a leaf has written is
@@ -143,7 +143,19 @@ pub(super) fn collect_exact<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
 /// Collects any chain: a vector per leaf, linked in order, then moved into one.
 #[track_caller]
 fn collect_linked<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
-    let lists = drive(
+    let lists = vec_list(iter);
+    let total = lists.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(total);
+    for mut part in lists {
+        out.append(&mut part);
+    }
+    out
+}
+
+/// The items of any chain in order, as a vector per leaf.
+#[track_caller]
+pub(super) fn vec_list<I: ParallelIterator>(iter: I) -> LinkedList<Vec<I::Item>> {
+    drive(
         iter,
         |_, items| {
             let mut list = LinkedList::new();
@@ -155,11 +167,5 @@ fn collect_linked<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
             a
         },
     )
-    .unwrap_or_default();
-    let total = lists.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(total);
-    for mut part in lists {
-        out.append(&mut part);
-    }
-    out
+    .unwrap_or_default()
 }

@@ -12,7 +12,12 @@
 //!
 //! # How a chain runs
 //! A parallel iterator is a row of *positions* (a slice's elements, a range's integers,
-//! a slice's chunks), and every adapter keeps its source's positions. A terminal
+//! a slice's chunks, a string's bytes), and every adapter maps its positions onto its
+//! sources' in closed form: most keep them one to one (`map`, `filter`, `flat_map`,
+//! `inspect`, ...), the reshaping ones move them (`chain`, `skip`, `rev`, `step_by`,
+//! `interleave`, `chunks`; see `reshape.rs`). An adapter whose items per position vary
+//! (`filter`, `flat_map`, `par_split`, `par_bridge`) is unindexed, but still has its
+//! source's positions, so its leaves are as deterministic as an indexed chain's. A terminal
 //! (`for_each`, `sum`, `collect`, ...) cuts the positions into *leaves* of consecutive
 //! positions and runs one loop over them ([`crate::for_range`]'s machinery): leaf `i`
 //! is the loop's chunk `i`, a task of its own, and runs the chain sequentially over its
@@ -47,21 +52,55 @@
 pub mod hook;
 
 mod adapt;
+mod bridge;
+mod chunks;
 mod collect;
+mod collections;
+mod extend;
+mod generate;
+mod per_leaf;
+mod range;
+mod reshape;
 mod slice;
 mod sort;
 mod source;
+pub mod string;
+mod try_op;
 
 pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, Fold, Map, MaxLen, MinLen, Zip};
+pub use bridge::{IterBridge, ParallelBridge};
+pub use chunks::{
+    ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit, Windows,
+};
 pub use collect::FromParallelIterator;
+pub use collections::{ParallelDrainFull, ParallelDrainRange};
+pub use extend::{Either, ParallelExtend};
+pub use generate::{
+    empty, once, repeat, repeat_n, repeatn, split, walk_tree, walk_tree_postfix, walk_tree_prefix,
+    Empty, Once, Repeat, RepeatN, Split, WalkTree, WalkTreePostfix, WalkTreePrefix, EXPAND_LIMIT,
+};
+pub use per_leaf::{
+    FlatMap, FlatMapIter, Flatten, FlattenIter, FoldWith, Inspect, MapInit, MapWith, PanicFuse,
+    TryFold, TryFoldWith, Update, WhileSome, NESTED_LOOP,
+};
+pub use range::{
+    IndexedInclusiveValue, IndexedRangeValue, RangeInclusiveIter, RangeIter, RangeValue,
+};
+pub use reshape::{
+    Chain, ChunksOf, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest, Intersperse, Rev,
+    Skip, StepBy, Take,
+};
 pub use slice::{ParallelSlice, ParallelSliceMut};
-pub use source::{Chunks, ChunksExact, ChunksMut, Drain, IntoIter, Iter, IterMut, RangeIter};
+pub use source::{Chunks, ChunksExact, ChunksMut, Drain, IntoIter, Iter, IterMut};
+pub use string::{CharPattern, ParallelString};
+pub use try_op::Try;
 
 use std::cmp::Ordering;
+use std::collections::LinkedList;
 use std::iter::{Product, Sum};
-use std::ops::Range;
+use std::ops::{ControlFlow, Range};
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
 
 /// How many leaves a terminal cuts its positions into when the bounds allow: enough for
 /// load balance on the machines locus targets (16 per worker at 16 workers), few enough
@@ -81,8 +120,8 @@ pub trait ParallelIterator: Sized + Send + Sync {
     where
         Self: 'a;
 
-    /// How many positions there are: leaves cover `0..positions()`.
-    fn positions(&self) -> usize;
+    /// How many positions there are: leaves cover `0..position_count()`.
+    fn position_count(&self) -> usize;
 
     /// How many items there are, if that is known without running the chain: then item
     /// `i` is position `i`.
@@ -95,7 +134,7 @@ pub trait ParallelIterator: Sized + Send + Sync {
     }
 
     /// Called by a terminal once, before any [`ParallelIterator::seq`], with the number
-    /// of positions it will hand to leaves (`positions()`, less for a `zip` with a
+    /// of positions it will hand to leaves (`position_count()`, less for a `zip` with a
     /// shorter side). Owning sources keep it to drop what no leaf gets.
     fn driven(&mut self, positions: usize) {
         let _ = positions;
@@ -336,6 +375,435 @@ pub trait ParallelIterator: Sized + Send + Sync {
     {
         C::from_par_iter(self)
     }
+
+    /// How many items there are, if known without running the chain (rayon's name for
+    /// [`ParallelIterator::exact_len`]).
+    fn opt_len(&self) -> Option<usize> {
+        self.exact_len()
+    }
+
+    /// Calls `op` on every item with a leaf's own clone of `init`.
+    #[track_caller]
+    fn for_each_with<OP, T>(self, init: T, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        T: Send + Sync + Clone,
+    {
+        self.map_with(init, op).for_each(|()| ());
+    }
+
+    /// Calls `op` on every item with a leaf's own `init()`.
+    #[track_caller]
+    fn for_each_init<OP, INIT, T>(self, init: INIT, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+    {
+        self.map_init(init, op).for_each(|()| ());
+    }
+
+    /// Calls `op` on every item until one fails; a failure (any of them, if several)
+    /// is returned.
+    #[track_caller]
+    fn try_for_each<OP, R>(self, op: OP) -> R
+    where
+        OP: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map(op).try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// [`ParallelIterator::try_for_each`] with a leaf's own clone of `init`.
+    #[track_caller]
+    fn try_for_each_with<OP, T, R>(self, init: T, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Sync + Clone,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_with(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// [`ParallelIterator::try_for_each`] with a leaf's own `init()`.
+    #[track_caller]
+    fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_init(init, op)
+            .try_reduce(|| (), |(), ()| R::from_output(()))
+    }
+
+    /// Each item mapped by `f` with a leaf's own clone of `init`.
+    fn map_with<F, T, R>(self, init: T, f: F) -> MapWith<Self, T, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Sync + Clone,
+        R: Send,
+    {
+        MapWith::new(self, init, f)
+    }
+
+    /// Each item mapped by `f` with a leaf's own `init()`.
+    fn map_init<F, INIT, T, R>(self, init: INIT, f: F) -> MapInit<Self, INIT, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Send,
+    {
+        MapInit::new(self, init, f)
+    }
+
+    /// The items, `f` called on a reference to each as it passes.
+    fn inspect<OP>(self, f: OP) -> Inspect<Self, OP>
+    where
+        OP: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect::new(self, f)
+    }
+
+    /// The items, each changed in place by `f`.
+    fn update<F>(self, f: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update::new(self, f)
+    }
+
+    /// The items of the parallel iterators `f` maps each item to, in order.
+    fn flat_map<F, PI>(self, f: F) -> FlatMap<Self, F>
+    where
+        F: Fn(Self::Item) -> PI + Sync + Send,
+        PI: IntoParallelIterator,
+    {
+        FlatMap::new(self, f)
+    }
+
+    /// The items of the sequential iterators `f` maps each item to, in order.
+    fn flat_map_iter<F, SI>(self, f: F) -> FlatMapIter<Self, F>
+    where
+        F: Fn(Self::Item) -> SI + Sync + Send,
+        SI: IntoIterator,
+        SI::Item: Send,
+    {
+        FlatMapIter::new(self, f)
+    }
+
+    /// The items of the items, which are parallel iterators.
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
+    }
+
+    /// The items of the items, which are sequential iterators.
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator,
+        <Self::Item as IntoIterator>::Item: Send,
+    {
+        FlattenIter::new(self)
+    }
+
+    /// This chain's items, then `chain`'s.
+    fn chain<C>(self, chain: C) -> Chain<Self, C::Iter>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        Chain::new(self, chain.into_par_iter())
+    }
+
+    /// [`ParallelIterator::fold`] with a clone of `init` as each leaf's start.
+    fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send + Sync + Clone,
+    {
+        FoldWith::new(self, init, fold_op)
+    }
+
+    /// Folds each leaf's items from `identity()` until a step fails: one result per leaf.
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, ID, F, R>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, identity, fold_op)
+    }
+
+    /// [`ParallelIterator::try_fold`] from a clone of `init`.
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, T, F, R>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send + Sync,
+    {
+        TryFold::new(self, per_leaf::WithClone(init), fold_op)
+    }
+
+    /// The items' outputs combined by `op` from `identity()`, until an item or a step
+    /// fails: then a failure (any of them, if several); leaves stop once one fails.
+    #[track_caller]
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        let failed = AtomicBool::new(false);
+        let combine = |a: Self::Item, b: Self::Item| match (a.branch(), b.branch()) {
+            (ControlFlow::Break(r), _) | (_, ControlFlow::Break(r)) => Self::Item::from_residual(r),
+            (ControlFlow::Continue(a), ControlFlow::Continue(b)) => op(a, b),
+        };
+        drive(
+            self,
+            |_, items| {
+                let mut acc = identity();
+                for x in until(&failed, items) {
+                    let step = match x.branch() {
+                        ControlFlow::Continue(x) => op(acc, x).branch(),
+                        ControlFlow::Break(r) => ControlFlow::Break(r),
+                    };
+                    match step {
+                        ControlFlow::Continue(next) => acc = next,
+                        ControlFlow::Break(r) => {
+                            failed.store(true, AtomicOrdering::Relaxed);
+                            return Self::Item::from_residual(r);
+                        }
+                    }
+                }
+                Self::Item::from_output(acc)
+            },
+            combine,
+        )
+        .unwrap_or_else(|| Self::Item::from_output(identity()))
+    }
+
+    /// [`ParallelIterator::try_reduce`] without an identity: `None` when there are no
+    /// items.
+    #[track_caller]
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+        T: Send,
+    {
+        let failed = AtomicBool::new(false);
+        let combine = |a: Self::Item, b: Self::Item| match (a.branch(), b.branch()) {
+            (ControlFlow::Break(r), _) | (_, ControlFlow::Break(r)) => Self::Item::from_residual(r),
+            (ControlFlow::Continue(a), ControlFlow::Continue(b)) => op(a, b),
+        };
+        drive(
+            self,
+            |_, items| {
+                let mut acc: Option<T> = None;
+                for x in until(&failed, items) {
+                    let step = match (x.branch(), acc.take()) {
+                        (ControlFlow::Continue(x), None) => ControlFlow::Continue(x),
+                        (ControlFlow::Continue(x), Some(a)) => op(a, x).branch(),
+                        (ControlFlow::Break(r), _) => ControlFlow::Break(r),
+                    };
+                    match step {
+                        ControlFlow::Continue(next) => acc = Some(next),
+                        ControlFlow::Break(r) => {
+                            failed.store(true, AtomicOrdering::Relaxed);
+                            return Some(Self::Item::from_residual(r));
+                        }
+                    }
+                }
+                acc.map(Self::Item::from_output)
+            },
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(combine(a, b)),
+                (a, b) => a.or(b),
+            },
+        )
+        .flatten()
+    }
+
+    /// The items combined by `op`, which must be associative; `None` when there are no
+    /// items.
+    #[track_caller]
+    fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        drive(
+            self,
+            |_, items| items.reduce(&op),
+            |a, b| match (a, b) {
+                (Some(a), Some(b)) => Some(op(a, b)),
+                (a, b) => a.or(b),
+            },
+        )
+        .flatten()
+    }
+
+    /// The items; once a leaf panics, the others stop taking items (the panic still
+    /// reaches the caller).
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
+    }
+
+    /// The `Some` values until the first `None` (leaves stop once one meets a `None`).
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
+    }
+
+    /// The least item by `f`; the first of equal ones.
+    #[track_caller]
+    fn min_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        self.reduce_with(|a, b| if f(&b, &a) == Ordering::Less { b } else { a })
+    }
+
+    /// The greatest item by `f`; the last of equal ones.
+    #[track_caller]
+    fn max_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Fn(&Self::Item, &Self::Item) -> Ordering + Sync + Send,
+    {
+        self.reduce_with(|a, b| if f(&b, &a) == Ordering::Less { a } else { b })
+    }
+
+    /// The first item for which `predicate` holds; leaves right of a hit stop.
+    #[track_caller]
+    fn find_first<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        // The lowest first position of a leaf with a hit; leaves right of it stop.
+        let best = AtomicUsize::new(usize::MAX);
+        drive(
+            self,
+            |range, items| {
+                let hit = items
+                    .take_while(|_| best.load(AtomicOrdering::Relaxed) > range.start)
+                    .find(|x| predicate(x));
+                if hit.is_some() {
+                    best.fetch_min(range.start, AtomicOrdering::Relaxed);
+                }
+                hit
+            },
+            |a, b| a.or(b),
+        )
+        .flatten()
+    }
+
+    /// The last item for which `predicate` holds; leaves left of a hit stop.
+    ///
+    /// A leaf looks at its positions from the back, in runs that double in length (1,
+    /// 2, 4, ... positions), so it stops soon after its last hit even when its
+    /// positions hold more items than can be gone through.
+    #[track_caller]
+    fn find_last<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        // One past the highest first position of a leaf with a hit (0: none yet).
+        let best = AtomicUsize::new(0);
+        let beaten = |start: usize| best.load(AtomicOrdering::Relaxed) > start;
+        drive_back(self, |range, run| {
+            let hit = run
+                .take_while(|_| !beaten(range.start))
+                .filter(|x| predicate(x))
+                .last();
+            if hit.is_some() {
+                best.fetch_max(range.start + 1, AtomicOrdering::Relaxed);
+            }
+            hit
+        })
+    }
+
+    /// Some `Some` value of `f` on the items, not necessarily the first.
+    #[track_caller]
+    fn find_map_any<P, R>(self, f: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_any(|_| true)
+    }
+
+    /// The first `Some` value of `f` on the items.
+    #[track_caller]
+    fn find_map_first<P, R>(self, f: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_first(|_| true)
+    }
+
+    /// The last `Some` value of `f` on the items.
+    #[track_caller]
+    fn find_map_last<P, R>(self, f: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(f).find_last(|_| true)
+    }
+
+    /// The pairs' first halves and second halves, each extending a default collection.
+    #[track_caller]
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+        A: Send,
+        B: Send,
+    {
+        extend::split_sides(self.map(|(a, b)| extend::Both(a, b)))
+    }
+
+    /// The items for which `predicate` holds, and the others.
+    #[track_caller]
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.partition_map(|x| {
+            if predicate(&x) {
+                Either::Left(x)
+            } else {
+                Either::Right(x)
+            }
+        })
+    }
+
+    /// The `Left` values of `predicate` on the items, and the `Right` ones.
+    #[track_caller]
+    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        extend::split_sides(self.map(predicate))
+    }
+
+    /// The leaves' items, each leaf's in a vector, in order.
+    #[track_caller]
+    fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
+        collect::vec_list(self)
+    }
 }
 
 /// A parallel iterator whose item `i` is its position `i`: it can be enumerated, zipped
@@ -343,7 +811,7 @@ pub trait ParallelIterator: Sized + Send + Sync {
 pub trait IndexedParallelIterator: ParallelIterator {
     /// How many items there are.
     fn len(&self) -> usize {
-        self.exact_len().unwrap_or_else(|| self.positions())
+        self.exact_len().unwrap_or_else(|| self.position_count())
     }
 
     /// Whether there are no items.
@@ -381,7 +849,306 @@ pub trait IndexedParallelIterator: ParallelIterator {
         target.clear();
         *target = collect::collect_exact(self);
     }
+
+    /// The items past the first `n`.
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
+    }
+
+    /// The first `n` items.
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
+    }
+
+    /// Every `step`-th item, from the first.
+    ///
+    /// # Panics
+    /// If `step` is 0, as std's and rayon's do.
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        StepBy::new(self, step)
+    }
+
+    /// The items back to front.
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
+    }
+
+    /// This chain's items and `other`'s by turns, then the rest of the longer one.
+    fn interleave<J>(self, other: J) -> Interleave<Self, J::Iter>
+    where
+        J: IntoParallelIterator<Item = Self::Item>,
+        J::Iter: IndexedParallelIterator,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// This chain's items and `other`'s by turns, until one side runs out.
+    fn interleave_shortest<J>(self, other: J) -> InterleaveShortest<Self, J::Iter>
+    where
+        J: IntoParallelIterator<Item = Self::Item>,
+        J::Iter: IndexedParallelIterator,
+    {
+        let other = other.into_par_iter();
+        let (a, b) = (self.len(), other.len());
+        Interleave::new(self.take(a.min(b.saturating_add(1))), other.take(b.min(a)))
+    }
+
+    /// The same items in the same order. rayon runs the blocks of exponentially
+    /// growing length one after another, so a `find_first` can stop early; locus's
+    /// leaves are cut by its own rule and a `find_first` already skips the leaves right
+    /// of a hit, so the chain is left as it is.
+    fn by_exponential_blocks(self) -> Self {
+        self
+    }
+
+    /// The same items in the same order (rayon runs blocks of `block_size` one after
+    /// another; see [`IndexedParallelIterator::by_exponential_blocks`]).
+    ///
+    /// # Panics
+    /// If `block_size` is 0, as rayon's does.
+    fn by_uniform_blocks(self, block_size: usize) -> Self {
+        assert!(
+            block_size != 0,
+            "by_uniform_blocks: the block size must not be zero"
+        );
+        self
+    }
+
+    /// The items with a clone of `separator` between each two.
+    fn intersperse(self, separator: Self::Item) -> Intersperse<Self, Self::Item>
+    where
+        Self::Item: Clone + Sync,
+    {
+        Intersperse::new(self, separator)
+    }
+
+    /// The items in vectors of `chunk_size`, the last possibly shorter.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0, as rayon's does.
+    fn chunks(self, chunk_size: usize) -> ChunksOf<Self> {
+        ChunksOf::new(self, chunk_size)
+    }
+
+    /// Each run of `chunk_size` items folded from `identity()`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0, as rayon's does.
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        FoldChunks::new(self, chunk_size, identity, fold_op)
+    }
+
+    /// Each run of `chunk_size` items folded from a clone of `init`.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0, as rayon's does.
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> FoldChunksWith<Self, T, F>
+    where
+        T: Send + Clone + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+    {
+        FoldChunksWith::new(self, chunk_size, init, fold_op)
+    }
+
+    /// The index of some item for which `predicate` holds.
+    #[track_caller]
+    fn position_any<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_any(|&(_, hit)| hit)
+            .map(|(i, _)| i)
+    }
+
+    /// The index of the first item for which `predicate` holds.
+    #[track_caller]
+    fn position_first<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_first(|&(_, hit)| hit)
+            .map(|(i, _)| i)
+    }
+
+    /// The index of the last item for which `predicate` holds.
+    #[track_caller]
+    fn position_last<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate)
+            .enumerate()
+            .find_last(|&(_, hit)| hit)
+            .map(|(i, _)| i)
+    }
+
+    /// The indices of the items for which `predicate` holds, in order.
+    fn positions<P>(self, predicate: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let keep: fn((usize, bool)) -> Option<usize> = |(i, hit)| hit.then_some(i);
+        self.map(predicate).enumerate().filter_map(keep)
+    }
+
+    /// [`IndexedParallelIterator::zip`] of two chains of the same length.
+    ///
+    /// # Panics
+    /// If the lengths differ, as rayon's does.
+    #[track_caller]
+    fn zip_eq<Z>(self, other: Z) -> Zip<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator,
+        Z::Iter: IndexedParallelIterator,
+    {
+        let other = other.into_par_iter();
+        let (a, b) = (self.len(), other.len());
+        assert_eq!(a, b, "zip_eq: the iterators have different lengths");
+        Zip::new(self, other)
+    }
+
+    /// The lexicographic comparison of this chain's items with `other`'s, as std's `cmp`.
+    #[track_caller]
+    fn cmp<I>(self, other: I) -> Ordering
+    where
+        I: IntoParallelIterator<Item = Self::Item>,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let (a, b) = (self.len(), other.len());
+        self.zip(other)
+            .map(|(x, y)| x.cmp(&y))
+            .find_first(|&o| o != Ordering::Equal)
+            .unwrap_or_else(|| a.cmp(&b))
+    }
+
+    /// The lexicographic partial comparison of this chain's items with `other`'s, as
+    /// std's `partial_cmp`.
+    #[track_caller]
+    fn partial_cmp<I>(self, other: I) -> Option<Ordering>
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let (a, b) = (self.len(), other.len());
+        self.zip(other)
+            .map(|(x, y)| x.partial_cmp(&y))
+            .find_first(|&o| o != Some(Ordering::Equal))
+            .unwrap_or_else(|| Some(a.cmp(&b)))
+    }
+
+    /// Whether this chain's items equal `other`'s, one by one, and the lengths agree.
+    #[track_caller]
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(x, y)| x.eq(&y))
+    }
+
+    /// The negation of [`IndexedParallelIterator::eq`].
+    #[track_caller]
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// Whether this chain is lexicographically less than `other`.
+    #[track_caller]
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Less)
+    }
+
+    /// Whether this chain is lexicographically less than or equal to `other`.
+    #[track_caller]
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
+    }
+
+    /// Whether this chain is lexicographically greater than `other`.
+    #[track_caller]
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Greater)
+    }
+
+    /// Whether this chain is lexicographically greater than or equal to `other`.
+    #[track_caller]
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator,
+        I::Iter: IndexedParallelIterator,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
+    }
+
+    /// Collects the pairs' halves into `left` and `right`, in order, replacing what they
+    /// held.
+    #[track_caller]
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        let (a, b): (Vec<A>, Vec<B>) = self.unzip();
+        *left = a;
+        *right = b;
+    }
 }
+
+/// [`IndexedParallelIterator::positions`].
+pub type Positions<I, P> = FilterMap<Enumerate<Map<I, P>>, fn((usize, bool)) -> Option<usize>>;
 
 /// What can become a parallel iterator: rayon's `IntoParallelIterator`.
 pub trait IntoParallelIterator {
@@ -473,19 +1240,56 @@ where
     L: Fn(Range<usize>, I::Seq<'_>) -> R + Sync,
     Red: Fn(R, R) -> R + Sync,
 {
-    let positions = iter.positions();
+    let positions = iter.position_count();
     iter.driven(positions);
     let (len, leaves) = cut(positions, iter.leaf_bounds());
     let iter = &iter;
     let run = |i: usize| {
         let lo = i * len;
-        let range = lo..positions.min(lo + len);
+        let range = lo..positions.min(lo.saturating_add(len));
         // SAFETY: the leaves' ranges are disjoint and within `0..positions`, announced
         // through `driven`; the loop runs each leaf once.
         let items = unsafe { iter.seq(range.clone()) };
         leaf(range, items)
     };
     crate::split::run_loop(Location::caller(), leaves, run, reduce)
+}
+
+/// Runs `iter` as one loop of leaves for a search from the back: each leaf takes its
+/// positions in runs from its end (1, 2, 4, ... positions), calls `run_hit(leaf, items)`
+/// on each run's items until one gives `Some`, and the loop keeps the last leaf's hit.
+#[track_caller]
+fn drive_back<I, F>(mut iter: I, run_hit: F) -> Option<I::Item>
+where
+    I: ParallelIterator,
+    F: Fn(Range<usize>, I::Seq<'_>) -> Option<I::Item> + Sync,
+{
+    let positions = iter.position_count();
+    iter.driven(positions);
+    let (len, leaves) = cut(positions, iter.leaf_bounds());
+    let iter = &iter;
+    let run = |i: usize| {
+        let lo = i * len;
+        let leaf = lo..positions.min(lo.saturating_add(len));
+        let (mut end, mut step) = (leaf.end, 1usize);
+        while end > leaf.start {
+            let start = end.saturating_sub(step).max(leaf.start);
+            // SAFETY: the runs of a leaf are disjoint parts of its range, the leaves'
+            // ranges are disjoint and within `0..positions`, announced through `driven`.
+            let items = unsafe { iter.seq(start..end) };
+            if let Some(hit) = run_hit(leaf.clone(), items) {
+                // The positions not looked at are taken and dropped (an owning source
+                // drops their items).
+                // SAFETY: the rest of this leaf's range, not asked for before.
+                drop(unsafe { iter.seq(leaf.start..start) });
+                return Some(hit);
+            }
+            end = start;
+            step = step.saturating_mul(2);
+        }
+        None
+    };
+    crate::split::run_loop(Location::caller(), leaves, run, |a, b| b.or(a)).flatten()
 }
 
 /// `items` until `stop` is set (by another leaf).

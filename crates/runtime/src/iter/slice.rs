@@ -1,7 +1,12 @@
-//! rayon's `ParallelSlice` and `ParallelSliceMut`: chunks and sorts of slices.
+//! rayon's `ParallelSlice` and `ParallelSliceMut`: chunks, windows, splits and sorts of
+//! slices.
 
+use super::chunks::{
+    ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit, Windows,
+};
 use super::sort;
 use super::source::{Chunks, ChunksExact, ChunksMut};
+use super::{IndexedParallelIterator, IntoParallelRefMutIterator, ParallelIterator};
 use std::cmp::Ordering;
 
 /// Parallel methods of shared slices (and of `Vec`, through `Deref`).
@@ -25,6 +30,41 @@ pub trait ParallelSlice<T: Sync> {
     fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
         ChunksExact::new(self.as_parallel_slice(), chunk_size)
     }
+
+    /// Every run of `window_size` consecutive elements.
+    ///
+    /// # Panics
+    /// If `window_size` is 0, as rayon's does.
+    fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
+        Windows::new(self.as_parallel_slice(), window_size)
+    }
+
+    /// Chunks of `chunk_size` elements from the back, the last (the front) possibly
+    /// shorter.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0, as rayon's does.
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        RChunks::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// Chunks of exactly `chunk_size` elements from the back; the rest (at the front) is
+    /// [`RChunksExact::remainder`].
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0, as rayon's does.
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        RChunksExact::new(self.as_parallel_slice(), chunk_size)
+    }
+
+    /// The subslices between the elements for which `separator` holds, as std's
+    /// `split`.
+    fn par_split<P>(&self, separator: P) -> SliceSplit<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SliceSplit::new(self.as_parallel_slice(), separator)
+    }
 }
 
 impl<T: Sync> ParallelSlice<T> for [T] {
@@ -44,6 +84,61 @@ pub trait ParallelSliceMut<T: Send> {
     /// If `chunk_size` is 0, as rayon's does.
     fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
         ChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Mutable chunks of exactly `chunk_size` elements; the rest is left out
+    /// ([`ChunksExactMut::into_remainder`]).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0, as rayon's does.
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        ChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Mutable chunks of `chunk_size` elements from the back, the last possibly
+    /// shorter.
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0, as rayon's does.
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        RChunksMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Mutable chunks of exactly `chunk_size` elements from the back; the rest is left
+    /// out ([`RChunksExactMut::into_remainder`]).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0, as rayon's does.
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        RChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// Sorts the slice by the key `f` gives, stably, calling `f` once per element.
+    #[track_caller]
+    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
+    where
+        K: Ord + Send,
+        F: Fn(&T) -> K + Sync,
+    {
+        let v = self.as_parallel_slice_mut();
+        let mut keys: Vec<(K, usize)> = v
+            .par_iter_mut()
+            .enumerate()
+            .map(|(i, x)| (f(x), i))
+            .collect();
+        // Keys with their indices are distinct, so the unstable sort gives the stable
+        // order.
+        sort::unstable(&mut keys, &|a: &(K, usize), b: &(K, usize)| a.cmp(b));
+        // Apply the permutation: position `i` takes the element at `keys[i].1`, following
+        // each cycle with swaps, as std's `sort_by_cached_key` does.
+        for i in 0..v.len() {
+            let mut index = keys[i].1;
+            while index < i {
+                index = keys[index].1;
+            }
+            keys[i].1 = index;
+            v.swap(i, index);
+        }
     }
 
     /// Sorts the slice, stably.

@@ -1,4 +1,5 @@
-//! The sources: slices (shared, mutable, in chunks), vectors by value, integer ranges.
+//! The sources: slices (shared, mutable, in chunks) and vectors by value (ranges are in
+//! `range.rs`).
 //!
 //! A source hands out the items of disjoint ranges of its positions to the leaves of a
 //! terminal (`ParallelIterator::seq`). The mutable and owning ones do that through a raw
@@ -30,7 +31,7 @@ impl<'data, T: Sync> ParallelIterator for Iter<'data, T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.slice.len()
     }
 
@@ -97,7 +98,7 @@ impl<'data, T: Send> ParallelIterator for IterMut<'data, T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.len
     }
 
@@ -173,6 +174,17 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
     }
 }
 
+impl<T: Clone + Send> Clone for IntoIter<T> {
+    /// A new vector's iterator over clones of the elements not yet handed to a terminal.
+    fn clone(&self) -> Self {
+        // SAFETY: positions `driven..len` hold live elements that no leaf has taken.
+        let rest = unsafe {
+            std::slice::from_raw_parts(self.ptr.add(self.driven), self.len - self.driven)
+        };
+        rest.to_vec().into_par_iter()
+    }
+}
+
 impl<T: Send> ParallelIterator for IntoIter<T> {
     type Item = T;
     type Seq<'a>
@@ -180,7 +192,7 @@ impl<T: Send> ParallelIterator for IntoIter<T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.len
     }
 
@@ -268,58 +280,6 @@ impl<T> Drop for Drain<'_, T> {
     }
 }
 
-/// `into_par_iter()` of an integer range.
-#[derive(Debug, Clone)]
-pub struct RangeIter<T> {
-    range: Range<T>,
-    len: usize,
-}
-
-macro_rules! range_source {
-    ($($t:ty),*) => {$(
-        impl IntoParallelIterator for Range<$t> {
-            type Iter = RangeIter<$t>;
-            type Item = $t;
-
-            fn into_par_iter(self) -> RangeIter<$t> {
-                let len = if self.start < self.end {
-                    // The distance in the wider type; it fits in a `usize` for every type
-                    // here on 64-bit targets (at most 2^64 - 1).
-                    usize::try_from(self.end as i128 - self.start as i128)
-                        .expect("an integer range of at most usize::MAX elements")
-                } else {
-                    0
-                };
-                RangeIter { range: self, len }
-            }
-        }
-
-        impl ParallelIterator for RangeIter<$t> {
-            type Item = $t;
-            type Seq<'a> = Range<$t> where Self: 'a;
-
-            fn positions(&self) -> usize {
-                self.len
-            }
-
-            fn exact_len(&self) -> Option<usize> {
-                Some(self.len)
-            }
-
-            unsafe fn seq(&self, range: Range<usize>) -> Range<$t> {
-                // Truncating casts and wrapping adds: the true values lie inside the
-                // range, so arithmetic modulo the type's width gives them.
-                let start = self.range.start;
-                start.wrapping_add(range.start as $t)..start.wrapping_add(range.end as $t)
-            }
-        }
-
-        impl IndexedParallelIterator for RangeIter<$t> {}
-    )*};
-}
-
-range_source!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize);
-
 /// `par_chunks(size)` of a slice: consecutive subslices of `size` elements, the last
 /// possibly shorter.
 #[derive(Debug)]
@@ -347,12 +307,12 @@ macro_rules! shared_chunks {
             where
                 Self: 'a;
 
-            fn positions(&self) -> usize {
+            fn position_count(&self) -> usize {
                 self.slice.len().div_ceil(self.size)
             }
 
             fn exact_len(&self) -> Option<usize> {
-                Some(self.positions())
+                Some(self.position_count())
             }
 
             unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
@@ -435,12 +395,12 @@ impl<'data, T: Send> ParallelIterator for ChunksMut<'data, T> {
     where
         Self: 'a;
 
-    fn positions(&self) -> usize {
+    fn position_count(&self) -> usize {
         self.len.div_ceil(self.size)
     }
 
     fn exact_len(&self) -> Option<usize> {
-        Some(self.positions())
+        Some(self.position_count())
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {

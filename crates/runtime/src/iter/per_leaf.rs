@@ -1,0 +1,720 @@
+//! The adapters that keep their base's positions and change what a leaf does with its
+//! items: `inspect`, `update`, `map_with`, `map_init`, `fold_with`, `try_fold`,
+//! `panic_fuse`, `while_some`, and the flattening ones (`flat_map`, `flat_map_iter`,
+//! `flatten`, `flatten_iter`).
+//!
+//! Per-leaf state (`map_with`'s clone, `map_init`'s value, a fold's accumulator) is made
+//! once per leaf, where rayon makes it once per split piece: the same contract ("at
+//! least once, not once per item"), with a deterministic count.
+//!
+//! The flattening adapters are unindexed: their positions are the base's, and a leaf
+//! gives the inner items of its positions' items, in order. An inner *parallel*
+//! iterator of `flat_map`/`flatten` runs as a nested parallel loop when it has at least
+//! [`NESTED_LOOP`] positions, and sequentially inside the leaf otherwise; either way its
+//! items are gathered into a vector first (a leaf's iterator cannot borrow from an inner
+//! iterator it owns).
+
+use super::reshape::{CloneOf, Init};
+use super::try_op::{try_fold_items, Try};
+use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Inner parallel iterators of at least this many positions run as a nested loop. Guess:
+/// below it, a loop's tasks cost more than the items they would spread.
+pub const NESTED_LOOP: usize = 4096;
+
+/// The position plumbing of an adapter over `base` that keeps its positions.
+macro_rules! same_positions {
+    (exact) => {
+        same_positions!(unindexed);
+
+        fn exact_len(&self) -> Option<usize> {
+            self.base.exact_len()
+        }
+    };
+    (unindexed) => {
+        fn position_count(&self) -> usize {
+            self.base.position_count()
+        }
+
+        fn leaf_bounds(&self) -> (usize, usize) {
+            self.base.leaf_bounds()
+        }
+
+        fn driven(&mut self, positions: usize) {
+            self.base.driven(positions)
+        }
+    };
+}
+
+/// [`ParallelIterator::inspect`].
+#[derive(Debug, Clone)]
+pub struct Inspect<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I, F> Inspect<I, F> {
+    pub(super) fn new(base: I, f: F) -> Self {
+        Inspect { base, f }
+    }
+}
+
+impl<I, F> ParallelIterator for Inspect<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(&I::Item) + Send + Sync,
+{
+    type Item = I::Item;
+    type Seq<'a>
+        = std::iter::Inspect<I::Seq<'a>, &'a F>
+    where
+        Self: 'a;
+
+    same_positions!(exact);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.seq(range) }.inspect(&self.f)
+    }
+}
+
+impl<I, F> IndexedParallelIterator for Inspect<I, F>
+where
+    I: IndexedParallelIterator,
+    F: Fn(&I::Item) + Send + Sync,
+{
+}
+
+/// [`ParallelIterator::update`].
+#[derive(Debug, Clone)]
+pub struct Update<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I, F> Update<I, F> {
+    pub(super) fn new(base: I, f: F) -> Self {
+        Update { base, f }
+    }
+}
+
+impl<I, F> ParallelIterator for Update<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(&mut I::Item) + Send + Sync,
+{
+    type Item = I::Item;
+    type Seq<'a>
+        = UpdateSeq<'a, I::Seq<'a>, F>
+    where
+        Self: 'a;
+
+    same_positions!(exact);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        UpdateSeq {
+            // SAFETY: forwarded from the caller.
+            inner: unsafe { self.base.seq(range) },
+            f: &self.f,
+        }
+    }
+}
+
+impl<I, F> IndexedParallelIterator for Update<I, F>
+where
+    I: IndexedParallelIterator,
+    F: Fn(&mut I::Item) + Send + Sync,
+{
+}
+
+/// A leaf of [`Update`].
+#[derive(Debug)]
+pub struct UpdateSeq<'a, S, F> {
+    inner: S,
+    f: &'a F,
+}
+
+impl<S: Iterator, F: Fn(&mut S::Item)> Iterator for UpdateSeq<'_, S, F> {
+    type Item = S::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<S::Item> {
+        let mut x = self.inner.next()?;
+        (self.f)(&mut x);
+        Some(x)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+/// [`ParallelIterator::map_with`]: each leaf maps with its own clone of `init`.
+#[derive(Debug, Clone)]
+pub struct MapWith<I, T, F> {
+    base: I,
+    init: T,
+    f: F,
+}
+
+impl<I, T, F> MapWith<I, T, F> {
+    pub(super) fn new(base: I, init: T, f: F) -> Self {
+        MapWith { base, init, f }
+    }
+}
+
+/// [`ParallelIterator::map_init`]: each leaf maps with its own `init()`.
+#[derive(Debug, Clone)]
+pub struct MapInit<I, INIT, F> {
+    base: I,
+    init: INIT,
+    f: F,
+}
+
+impl<I, INIT, F> MapInit<I, INIT, F> {
+    pub(super) fn new(base: I, init: INIT, f: F) -> Self {
+        MapInit { base, init, f }
+    }
+}
+
+/// A leaf of [`MapWith`] and [`MapInit`]: `f(&mut state, item)`.
+#[derive(Debug)]
+pub struct MapStateSeq<'a, S, T, F> {
+    inner: S,
+    state: T,
+    f: &'a F,
+}
+
+impl<S, T, F, R> Iterator for MapStateSeq<'_, S, T, F>
+where
+    S: Iterator,
+    F: Fn(&mut T, S::Item) -> R,
+{
+    type Item = R;
+
+    #[inline]
+    fn next(&mut self) -> Option<R> {
+        let x = self.inner.next()?;
+        Some((self.f)(&mut self.state, x))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<I, T, F, R> ParallelIterator for MapWith<I, T, F>
+where
+    I: ParallelIterator,
+    T: Clone + Send + Sync,
+    F: Fn(&mut T, I::Item) -> R + Send + Sync,
+    R: Send,
+{
+    type Item = R;
+    type Seq<'a>
+        = MapStateSeq<'a, I::Seq<'a>, T, F>
+    where
+        Self: 'a;
+
+    same_positions!(exact);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        MapStateSeq {
+            // SAFETY: forwarded from the caller.
+            inner: unsafe { self.base.seq(range) },
+            state: self.init.clone(),
+            f: &self.f,
+        }
+    }
+}
+
+impl<I, T, F, R> IndexedParallelIterator for MapWith<I, T, F>
+where
+    I: IndexedParallelIterator,
+    T: Clone + Send + Sync,
+    F: Fn(&mut T, I::Item) -> R + Send + Sync,
+    R: Send,
+{
+}
+
+impl<I, INIT, T, F, R> ParallelIterator for MapInit<I, INIT, F>
+where
+    I: ParallelIterator,
+    INIT: Fn() -> T + Send + Sync,
+    F: Fn(&mut T, I::Item) -> R + Send + Sync,
+    R: Send,
+{
+    type Item = R;
+    type Seq<'a>
+        = MapStateSeq<'a, I::Seq<'a>, T, F>
+    where
+        Self: 'a;
+
+    same_positions!(exact);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        MapStateSeq {
+            // SAFETY: forwarded from the caller.
+            inner: unsafe { self.base.seq(range) },
+            state: (self.init)(),
+            f: &self.f,
+        }
+    }
+}
+
+impl<I, INIT, T, F, R> IndexedParallelIterator for MapInit<I, INIT, F>
+where
+    I: IndexedParallelIterator,
+    INIT: Fn() -> T + Send + Sync,
+    F: Fn(&mut T, I::Item) -> R + Send + Sync,
+    R: Send,
+{
+}
+
+/// [`ParallelIterator::fold_with`]: one accumulator per leaf, from a clone of `init`.
+#[derive(Debug, Clone)]
+pub struct FoldWith<I, T, F> {
+    base: I,
+    init: T,
+    fold_op: F,
+}
+
+impl<I, T, F> FoldWith<I, T, F> {
+    pub(super) fn new(base: I, init: T, fold_op: F) -> Self {
+        FoldWith {
+            base,
+            init,
+            fold_op,
+        }
+    }
+}
+
+impl<I, T, F> ParallelIterator for FoldWith<I, T, F>
+where
+    I: ParallelIterator,
+    T: Clone + Send + Sync,
+    F: Fn(T, I::Item) -> T + Send + Sync,
+{
+    type Item = T;
+    type Seq<'a>
+        = std::iter::Once<T>
+    where
+        Self: 'a;
+
+    same_positions!(unindexed);
+
+    fn exact_len(&self) -> Option<usize> {
+        None
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: forwarded from the caller.
+        let items = unsafe { self.base.seq(range) };
+        std::iter::once(items.fold(self.init.clone(), &self.fold_op))
+    }
+}
+
+/// [`ParallelIterator::try_fold`] and [`ParallelIterator::try_fold_with`]: one result
+/// per leaf, the leaf's items folded until a step fails.
+#[derive(Debug, Clone)]
+pub struct TryFold<I, N, F, R> {
+    base: I,
+    init: N,
+    fold_op: F,
+    marker: PhantomData<fn() -> R>,
+}
+
+/// [`ParallelIterator::try_fold_with`].
+pub type TryFoldWith<I, T, F, R> = TryFold<I, WithClone<T>, F, R>;
+
+/// The `init` of `try_fold_with`: a value cloned for each leaf.
+#[derive(Debug, Clone)]
+pub struct WithClone<T>(pub(super) T);
+
+impl<T: Clone> Init for WithClone<T> {
+    type Value = T;
+
+    fn init(&self) -> T {
+        CloneOf(&self.0).init()
+    }
+}
+
+impl<I, N, F, R> TryFold<I, N, F, R> {
+    pub(super) fn new(base: I, init: N, fold_op: F) -> Self {
+        TryFold {
+            base,
+            init,
+            fold_op,
+            marker: PhantomData,
+        }
+    }
+}
+
+impl<I, N, F, R, T> ParallelIterator for TryFold<I, N, F, R>
+where
+    I: ParallelIterator,
+    N: Init<Value = T> + Send + Sync,
+    F: Fn(T, I::Item) -> R + Send + Sync,
+    R: Try<Output = T> + Send,
+{
+    type Item = R;
+    type Seq<'a>
+        = std::iter::Once<R>
+    where
+        Self: 'a;
+
+    same_positions!(unindexed);
+
+    fn exact_len(&self) -> Option<usize> {
+        None
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: forwarded from the caller.
+        let items = unsafe { self.base.seq(range) };
+        std::iter::once(try_fold_items(self.init.init(), items, &self.fold_op))
+    }
+}
+
+/// [`ParallelIterator::panic_fuse`]: once a leaf panics, the others stop taking items.
+#[derive(Debug)]
+pub struct PanicFuse<I> {
+    base: I,
+    panicked: AtomicBool,
+}
+
+impl<I> PanicFuse<I> {
+    pub(super) fn new(base: I) -> Self {
+        PanicFuse {
+            base,
+            panicked: AtomicBool::new(false),
+        }
+    }
+}
+
+impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
+    type Item = I::Item;
+    type Seq<'a>
+        = FuseSeq<'a, I::Seq<'a>>
+    where
+        Self: 'a;
+
+    same_positions!(exact);
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        FuseSeq {
+            // SAFETY: forwarded from the caller.
+            inner: unsafe { self.base.seq(range) },
+            panicked: &self.panicked,
+        }
+    }
+}
+
+impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {}
+
+/// A leaf of [`PanicFuse`]: ends when any leaf has panicked, and tells the others when
+/// it is dropped by a panic.
+#[derive(Debug)]
+pub struct FuseSeq<'a, S> {
+    inner: S,
+    panicked: &'a AtomicBool,
+}
+
+impl<S: Iterator> Iterator for FuseSeq<'_, S> {
+    type Item = S::Item;
+
+    #[inline]
+    fn next(&mut self) -> Option<S::Item> {
+        // Relaxed: a hint to stop early; the panic itself reaches the caller through the
+        // loop's join, which orders everything.
+        if self.panicked.load(Ordering::Relaxed) {
+            return None;
+        }
+        self.inner.next()
+    }
+}
+
+impl<S> Drop for FuseSeq<'_, S> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.panicked.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+/// [`ParallelIterator::while_some`]: the `Some` values until the first `None`; every
+/// leaf stops once one has met a `None`.
+#[derive(Debug)]
+pub struct WhileSome<I> {
+    base: I,
+    stopped: AtomicBool,
+}
+
+impl<I> WhileSome<I> {
+    pub(super) fn new(base: I) -> Self {
+        WhileSome {
+            base,
+            stopped: AtomicBool::new(false),
+        }
+    }
+}
+
+impl<I, T> ParallelIterator for WhileSome<I>
+where
+    I: ParallelIterator<Item = Option<T>>,
+    T: Send,
+{
+    type Item = T;
+    type Seq<'a>
+        = WhileSomeSeq<'a, I::Seq<'a>>
+    where
+        Self: 'a;
+
+    same_positions!(unindexed);
+
+    fn exact_len(&self) -> Option<usize> {
+        None
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        WhileSomeSeq {
+            // SAFETY: forwarded from the caller.
+            inner: unsafe { self.base.seq(range) },
+            stopped: &self.stopped,
+        }
+    }
+}
+
+/// A leaf of [`WhileSome`].
+#[derive(Debug)]
+pub struct WhileSomeSeq<'a, S> {
+    inner: S,
+    stopped: &'a AtomicBool,
+}
+
+impl<S, T> Iterator for WhileSomeSeq<'_, S>
+where
+    S: Iterator<Item = Option<T>>,
+{
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        // Relaxed: a hint for the other leaves; each leaf stops at its own `None` alone.
+        if self.stopped.load(Ordering::Relaxed) {
+            return None;
+        }
+        match self.inner.next()? {
+            Some(x) => Some(x),
+            None => {
+                self.stopped.store(true, Ordering::Relaxed);
+                None
+            }
+        }
+    }
+}
+
+/// All items of `iter`, in order: a nested parallel loop when it is long, the positions
+/// run in this thread when it is short (see the module documentation).
+#[track_caller]
+pub(super) fn gather<I: ParallelIterator>(mut iter: I) -> Vec<I::Item> {
+    let positions = iter.position_count();
+    if positions >= NESTED_LOOP {
+        return iter.collect();
+    }
+    iter.driven(positions);
+    // SAFETY: every position once, as announced.
+    unsafe { iter.seq(0..positions) }.collect()
+}
+
+/// [`ParallelIterator::flat_map`]: each item mapped to a parallel iterator, whose items
+/// follow in order.
+#[derive(Debug, Clone)]
+pub struct FlatMap<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I, F> FlatMap<I, F> {
+    pub(super) fn new(base: I, f: F) -> Self {
+        FlatMap { base, f }
+    }
+}
+
+impl<I, F, P> ParallelIterator for FlatMap<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> P + Send + Sync,
+    P: IntoParallelIterator,
+{
+    type Item = P::Item;
+    type Seq<'a>
+        = FlattenSeq<I::Seq<'a>, &'a F, P::Item>
+    where
+        Self: 'a;
+
+    same_positions!(unindexed);
+
+    fn exact_len(&self) -> Option<usize> {
+        None
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        FlattenSeq {
+            // SAFETY: forwarded from the caller.
+            outer: unsafe { self.base.seq(range) },
+            f: &self.f,
+            inner: Vec::new().into_iter(),
+        }
+    }
+}
+
+/// [`ParallelIterator::flatten`]: the items of each item, itself a parallel iterator.
+#[derive(Debug, Clone)]
+pub struct Flatten<I> {
+    base: I,
+}
+
+impl<I> Flatten<I> {
+    pub(super) fn new(base: I) -> Self {
+        Flatten { base }
+    }
+}
+
+/// The identity, as a nameable function for [`Flatten`]'s leaves.
+fn identity<T>(x: T) -> T {
+    x
+}
+
+impl<I> ParallelIterator for Flatten<I>
+where
+    I: ParallelIterator,
+    I::Item: IntoParallelIterator,
+{
+    type Item = <I::Item as IntoParallelIterator>::Item;
+    type Seq<'a>
+        = FlattenSeq<I::Seq<'a>, fn(I::Item) -> I::Item, Self::Item>
+    where
+        Self: 'a;
+
+    same_positions!(unindexed);
+
+    fn exact_len(&self) -> Option<usize> {
+        None
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        FlattenSeq {
+            // SAFETY: forwarded from the caller.
+            outer: unsafe { self.base.seq(range) },
+            f: identity,
+            inner: Vec::new().into_iter(),
+        }
+    }
+}
+
+/// A leaf of [`FlatMap`] and [`Flatten`]: each outer item's inner parallel iterator,
+/// gathered, then given item by item.
+#[derive(Debug)]
+pub struct FlattenSeq<S, F, T> {
+    outer: S,
+    f: F,
+    inner: std::vec::IntoIter<T>,
+}
+
+impl<S, F, P> Iterator for FlattenSeq<S, F, P::Item>
+where
+    S: Iterator,
+    F: Fn(S::Item) -> P,
+    P: IntoParallelIterator,
+{
+    type Item = P::Item;
+
+    fn next(&mut self) -> Option<P::Item> {
+        loop {
+            if let Some(x) = self.inner.next() {
+                return Some(x);
+            }
+            let outer = self.outer.next()?;
+            self.inner = gather((self.f)(outer).into_par_iter()).into_iter();
+        }
+    }
+}
+
+/// [`ParallelIterator::flat_map_iter`]: each item mapped to a sequential iterator,
+/// whose items follow in order.
+#[derive(Debug, Clone)]
+pub struct FlatMapIter<I, F> {
+    base: I,
+    f: F,
+}
+
+impl<I, F> FlatMapIter<I, F> {
+    pub(super) fn new(base: I, f: F) -> Self {
+        FlatMapIter { base, f }
+    }
+}
+
+impl<I, F, U> ParallelIterator for FlatMapIter<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> U + Send + Sync,
+    U: IntoIterator,
+    U::Item: Send,
+{
+    type Item = U::Item;
+    type Seq<'a>
+        = std::iter::FlatMap<I::Seq<'a>, U, &'a F>
+    where
+        Self: 'a;
+
+    same_positions!(unindexed);
+
+    fn exact_len(&self) -> Option<usize> {
+        None
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.seq(range) }.flat_map(&self.f)
+    }
+}
+
+/// [`ParallelIterator::flatten_iter`]: the items of each item, itself iterable.
+#[derive(Debug, Clone)]
+pub struct FlattenIter<I> {
+    base: I,
+}
+
+impl<I> FlattenIter<I> {
+    pub(super) fn new(base: I) -> Self {
+        FlattenIter { base }
+    }
+}
+
+impl<I> ParallelIterator for FlattenIter<I>
+where
+    I: ParallelIterator,
+    I::Item: IntoIterator,
+    <I::Item as IntoIterator>::Item: Send,
+{
+    type Item = <I::Item as IntoIterator>::Item;
+    type Seq<'a>
+        = std::iter::Flatten<I::Seq<'a>>
+    where
+        Self: 'a;
+
+    same_positions!(unindexed);
+
+    fn exact_len(&self) -> Option<usize> {
+        None
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.seq(range) }.flatten()
+    }
+}

@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# rayon's own integration tests (`tests/*.rs`) and rayon-demo's programs, run under rayon
+# and under locus in a scratch project outside this repository, and counted.
+#
+# Usage: scripts/rayon-suite.sh [RAYON_SOURCES]     (default: $RAYON_SRC)
+#
+# RAYON_SOURCES is a checkout of rayon (github.com/rayon-rs/rayon). Without one the
+# script says so and does nothing. Nothing of rayon's is copied into this repository:
+# the port is made in $SCRATCH (default: a fresh folder under /tmp) by rewriting the
+# `rayon::` paths of each file to `locus::` paths (sed over the paths, nothing else),
+# and each file is built twice, once against rayon (from the local registry, offline)
+# and once against locus (by path). For each test file the table gives whether it
+# compiles and how many of its tests pass; for each demo module, whether it compiles
+# and how many of its tests and benchmarks (run once each, as `cargo test` does) pass.
+# Demo modules that need a crate the offline registry lacks (docopt, cgmath, glium,
+# ...) are marked so under both.
+#
+# Environment: SCRATCH (the scratch folder), CARGO_TARGET_DIR (shared by all builds
+# here; default $SCRATCH/target), RAYON_SUITE_TIMEOUT (seconds per test binary, 300).
+set -u
+
+src=${1:-${RAYON_SRC:-}}
+if [ -z "$src" ] || [ ! -d "$src/tests" ] || [ ! -f "$src/Cargo.toml" ]; then
+    echo "rayon-suite: no rayon sources at '${src}' (pass a rayon checkout): nothing to do"
+    exit 0
+fi
+src=$(cd "$src" && pwd)
+repo=$(cd "$(dirname "$0")/.." && pwd)
+scratch=${SCRATCH:-$(mktemp -d /tmp/rayon-suite.XXXXXX)}
+mkdir -p "$scratch"
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$scratch/target}
+limit=${RAYON_SUITE_TIMEOUT:-300}
+flavours=(${RAYON_SUITE_FLAVOURS:-rayon locus})
+profile=()
+if [ "${RAYON_SUITE_PROFILE:-}" = release ]; then
+    profile=(--release)
+fi
+
+# The `rayon::` paths in locus: the same names, except the crate's.
+port() {
+    sed -E \
+        -e 's/\bextern crate rayon\b/extern crate locus as rayon/g' \
+        -e 's/\brayon::/locus::/g' \
+        "$1" >"$2"
+}
+
+# A scratch package `$1` for flavour `$2` (rayon or locus), with extra dependencies $3.
+package() {
+    local dir=$1 flavour=$2 extra=$3
+    mkdir -p "$dir"
+    {
+        echo '[package]'
+        echo "name = \"$(basename "$dir")\""
+        echo 'version = "0.0.0"'
+        echo 'edition = "2021"'
+        echo 'publish = false'
+        echo '[dependencies]'
+        if [ "$flavour" = rayon ]; then
+            echo 'rayon = "1"'
+        else
+            echo "locus = { path = \"$repo/crates/runtime\" }"
+        fi
+        printf '%b' "$extra"
+        echo '[workspace]'
+    } >"$dir/Cargo.toml"
+}
+
+# Runs `cargo test` ($2...) in $1: prints "compiles passed/total" or "no".
+run_tests() {
+    local dir=$1
+    shift
+    local log=$dir/build.log
+    if ! (cd "$dir" && cargo test --offline "${profile[@]}" "$@" --no-run) >"$log" 2>&1; then
+        if grep -qE "unresolved (import|module or unlinked crate) .(docopt|cgmath|glium|winit|num|fixedbitset)" "$log"; then
+            echo "needs-crate -"
+        else
+            echo "no -"
+        fi
+        return
+    fi
+    local out=$dir/test.log
+    (cd "$dir" && timeout "$limit" cargo test --offline "${profile[@]}" "$@" -- --test-threads=1) >"$out" 2>&1
+    local passed failed
+    passed=$(grep -oE '[0-9]+ passed' "$out" | awk '{s += $1} END {print s + 0}')
+    failed=$(grep -oE '[0-9]+ failed' "$out" | awk '{s += $1} END {print s + 0}')
+    if grep -q "test result" "$out"; then
+        echo "yes $passed/$((passed + failed))"
+    else
+        echo "yes hung-or-crashed"
+    fi
+}
+
+header=$(printf '%-28s' file)
+for flavour in "${flavours[@]}"; do
+    header+=$(printf ' %-9s %-14s' "$flavour" "$flavour-pass")
+done
+echo "$header"
+
+# rayon's tests: one package per flavour, the test files ported (or not) into it.
+for flavour in "${flavours[@]}"; do
+    dir=$scratch/tests-$flavour
+    package "$dir" "$flavour" '[dev-dependencies]\nrand = "0.10"\n'
+    mkdir -p "$dir/src" "$dir/tests"
+    : >"$dir/src/lib.rs"
+    for f in "$src"/tests/*.rs; do
+        if [ "$flavour" = locus ]; then
+            port "$f" "$dir/tests/$(basename "$f")"
+        else
+            cp "$f" "$dir/tests/"
+        fi
+    done
+done
+declare -A total
+for f in "$src"/tests/*.rs; do
+    name=$(basename "$f" .rs)
+    line=$(printf '%-28s' "tests/$name")
+    for flavour in "${flavours[@]}"; do
+        read -r built pass < <(run_tests "$scratch/tests-$flavour" --test "$name")
+        line+=$(printf ' %-9s %-14s' "$built" "$pass")
+        if [ "$built" = yes ]; then
+            total[$flavour-built]=$((${total[$flavour-built]:-0} + 1))
+            if [[ $pass == */* ]]; then
+                total[$flavour-pass]=$((${total[$flavour-pass]:-0} + ${pass%/*}))
+            fi
+        fi
+    done
+    echo "$line"
+done
+
+# rayon-demo: each program's module alone in a library, with the dependencies the
+# offline registry has.
+demos=()
+if [ -d "$src/rayon-demo/src" ]; then
+    for m in "$src"/rayon-demo/src/*; do
+        name=$(basename "$m" .rs)
+        case $name in main | lib | cpu_time) continue ;; esac
+        demos+=("$name")
+    done
+fi
+for name in "${demos[@]}"; do
+    line=$(printf '%-28s' "rayon-demo/$name")
+    for flavour in "${flavours[@]}"; do
+        dir=$scratch/demo-$flavour-$name
+        package "$dir" "$flavour" 'rand = "0.10"\nregex = "1"\nlibc = "0.2"\nserde = { version = "1", features = ["derive"] }\n'
+        rm -rf "$dir/src"
+        mkdir -p "$dir/src"
+        (cd "$src/rayon-demo/src" && find cpu_time "$name" "$name.rs" -name '*.rs' 2>/dev/null) |
+            while read -r f; do
+                mkdir -p "$dir/src/$(dirname "$f")"
+                if [ "$flavour" = locus ]; then
+                    port "$src/rayon-demo/src/$f" "$dir/src/$f"
+                else
+                    cp "$src/rayon-demo/src/$f" "$dir/src/$f"
+                fi
+            done
+        {
+            echo '#![feature(test)]'
+            echo '#![allow(dead_code, unused_imports)]'
+            echo 'extern crate test;'
+            echo 'mod cpu_time;'
+            echo "pub mod $name;"
+            # The helpers the modules take from rayon-demo's main.rs (`seeded_rng`).
+            awk '/^(pub )?fn seeded_rng/,/^}/' "$src/rayon-demo/src/main.rs"
+        } >"$dir/src/lib.rs"
+        # rayon-demo's benchmarks use the unstable `test` crate. (Set here only: proc-macro2
+        # rebuilds when RUSTC_BOOTSTRAP changes, and with it every crate above it.)
+        read -r built pass < <(RUSTC_BOOTSTRAP=1 run_tests "$dir" --lib)
+        line+=$(printf ' %-9s %-14s' "$built" "$pass")
+        if [ "$built" = yes ]; then
+            total[$flavour-demo]=$((${total[$flavour-demo]:-0} + 1))
+        fi
+    done
+    echo "$line"
+done
+
+echo
+for flavour in "${flavours[@]}"; do
+    echo "$flavour: test files compiling ${total[$flavour-built]:-0} of $(ls "$src"/tests/*.rs | wc -l)," \
+        "tests passing ${total[$flavour-pass]:-0}, demo modules compiling ${total[$flavour-demo]:-0} of ${#demos[@]}"
+done
+echo "scratch: $scratch"
