@@ -4,14 +4,16 @@
 //! folder where this library is named `libgomp.so.1`).
 //!
 //! # How OpenMP maps onto locus
-//! - **Team = a pool's workers** (`team.rs`). A parallel region of `n` threads runs on a
-//!   locus pool of `n` workers (built on first use for each size, with the `LOCUS_*`
-//!   policy and topology), through [`locus::ThreadPool::broadcast`]: every worker runs
-//!   the region's function at the same time as thread `i`, so barriers and `single`
-//!   work, and the team's tasks run only on its members, so `threadprivate` variables
-//!   (thread-local storage) add up. The thread that starts the region waits for it; it
-//!   is not a member. A region started inside a region runs with a team of one, and so does one
-//!   opened by `GOMP_parallel_start` (GCC before 4.9), whose caller runs the region itself.
+//! - **Team = the meeting thread and a crew** (`team.rs`, `crew.rs`). A parallel
+//!   region of `n` threads runs on the thread that meets it, as thread 0 (so its
+//!   `threadprivate` data and `copyin` are its own), and on a crew: a locus pool of
+//!   `n - 1` workers (with the `LOCUS_*` policy and topology) that the team leases
+//!   whole while the region runs, so barriers and `single` work, and the team's tasks
+//!   run only on its members. Crews are reused across regions and retired as team sizes
+//!   change, so the threads kept stay bounded by the largest team; regions met by
+//!   different threads at once run at once on different crews; nested regions get
+//!   crews of their own up to max-active-levels. `GOMP_parallel_start` (GCC before 4.9)
+//!   opens a real team too, whose thread 0 is its caller.
 //! - **Tasks = raw locus tasks** (`task.rs`). `GOMP_task` copies the task's data into a
 //!   record it allocates (`arg_size` bytes at `arg_align`, or through `cpyfn`), names it
 //!   (the outlined function's address and the spawn path) and publishes it with
@@ -46,6 +48,7 @@ pub mod abi;
 mod affinity;
 mod alloc;
 mod blocks;
+mod crew;
 mod env;
 mod footprint;
 mod lock;

@@ -1,11 +1,30 @@
-//! `LOCUS_STATS=1` (or `locus run --stats`): the pools' statistics on stderr at exit:
-//! tasks, steals by kind, and the policy's own counts (placement stability among them
-//! on machines of two squads or more).
+//! `LOCUS_STATS=1` (or `locus run --stats`): the statistics of the crews' pools
+//! (`crew.rs`) on stderr at exit, retired crews' first: tasks, steals by kind, and the
+//! policy's own counts (placement stability among them on machines of two squads or
+//! more).
+//!
+//! `locus run --stats` names a file of its private folder in `LOCUS_RUN_LOADED`, which
+//! this library creates as it is loaded, so that `locus run` can tell a program that
+//! never loaded it (statically linked, or no OpenMP) why no statistics came.
 
 use locus::WorkerStats;
-use std::sync::atomic::Ordering;
 
-/// Registers the report with `atexit`; called once, as the first pool is built.
+/// Runs [`mark_loaded`] as the library is loaded.
+#[used]
+#[link_section = ".init_array"]
+static MARK_LOADED: extern "C" fn() = mark_loaded;
+
+/// Creates the file `LOCUS_RUN_LOADED` names, if it is set and the file is not there yet.
+extern "C" fn mark_loaded() {
+    if let Some(path) = std::env::var_os("LOCUS_RUN_LOADED") {
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path);
+    }
+}
+
+/// Registers the report with `atexit`; called once, as the first crew is built.
 pub(crate) fn print_at_exit() {
     // SAFETY: `report` is an `extern "C" fn()` that stays loaded until exit (this
     // library is never unloaded: it is the program's libgomp).
@@ -16,11 +35,8 @@ pub(crate) fn print_at_exit() {
 
 extern "C" fn report() {
     crate::abi::guard("the LOCUS_STATS report", || {
-        for p in crate::env::pools() {
-            eprint!(
-                "{}",
-                describe(&p.pool, p.run_at_once.load(Ordering::Relaxed))
-            );
+        for report in crate::crew::reports() {
+            eprint!("{report}");
         }
     });
 }

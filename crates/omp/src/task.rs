@@ -12,11 +12,18 @@
 //! before its children stays allocated until they are done.
 //!
 //! # Waiting
-//! A task waits on its own state (or a taskgroup's count) through
-//! [`locus::raw::wait_until`], running other tasks of the team meanwhile, after
+//! On a crew worker (`team.rs`), a task waits on its own state (or a taskgroup's count)
+//! through [`locus::raw::wait_until`], running other tasks of the team meanwhile, after
 //! publishing its worker in a [`WaiterSlot`]; whoever brings the count to its end
-//! wakes it (`locus::raw::wake`). The handshake and its orderings are in `wait.rs`,
-//! with loom models in `src/tests/loom_wait.rs`.
+//! wakes it (`locus::raw::wake` on a worker of the same crew, else through the crew).
+//! The handshake and its orderings are in `wait.rs`, with loom models in
+//! `src/tests/loom_wait.rs`. A team's thread 0, no worker of its crew, waits running
+//! only the team's tasks still in the crew's injector, where the policy allows, and
+//! needs no wake (`team::wait_helping`).
+//!
+//! # Publishing
+//! A ready task goes to its team's crew: spawned there by a crew worker, injected into
+//! the crew's pool by thread 0 (`publish`).
 //!
 //! # Dependences
 //! A parent keeps, per address its children named in `depend`, the last child that
@@ -47,7 +54,10 @@
 //! costs a record from the thread's free list and the call, against a spawn, a pop
 //! and three read-modify-writes on its parent; on fib without a cutoff most tasks run
 //! so. The deque refills as soon as thieves take from it, so work stays there to
-//! steal. Such a task is not counted
+//! steal. A team's thread 0, no worker of its crew, runs a plain task at once likewise
+//! while as many of its tasks as the crew has workers wait unstarted in the crew's
+//! injector (`team::Local::first_offers_enough`): it works meanwhile rather than wait
+//! idle beside a crew that has enough. Such a task is not counted
 //! among its parent's children (it completes before the parent goes on), and
 //! `LOCUS_STATS` counts it apart from the pool's tasks; the policy never sees it.
 
@@ -125,6 +135,9 @@ pub(crate) struct Node {
     detached: bool,
     /// A detached `if(0)` task: its spawner waits for the event and completes it.
     awaited: bool,
+    /// Published through its crew's injector by its team's thread 0, and counted in the
+    /// team's `injected` until a worker starts it.
+    injected: bool,
     /// A detached task's ends still to come: its body's (unless it is `awaited`) and its
     /// event's.
     ends: Ends,
@@ -199,6 +212,7 @@ impl Node {
             alone,
             detached: false,
             awaited: false,
+            injected: false,
             ends: Ends::new(0),
         }
     }
@@ -238,8 +252,15 @@ unsafe fn run_never(_: *mut RawTask) {
     unreachable!("implicit tasks are never spawned");
 }
 
-/// Waits (running other tasks) until `done`, published in `slot` (see `wait.rs`).
+/// Waits (running other tasks of the team) until `done`, published in `slot` (see
+/// `wait.rs`). Only a crew worker runs tasks and publishes itself; any other thread
+/// (a team's thread 0, a thread outside every region) waits running nothing, and
+/// nobody needs to wake it (`team.rs`).
 fn wait(slot: &WaiterSlot, done: impl Fn() -> bool) {
+    if !team::local().pooled() {
+        team::wait_helping(done);
+        return;
+    }
     // Under `ws` the awaited tasks are usually on this worker's deque: run them before
     // publishing a waiter.
     if raw::run_own_until(&done) {
@@ -247,14 +268,21 @@ fn wait(slot: &WaiterSlot, done: impl Fn() -> bool) {
     }
     match locus::current_worker_index() {
         Some(me) => slot.wait(me, done, |done| raw::wait_until(done)),
-        // Off a worker nobody wakes a waiter: it spins.
-        None => raw::wait_until(done),
+        None => team::wait_outside(done),
     }
 }
 
-/// Wakes the worker published in `slot`, unless it is the caller.
+/// Wakes the crew worker published in `slot`, unless it is the caller: through the
+/// caller's own pool on a crew worker, else through the crew of the caller's team.
 fn wake_waiter(slot: &WaiterSlot) {
-    slot.notify(locus::current_worker_index(), raw::wake);
+    if team::local().pooled() {
+        slot.notify(locus::current_worker_index(), raw::wake);
+    } else if let Some(crew) = team::member().team().crew() {
+        slot.notify(None, |w| crew.wake(w));
+    } else {
+        // No crew: the waiter, if any, is a thread that waits without sleeping.
+        slot.notify(None, |_| {});
+    }
 }
 
 /// Runs a spawned task: the trampoline locus calls.
@@ -264,6 +292,10 @@ unsafe fn run_spawned(raw: *mut RawTask) {
     // A published task is of the team of the region this worker's pool runs, and runs
     // as this worker's member of it.
     let _share = local.as_share();
+    // SAFETY: `raw` is the first field of a live heap node (spawned or injected).
+    if unsafe { (*node).injected } {
+        team::member().team().injected.fetch_sub(1, Relaxed);
+    }
     // SAFETY: `raw` is the first field of a live heap node (spawned by `spawn`).
     unsafe { run_here(node, local) };
 }
@@ -325,6 +357,12 @@ pub(crate) unsafe fn fulfill(event: *mut c_void) {
     } else if n.ends.reach() {
         // SAFETY: both ends reached: the task completes, here, once.
         unsafe { complete(node, blocks) };
+    }
+    // A thread of no team (the program's own) cannot tell which crew's worker waits for
+    // what it completed, so `wake_waiter` woke none: it wakes them all, after the counts
+    // moved (the waiters check their condition again and sleep on if it does not hold).
+    if !team::local().pooled() && team::member().team().crew().is_none() {
+        crate::crew::wake_every_crew();
     }
 }
 
@@ -418,14 +456,27 @@ unsafe fn predecessor_done(node: *const Node) {
     }
 }
 
-/// Hands a ready heap task to locus (or runs it here off a worker, which only a team of
-/// one could do, and its tasks are never deferred).
+/// Hands a ready heap task to locus: a crew worker spawns it into its own pool, any
+/// other member of a team (its thread 0) injects it into the team's crew (`team.rs`).
+/// Without a crew (a team of one, whose tasks are never deferred, or a thread outside
+/// every region fulfilling an event) it runs here.
 unsafe fn publish(node: *const Node) {
-    // SAFETY: a heap node starts with its RawTask; live until run, run once.
-    if unsafe { raw::spawn(node.cast_mut().cast()) }.is_err() {
+    let task = node.cast_mut().cast();
+    if team::local().pooled() {
+        // SAFETY: a heap node starts with its RawTask; live until run, run once.
+        if unsafe { raw::spawn(task) }.is_ok() {
+            return;
+        }
+    } else if let Some(crew) = team::member().team().crew() {
+        // SAFETY: not yet published, so this thread alone touches the node.
+        unsafe { (*node.cast_mut()).injected = true };
+        team::member().team().injected.fetch_add(1, Relaxed);
         // SAFETY: as above.
-        unsafe { run(node) };
+        unsafe { raw::inject(&crew.pool, task) };
+        return;
     }
+    // SAFETY: as above.
+    unsafe { run(node) };
 }
 
 /// The arguments of `GOMP_task` that describe the task.
@@ -470,7 +521,12 @@ pub(crate) unsafe fn task(s: Spawn) {
     let local = team::local();
     let parent = local.current();
     let plain = s.flags & (FLAG_DETACH | FLAG_DEPEND) == 0;
-    if plain && s.if_clause && !parent.is_final && !parent.alone && local.offers_enough(BACKLOG) {
+    if plain
+        && s.if_clause
+        && !parent.is_final
+        && !parent.alone
+        && (local.offers_enough(BACKLOG) || local.first_offers_enough())
+    {
         // SAFETY: GCC's arguments of a task without depend (the caller's contract).
         unsafe { run_at_once(local, &s, parent) };
     } else {
@@ -743,6 +799,7 @@ fn new_node(
         alone: parent.alone,
         detached: false,
         awaited: false,
+        injected: false,
         ends: Ends::new(0),
     }
 }

@@ -1,32 +1,56 @@
 //! Teams: parallel regions, barriers, `single`, and the thread's place in its team.
 //!
-//! A region of `n > 1` threads runs on the pool of `n` workers (`env::pool_for`), one
-//! region per pool at a time, by [`locus::ThreadPool::broadcast`]: worker `i` runs the
-//! region's function as thread `i` with a [`Member`] and an implicit task on its stack,
-//! published in this thread's `MEMBER` and `CURRENT` cells, then the region's closing
-//! barrier. A region started by a member (nested), or of one thread, runs on the
-//! calling thread as a team of one: every task it makes runs at once, so nothing of it
-//! can run on another thread.
+//! # The team model
+//! A region of `n > 1` threads is run by the thread that meets it, as thread 0 of its
+//! team (so `copyin` and `threadprivate` data are that thread's own), and by a *crew*
+//! of `n - 1` locus workers that the team leases whole while the region runs
+//! (`crew.rs`): crew worker `i` is thread `i + 1`. Crews are reused by teams of their
+//! size and retired when the threads kept would pass the largest team asked for, so a
+//! program's thread count stays bounded by its largest team (times the teams running
+//! at once), as libgomp's does. Teams met by different threads at once lease different
+//! crews and run at once; no lock is held while a team runs. A region met inside an
+//! active region runs as a real team too (a crew of its own), up to max-active-levels
+//! (`OMP_MAX_ACTIVE_LEVELS`, `OMP_NESTED`, `omp_set_max_active_levels`); past it, and
+//! for a team of one, the region runs on the meeting thread alone, every task it makes
+//! at once.
+//!
+//! # Where a team's tasks run
+//! Every task of a team runs on a worker of its crew, so the locality policies place
+//! them as any locus task: a crew worker spawns into its own pool
+//! ([`locus::raw::spawn`]); thread 0, which is no worker of that pool (an outside
+//! thread, or a worker of the parent team's crew), hands its tasks to the crew's
+//! injector ([`locus::raw::inject`]), and the policy places their descendants. A crew
+//! runs no other team's task, since the team holds it whole. A member that is a crew
+//! worker (`Local::worker` set: [`Local::pooled`]) waits as a worker does, running its
+//! team's tasks ([`locus::raw::wait_until`]); thread 0 waits running only its own
+//! team's tasks that no crew worker has taken from the crew's injector, where the
+//! crew's policy allows it ([`wait_helping`], [`locus::raw::help`]: not under a policy
+//! that takes task events, which a task run off the crew's workers would escape), and
+//! otherwise spins, then yields, then naps ([`wait_outside`]); so a nested team's
+//! thread 0 never runs its parent team's tasks while its own team runs. Whoever makes a
+//! waited-for condition true wakes the crew's workers through the crew ([`wake_all`]),
+//! whichever thread it runs on.
 //!
 //! # Entering a region
-//! A region's tasks are published to its pool, where any worker may take one; a worker
-//! must then already be the member that runs it. So each member first publishes itself
-//! (its `MEMBER`, and `share`: the member it is of its pool's region), then waits until
-//! every member has (`gather`), before it runs any of the region's code; it runs no
-//! task while it waits, since the first members through may already have made some. A
-//! task taken from the pool runs as the worker's `share` member, even if the worker
-//! waits inside a nested team of one.
+//! A task taken from a crew's pool must find its worker already the member that runs
+//! it. So each member first publishes itself (its `MEMBER`, and, for a crew worker,
+//! `share`: the member it is of the team its crew serves), then waits until every
+//! member has (`gather`), before it runs any of the region's code; it runs no task
+//! while it waits, since the first members through may already have made some. A task
+//! taken from the pool runs as the worker's `share` member, even if the worker waits
+//! inside a nested team of one.
 //!
 //! # The barrier
 //! A member first waits until its implicit task's references fall to its own (every
 //! task descended from it has completed; see `task.rs`), then arrives; the last to
 //! arrive resets the count and moves the generation on (`SeqCst`), then wakes every
-//! worker ([`locus::raw::wake_all`], which fences). The others wait for the generation
-//! to move. All members' descendants done, all arrived: no task of the team is left.
-//! Every waiting member runs the team's tasks meanwhile.
+//! worker of the crew (which fences). The others wait for the generation to move. All
+//! members' descendants done, all arrived: no task of the team is left. Every waiting
+//! crew worker runs the team's tasks meanwhile.
 //!
 //! Threads outside any region act as the one member of their own team (`initial`).
 
+use crate::crew::{self, Crew, Lease};
 use crate::loops::WorkShare;
 use crate::task::Node;
 use std::cell::{Cell, RefCell};
@@ -42,28 +66,43 @@ pub(crate) type OutlinedFn = unsafe extern "C" fn(*mut c_void);
 pub(crate) struct Team {
     /// Number of members.
     pub(crate) size: usize,
+    /// The crew its threads `1..size` are workers of; null for a team of one.
+    crew: *const Crew,
     /// Members at the current barrier.
     arrived: AtomicUsize,
     /// Barriers passed.
     generation: AtomicUsize,
-    /// Members that have entered the region (see [`parallel`]).
+    /// Members that have entered the region (see [`gather`]).
     entered: AtomicUsize,
     /// `single` constructs claimed (see [`single_start`]).
     singles: AtomicU64,
+    /// Tasks thread 0 handed to the crew's injector that no worker has started yet
+    /// (`task.rs`); a hint, `Relaxed`.
+    pub(crate) injected: AtomicUsize,
     /// Worksharing loops in progress, by their number in each member's sequence.
     pub(crate) works: Mutex<HashMap<u64, Arc<WorkShare>>>,
 }
 
 impl Team {
-    pub(crate) fn new(size: usize) -> Team {
+    /// A team of `size` threads, those past thread 0 workers of `crew` (`None` for a
+    /// team of one), which the team holds for as long as it lives.
+    pub(crate) fn new(size: usize, crew: Option<&Crew>) -> Team {
         Team {
             size,
+            crew: crew.map_or(std::ptr::null(), |c| c as *const Crew),
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
             entered: AtomicUsize::new(0),
             singles: AtomicU64::new(0),
+            injected: AtomicUsize::new(0),
             works: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The crew of the team's threads past thread 0; `None` for a team of one.
+    pub(crate) fn crew(&self) -> Option<&Crew> {
+        // SAFETY: the team's lease keeps the crew live while the team is.
+        unsafe { self.crew.as_ref() }
     }
 }
 
@@ -76,6 +115,8 @@ pub(crate) struct Member {
     pub(crate) implicit: *const Node,
     /// Whether an enclosing region (this one or an outer one) has more than one thread.
     pub(crate) active: bool,
+    /// Enclosing parallel regions of more than one thread (`omp_get_active_level`).
+    pub(crate) active_level: usize,
     /// Enclosing parallel regions (`omp_get_level`): 0 outside every region.
     pub(crate) level: usize,
     /// The member that started this member's region (null at level 0): the thread's
@@ -97,21 +138,23 @@ pub(crate) struct Member {
     pub(crate) ordered: Cell<bool>,
     /// The chunk of an ordered loop this member runs, whose turn it passes on when done.
     pub(crate) ordered_chunk: Cell<Option<(u64, u64)>>,
+    /// def-allocator-var of its implicit task (`alloc.rs`): inherited from the member
+    /// that started the region, as OpenMP has implicit tasks inherit it.
+    pub(crate) def_allocator: Cell<usize>,
 }
 
 impl Member {
-    pub(crate) fn new(
-        team: &Team,
-        num: usize,
-        implicit: &Node,
-        active: bool,
-        parent: Option<&Member>,
-    ) -> Member {
+    /// Member `num` of `team`, whose region `parent` started (`None`: a thread outside
+    /// every region).
+    pub(crate) fn new(team: &Team, num: usize, implicit: &Node, parent: Option<&Member>) -> Member {
+        let active_level =
+            parent.map_or(0, |p| p.active_level) + usize::from(team.size > 1 && parent.is_some());
         Member {
             team,
             num,
             implicit,
-            active,
+            active: active_level > 0,
+            active_level,
             level: parent.map_or(0, |p| p.level + 1),
             parent: parent.map_or(std::ptr::null(), |p| p as *const Member),
             singles: Cell::new(0),
@@ -121,6 +164,7 @@ impl Member {
             league: Default::default(),
             ordered: Cell::new(false),
             ordered_chunk: Cell::new(None),
+            def_allocator: Cell::new(parent.map_or(0, |p| p.def_allocator.get())),
         }
     }
 
@@ -151,16 +195,17 @@ impl Member {
 /// per lookup).
 pub(crate) struct Local {
     member: Cell<*const Member>,
-    /// The member this worker is of the region its pool runs (the broadcast share it
-    /// runs), while it runs it; null otherwise. The member that runs a task of that
-    /// region's team, whatever nested team of one it is in when it takes the task.
+    /// The member this crew worker is of the team its crew serves, while it runs that
+    /// team's region; null otherwise. The member that runs a task of that team, whatever
+    /// nested team of one it is in when it takes the task.
     share: Cell<*const Member>,
     /// The task running on this thread (an implicit or explicit task); null if none.
     current: Cell<*const Node>,
     /// Free task records (`blocks.rs`).
     pub(crate) blocks: crate::blocks::List,
-    /// This thread's locus worker while it runs a region of its pool (set with
-    /// `share`); `None` otherwise.
+    /// This thread's locus worker while its member is one of its crew's team (set with
+    /// `share`, and unset while the thread is thread 0 of a nested team); `None`
+    /// otherwise.
     worker: Cell<Option<locus::raw::Worker>>,
     /// Tasks this thread ran at once in the region it runs, added to its pool's count
     /// as it leaves the region.
@@ -180,17 +225,37 @@ impl Local {
         unsafe { &*t }
     }
 
-    /// [`locus::raw::offers_enough`] for this thread's worker; `false` outside a region
-    /// of its pool.
+    /// Whether this thread's member is a worker of its team's crew, so that it spawns
+    /// into its own pool and runs the team's tasks while it waits.
+    #[inline]
+    pub(crate) fn pooled(&self) -> bool {
+        self.worker.get().is_some()
+    }
+
+    /// [`locus::raw::offers_enough`] for this thread's worker; `false` unless it is
+    /// [`Local::pooled`].
     #[inline]
     pub(crate) fn offers_enough(&self, tasks: usize) -> bool {
         match self.worker.get() {
-            // SAFETY: set only while this thread runs a region of its pool (cleared when
-            // its broadcast share ends), so the worker is live; this is its thread (a
-            // thread-local).
+            // SAFETY: set only while this thread runs a region of its crew's team (cleared
+            // as it leaves), inside its broadcast share, so the worker is live; this is
+            // its thread (a thread-local).
             Some(worker) => unsafe { worker.offers_enough(tasks) },
             None => false,
         }
+    }
+
+    /// For a team's thread 0 (not [`Local::pooled`]): whether as many of its tasks as
+    /// its crew has workers wait unstarted in the crew's injector, so that it may run a
+    /// new one at once instead (`task.rs`). `false` on a crew worker and without a crew.
+    #[inline]
+    pub(crate) fn first_offers_enough(&self) -> bool {
+        if self.pooled() {
+            return false;
+        }
+        let team = member().team();
+        team.crew()
+            .is_some_and(|crew| team.injected.load(Ordering::Relaxed) >= crew.workers())
     }
 
     /// Makes `node` the running task until the returned guard drops.
@@ -217,9 +282,9 @@ thread_local! {
 }
 
 fn initial_member() -> &'static Member {
-    let team: &'static Team = Box::leak(Box::new(Team::new(1)));
+    let team: &'static Team = Box::leak(Box::new(Team::new(1, None)));
     let node: &'static Node = Box::leak(Box::new(Node::implicit(0, 0, true)));
-    Box::leak(Box::new(Member::new(team, 0, node, false, None)))
+    Box::leak(Box::new(Member::new(team, 0, node, None)))
 }
 
 /// This thread's [`Local`].
@@ -258,7 +323,7 @@ impl Drop for TaskGuard {
 }
 
 impl Local {
-    /// Makes this worker's member of the region its pool runs (the share it runs) its
+    /// Makes this worker's member of the team its crew serves (the share it runs) its
     /// member until the returned guard drops, for a task taken from the pool: a worker
     /// could take one of that team while it waits inside a nested team of one (or in a
     /// task that opened one), where `member` names the inner team's member; the task
@@ -295,33 +360,97 @@ fn with_member(member: &Member, f: impl FnOnce()) {
     l.member.set(saved_member);
 }
 
-/// A region's function and data, handed to every member.
+/// A region of more than one thread: what every member needs to run it.
 struct Region {
+    team: Team,
     f: OutlinedFn,
     data: *mut c_void,
+    /// The member that met the region: its members' parent, and its thread 0's.
+    starter: *const Member,
+    /// Runs first on each member (a combined loop's dealing); live while the region is.
+    setup: *const (dyn Fn(&Member) + Sync),
 }
+
 // SAFETY: the program hands the data to every member of its team by design (the
-// outlined function reads shared variables through it); the caller waits for them.
+// outlined function reads shared variables through it); the members read the
+// starter's fixed fields (`num`, `level`, `active_level`, `parent`, its team's `size`)
+// and its `def_allocator`, which nobody writes while the region runs (the starter's
+// thread runs as the region's thread 0 meanwhile, a member of its own); the starter
+// outlives the region (it waits for the crew).
 unsafe impl Sync for Region {}
 
 impl Region {
-    /// Runs the region's function (a method, so closures capture the whole `Region`).
-    fn run(&self) {
-        // SAFETY: the program's outlined function and data, called as libgomp calls them.
-        unsafe { (self.f)(self.data) }
+    fn new(
+        team: Team,
+        f: OutlinedFn,
+        data: *mut c_void,
+        starter: &Member,
+        setup: &(dyn Fn(&Member) + Sync),
+    ) -> Region {
+        // SAFETY: only the lifetime is erased; whoever makes the region keeps `setup`
+        // live until every member is done (`parallel_of` and `parallel_end` wait for
+        // the crew before it goes).
+        let setup: &'static (dyn Fn(&Member) + Sync) = unsafe { std::mem::transmute(setup) };
+        Region {
+            team,
+            f,
+            data,
+            starter,
+            setup,
+        }
+    }
+
+    fn fn_id(&self) -> u64 {
+        self.f as usize as u64
+    }
+
+    fn setup(&self, m: &Member) {
+        // SAFETY: live while the region is (see `setup`).
+        unsafe { (*self.setup)(m) }
+    }
+
+    /// Crew worker `i`'s part: thread `i + 1` of the team, from the region's opening to
+    /// its closing barrier.
+    fn run_worker(&self, i: usize) {
+        crate::abi::guard("a parallel region", || {
+            let num = i + 1;
+            let node = Node::implicit(self.fn_id(), num as u32, false);
+            // SAFETY: the starter outlives the region (see `Sync`).
+            let m = Member::new(&self.team, num, &node, Some(unsafe { &*self.starter }));
+            let l = local();
+            let saved_share = l.share.replace(&m);
+            let saved_worker = l.worker.replace(locus::raw::Worker::current());
+            with_member(&m, || {
+                gather(&self.team);
+                self.setup(&m);
+                crate::affinity::display_on_entry();
+                // SAFETY: the program's outlined function and data, called as libgomp
+                // calls them.
+                unsafe { (self.f)(self.data) };
+                barrier();
+            });
+            l.worker.set(saved_worker);
+            l.share.set(saved_share);
+            if let Some(crew) = self.team.crew() {
+                crew.run_at_once
+                    .fetch_add(l.run_at_once.take(), Ordering::Relaxed);
+            }
+        })
     }
 }
 
 /// The size of the team a parallel region asking for `requested` threads (0: the
-/// default) gets here: 1 when nested, else the request or nthreads-var, at most
-/// locus's largest team and the enclosing `teams` or `target` region's thread limit.
+/// default) gets here: 1 where max-active-levels active regions already enclose the
+/// thread, else the request or nthreads-var, at most thread-limit-var and the
+/// enclosing `teams` or `target` region's thread limit. (The crew may give fewer where
+/// the teams running at once use up `OMP_THREAD_LIMIT`: `crew::lease`.)
 pub(crate) fn region_size(requested: usize) -> usize {
-    if !local().member.get().is_null() {
+    if member().active_level >= crate::env::max_active_levels() {
         return 1;
     }
     let size = match requested {
         0 => crate::env::max_threads(),
-        n => n.min(locus::MAX_THREADS),
+        n => n.min(crate::env::thread_limit()),
     };
     crate::teams::thread_limit().map_or(size, |limit| size.min(limit))
 }
@@ -334,22 +463,42 @@ pub(crate) fn parallel(
     requested: usize,
     setup: &(dyn Fn(&Member) + Sync),
 ) {
-    parallel_of(f, data, region_size(requested), setup)
+    parallel_of(f, data, Threads::lease(region_size(requested)), setup)
 }
 
-/// [`parallel`] with a team of `size` threads, which [`region_size`] gave.
+/// The threads of a team about to run: the crew leased for it, if it has more than one.
+pub(crate) struct Threads(Option<Lease>);
+
+impl Threads {
+    /// Threads for a team of `size` (which [`region_size`] gave): a crew of `size - 1`
+    /// workers, or fewer where the teams running at once use up `OMP_THREAD_LIMIT`.
+    pub(crate) fn lease(size: usize) -> Threads {
+        Threads(if size > 1 {
+            crew::lease(size - 1)
+        } else {
+            None
+        })
+    }
+
+    /// The team's size.
+    pub(crate) fn size(&self) -> usize {
+        1 + self.0.as_ref().map_or(0, |c| c.workers())
+    }
+}
+
+/// [`parallel`] on `threads`, which [`Threads::lease`] gave.
 pub(crate) fn parallel_of(
     f: OutlinedFn,
     data: *mut c_void,
-    size: usize,
+    threads: Threads,
     setup: &(dyn Fn(&Member) + Sync),
 ) {
     let outer = member();
     let fn_id = f as usize as u64;
-    if size == 1 {
-        let team = Team::new(1);
+    let Some(lease) = threads.0 else {
+        let team = Team::new(1, None);
         let node = Node::implicit(fn_id, 0, true);
-        let m = Member::new(&team, 0, &node, outer.active, Some(outer));
+        let m = Member::new(&team, 0, &node, Some(outer));
         with_member(&m, || {
             setup(&m);
             crate::affinity::display_on_entry();
@@ -358,44 +507,48 @@ pub(crate) fn parallel_of(
             barrier();
         });
         return;
-    }
-    let team_pool = crate::env::pool_for(Some(size));
-    let _one_team = team_pool.region.lock().unwrap_or_else(|e| e.into_inner());
-    let team = Team::new(size);
-    let region = Region { f, data };
-    let starter = Starter(outer);
-    team_pool.pool.broadcast(|i| {
-        crate::abi::guard("a parallel region", || {
-            let node = Node::implicit(fn_id, i as u32, false);
-            let m = Member::new(&team, i, &node, true, Some(starter.get()));
-            let l = local();
-            let saved_share = l.share.replace(&m);
-            let saved_worker = l.worker.replace(locus::raw::Worker::current());
-            with_member(&m, || {
-                gather(&team);
-                setup(&m);
-                crate::affinity::display_on_entry();
-                region.run();
-                barrier();
-            });
-            l.worker.set(saved_worker);
-            l.share.set(saved_share);
-            team_pool
-                .run_at_once
-                .fetch_add(l.run_at_once.take(), Ordering::Relaxed);
-        })
+    };
+    let region = Region::new(
+        Team::new(1 + lease.workers(), Some(&lease)),
+        f,
+        data,
+        outer,
+        setup,
+    );
+    let job = |i: usize| region.run_worker(i);
+    // SAFETY: `job` and the lease live until `wait_left` below returns.
+    unsafe { lease.post(&job) };
+    let node = Node::implicit(fn_id, 0, false);
+    let m = Member::new(&region.team, 0, &node, Some(outer));
+    let l = local();
+    // Thread 0 is no worker of the crew: it spawns through the crew's injector and
+    // waits running nothing (see the module docs).
+    let saved_worker = l.worker.replace(None);
+    with_member(&m, || {
+        gather(&region.team);
+        setup(&m);
+        crate::affinity::display_on_entry();
+        // SAFETY: the program's outlined function, called as GCC's libgomp calls it.
+        unsafe { f(data) };
+        barrier();
     });
+    l.worker.set(saved_worker);
+    lease.wait_left();
 }
 
 /// A region started by `GOMP_parallel_start` (GCC before 4.9), whose function the
-/// caller runs itself before `GOMP_parallel_end`. locus's teams are pools the starting
-/// thread is no member of, so such a region runs as a team of one on the caller.
+/// caller runs itself, as thread 0, before `GOMP_parallel_end`.
 struct Started {
     member: Box<Member>,
-    _team: Box<Team>,
     _node: Box<Node>,
+    /// The crew's job, while the crew runs it.
+    _job: Option<Box<dyn Fn(usize) + Sync>>,
+    region: Box<Region>,
+    _setup: Box<dyn Fn(&Member) + Sync>,
+    lease: Option<Lease>,
     saved_member: *const Member,
     saved_current: *const Node,
+    saved_worker: Option<locus::raw::Worker>,
 }
 
 thread_local! {
@@ -403,32 +556,76 @@ thread_local! {
     static STARTED: RefCell<Vec<Started>> = const { RefCell::new(Vec::new()) };
 }
 
-/// `GOMP_parallel_start` (and the older combined starts): makes the caller the one
-/// member of a new team, for the region's function it calls next; `setup` runs first
-/// (a combined loop's or sections' dealing).
-pub(crate) fn parallel_start(f: OutlinedFn, setup: &dyn Fn(&Member)) {
-    static NOTICE: std::sync::Once = std::sync::Once::new();
-    NOTICE.call_once(|| {
-        eprintln!(
-            "locus: GOMP_parallel_start (code from GCC before 4.9) runs its regions with a \
-             team of one thread"
-        )
-    });
+/// A region's address, for a crew's job that outlives the frame that made it.
+struct RegionPtr(*const Region);
+// SAFETY: a `Region` is `Sync`; the pointer is live while the crew runs the job
+// (`parallel_end` waits for it before the region goes).
+unsafe impl Sync for RegionPtr {}
+// SAFETY: as above.
+unsafe impl Send for RegionPtr {}
+
+impl RegionPtr {
+    /// A method, so closures capture the whole `RegionPtr`.
+    fn get(&self) -> &Region {
+        // SAFETY: see the type.
+        unsafe { &*self.0 }
+    }
+}
+
+/// `GOMP_parallel_start` (and the older combined starts): a team of `requested`
+/// threads (0: nthreads-var) for `f(data)`, the caller its thread 0, which calls the
+/// region's function next and then `GOMP_parallel_end`; `setup` runs first on each
+/// member (a combined loop's or sections' dealing).
+pub(crate) fn parallel_start(
+    f: OutlinedFn,
+    data: *mut c_void,
+    requested: usize,
+    setup: Box<dyn Fn(&Member) + Sync>,
+) {
     let outer = member();
-    let team = Box::new(Team::new(1));
-    let node = Box::new(Node::implicit(f as usize as u64, 0, true));
-    let member = Box::new(Member::new(&team, 0, &node, outer.active, Some(outer)));
+    let threads = Threads::lease(region_size(requested));
+    let size = threads.size();
+    let lease = threads.0;
+    let region = Box::new(Region::new(
+        Team::new(size, lease.as_deref()),
+        f,
+        data,
+        outer,
+        &*setup,
+    ));
+    let job = lease.as_ref().map(|lease| {
+        let ptr = RegionPtr(&*region);
+        let job: Box<dyn Fn(usize) + Sync> = Box::new(move |i| ptr.get().run_worker(i));
+        // SAFETY: the job, the region and the lease live in `STARTED` until
+        // `parallel_end` has waited for the crew.
+        unsafe { lease.post(&*job) };
+        job
+    });
+    let node = Box::new(Node::implicit(f as usize as u64, 0, size == 1));
+    let member = Box::new(Member::new(&region.team, 0, &node, Some(outer)));
     let l = local();
     let saved_member = l.member.replace(&*member);
     let saved_current = l.current.replace(member.implicit);
+    let saved_worker = if size > 1 {
+        l.worker.replace(None)
+    } else {
+        l.worker.get()
+    };
+    if size > 1 {
+        gather(&region.team);
+    }
     setup(&member);
     STARTED.with(|s| {
         s.borrow_mut().push(Started {
             member,
-            _team: team,
             _node: node,
+            _job: job,
+            region,
+            _setup: setup,
+            lease,
             saved_member,
             saved_current,
+            saved_worker,
         })
     });
 }
@@ -444,33 +641,92 @@ pub(crate) fn parallel_end() {
     let started = STARTED.with(|s| s.borrow_mut().pop());
     if let Some(started) = started {
         debug_assert!(std::ptr::eq(local().member.get(), &*started.member));
+        if let Some(lease) = &started.lease {
+            lease.wait_left();
+        }
+        debug_assert!(started.region.team.size >= 1);
         let l = local();
         l.member.set(started.saved_member);
         l.current.set(started.saved_current);
+        l.worker.set(started.saved_worker);
     }
 }
 
-/// The member that starts a region, as its members' parent.
-struct Starter(*const Member);
-// SAFETY: the members read only the starter's fixed fields (`num`, `level`, `parent`,
-// its team's `size`), never its cells; it waits for them.
-unsafe impl Sync for Starter {}
+/// Waits until `done()` holds, running nothing: spins, then yields, then naps, for a
+/// thread that no waker knows of (a team's thread 0, a crew's starter); needs no wake.
+pub(crate) fn wait_outside(done: impl Fn() -> bool) {
+    wait_outside_running(done, || false);
+}
 
-impl Starter {
-    /// A method, so closures capture the whole `Starter`.
-    fn get(&self) -> &Member {
-        // SAFETY: the starter outlives the region it waits for.
-        unsafe { &*self.0 }
+/// [`wait_outside`] for a team's thread 0, which is no worker of its crew's pool:
+/// meanwhile it runs the team's tasks that wait in the crew's injector, where the
+/// crew's policy allows ([`locus::raw::help`]), as libgomp's primary thread runs its
+/// team's tasks while it waits.
+pub(crate) fn wait_helping(done: impl Fn() -> bool) {
+    match member().team().crew() {
+        Some(crew) => wait_outside_running(done, || locus::raw::help(&crew.pool)),
+        None => wait_outside(done),
+    }
+}
+
+/// Waits until `done()` holds, calling `run` between checks (it returns whether it ran
+/// a task, which starts the back-off again): spins, then yields, then naps.
+fn wait_outside_running(done: impl Fn() -> bool, run: impl Fn() -> bool) {
+    /// Checks spent spinning, then yielding, before napping. Guess.
+    const SPINS: u32 = 64;
+    const YIELDS: u32 = 32;
+    /// The longest nap between checks: the most a waiter lags the condition. Guess,
+    /// against the cost of a region's closing barrier.
+    const MAX_NAP_US: u64 = 100;
+    let mut checks = 0u32;
+    let mut nap = 1;
+    while !done() {
+        if run() {
+            checks = 0;
+            nap = 1;
+            continue;
+        }
+        if checks < SPINS {
+            std::hint::spin_loop();
+        } else if checks < SPINS + YIELDS {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(nap));
+            nap = (nap * 2).min(MAX_NAP_US);
+        }
+        checks = checks.saturating_add(1);
+    }
+}
+
+/// Waits until `done()` holds as this thread's member waits: a crew worker runs its
+/// team's tasks meanwhile ([`locus::raw::wait_until`]: whoever makes `done` true must
+/// then call [`wake_all`]); any other thread runs nothing ([`wait_outside`]).
+pub(crate) fn wait_until(done: impl Fn() -> bool) {
+    if local().pooled() {
+        locus::raw::wait_until(done);
+    } else {
+        wait_helping(done);
+    }
+}
+
+/// Wakes every sleeping worker of this thread's team's crew, after a fence: called by
+/// whoever made a condition true that members wait on with [`wait_until`].
+pub(crate) fn wake_all() {
+    match member().team().crew() {
+        Some(crew) => crew.wake_all(),
+        // A team of one: its only member is the caller. A fence all the same, as a
+        // wake's.
+        None => std::sync::atomic::fence(Ordering::SeqCst),
     }
 }
 
 /// The region's opening: waits until every member has entered it (published its
 /// `MEMBER` and `share`). Until then no member runs the region's code, so no task of the
-/// team exists: a worker of the pool that takes one (its tasks are published to this
-/// pool, which runs no other team) is already the member that runs it, never a worker
-/// still on its way to its share, which would answer the `omp_*` queries as a thread
-/// outside every region and open a nested region as a real team. (After the closing
-/// barrier no task of the team is left either.)
+/// team exists: a worker of the crew that takes one (its tasks are published to the
+/// crew's pool, which runs no other team) is already the member that runs it, never a
+/// worker still on its way to its share, which would answer the `omp_*` queries as a
+/// thread outside every region. (After the closing barrier no task of the team is left
+/// either.)
 ///
 /// The wait runs nothing ([`locus::raw::spin_until`]), unlike
 /// [`locus::raw::wait_until`], whose worker runs the pool's tasks meanwhile. The first
@@ -478,7 +734,7 @@ impl Starter {
 /// own region began would count it, say, in a `threadprivate` variable that the
 /// region's first statement then resets (`tests/c/threadprivate.c`, 200 short regions:
 /// before, it lost counts in both runs tried, under `static` on 2x2 and under `cab` on
-/// 3x1). Every member is a started worker on its way here, so the wait is short.
+/// 3x1). Every member is a started thread on its way here, so the wait is short.
 fn gather(team: &Team) {
     team.entered.fetch_add(1, Ordering::SeqCst);
     locus::raw::spin_until(|| team.entered.load(Ordering::SeqCst) == team.size);
@@ -495,9 +751,11 @@ pub(crate) fn barrier() {
         if team.arrived.fetch_add(1, Ordering::SeqCst) + 1 == team.size {
             team.arrived.store(0, Ordering::SeqCst);
             team.generation.fetch_add(1, Ordering::SeqCst);
-            locus::raw::wake_all();
+            if let Some(crew) = team.crew() {
+                crew.wake_all();
+            }
         } else {
-            locus::raw::wait_until(|| team.generation.load(Ordering::SeqCst) != generation);
+            wait_until(|| team.generation.load(Ordering::SeqCst) != generation);
         }
     }
     node.sync_block_ended();

@@ -60,6 +60,22 @@ static void sections_body(void *data) {
   }
   GOMP_sections_end();
 }
+/* A real team: the caller is thread 0 (its thread-local data is its own), the other
+   members are threads of their own, each numbered once, all at one barrier. */
+static __thread int caller;
+static int members[8], team_size, caller_is_zero;
+static void team_region(void *data) {
+  (void)data;
+  int me = omp_get_thread_num();
+  #pragma omp atomic
+  members[me]++;
+  if (me == 0) {
+    team_size = omp_get_num_threads();
+    caller_is_zero = caller == 1;
+  }
+  #pragma omp barrier
+  CHECK(omp_get_level() == 1 && omp_in_parallel() == (omp_get_num_threads() > 1), "level");
+}
 static void expect(const char *what) {
   for (int i = 0; i < N; i++) CHECK(hits[i] == 1, "%s: iteration %d ran %d times", what, i, hits[i]);
   memset(hits, 0, sizeof hits);
@@ -91,6 +107,15 @@ int main(void) {
   sections_body(NULL);
   GOMP_parallel_end();
   CHECK(sections == 45, "sections add up to %ld", sections);
-  printf("parallel_start ok %ld %ld\n", tasks, sections);
+  caller = 1;
+  for (int round = 0; round < 20; round++) {
+    GOMP_parallel_start(team_region, NULL, 3);
+    team_region(NULL);
+    GOMP_parallel_end();
+    CHECK(team_size == 3 && caller_is_zero, "round %d: a team of %d, caller thread 0: %d",
+          round, team_size, caller_is_zero);
+  }
+  for (int i = 0; i < 3; i++) CHECK(members[i] == 20, "thread %d ran %d times", i, members[i]);
+  printf("parallel_start ok %ld %ld, a team of %d\n", tasks, sections, team_size);
   return 0;
 }

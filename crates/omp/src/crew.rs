@@ -1,0 +1,438 @@
+//! Crews: the worker threads that run OpenMP teams beside their encountering threads.
+//!
+//! A crew is a locus pool of `k` workers that one team of `k + 1` threads leases whole
+//! while its region runs: the team's encountering thread is its thread 0, crew worker
+//! `i` its thread `i + 1` (`team.rs`). Every worker of the pool is a member, so every
+//! place the policy may put a task (a worker's deque or inbox, a squad's queue) is
+//! drained by a member of the team that made it, and no other team's task is there.
+//!
+//! # Life of a crew
+//! 1. **Built** on a miss: no free crew has `k` workers. Free crews are retired first,
+//!    least recently used first, until the free crews' threads and the new crew's
+//!    together are at most the largest crew's asked for so far, so the threads kept are
+//!    bounded by the largest team (plus the teams running at once), as libgomp's are.
+//!    Building (and retiring) happens with no lock held; a crew that cannot start its
+//!    workers ends the process with status 3 ([`cannot_start`]), holding no lock.
+//! 2. **Started**: a helper thread of the crew's own (small stack, blocked all its
+//!    life) broadcasts the crew loop ([`Crew::serve`]) over the pool. From then on every
+//!    worker sits in its share until the crew retires, never in the pool's idle loop.
+//!    (A task injected to broadcast from a worker would spare the helper, but the policy
+//!    would see it start and never end: a subtree holding its squad busy.)
+//! 3. **Leased** by a team: taken out of the free list (the lock is held for the take
+//!    only). [`Crew::post`] hands the workers the team's job, which each runs once as
+//!    its member and then counts itself out (`left`); [`Crew::wait_left`] waits for all
+//!    of them before the job's frame goes. Between posts a worker blocks on the crew's
+//!    condition variable, costing no CPU.
+//! 4. **Returned** to the free list (most recently used last).
+//! 5. **Retired**: `retire` is posted, every share returns, the helper's broadcast
+//!    returns and the helper is joined, the pool's statistics are kept for the
+//!    `LOCUS_STATS` report, and the pool is dropped, which joins its workers.
+//!
+//! # Threads in use
+//! `OMP_THREAD_LIMIT` bounds every team's threads: the workers leased by all teams at
+//! once plus one are at most the limit ([`reserve`]), so a team asking past it gets
+//! fewer workers (at least none: a team of one).
+
+use crate::sync::{AtomicUsize, Condvar, Mutex};
+use locus::{ThreadPool, ThreadPoolBuilder};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+
+/// The job a team posts to its crew: `job(i)` runs worker `i`'s member.
+type Job = dyn Fn(usize) + Sync;
+
+/// The hand-off between the team that leases a crew and the crew's workers: the team
+/// posts a job, each worker takes each post's job once ([`Posts::next`]), runs it and
+/// counts itself out ([`Posts::done`]); the team waits for all ([`Posts::all_left`])
+/// before it posts again. Between posts the workers block on the condition variable.
+/// `retire` ends the workers' loop. The loom model in `src/tests/loom_crew.rs` checks
+/// that every worker runs every job once and the team sees what they wrote.
+pub(crate) struct Posts<J: Copy> {
+    post: Mutex<Post<J>>,
+    posted: Condvar,
+    /// Workers done with the current post's job.
+    left: AtomicUsize,
+}
+
+/// What a crew's workers wait for between regions.
+struct Post<J> {
+    /// Posts made so far: a worker runs the job of each new one once.
+    number: u64,
+    /// The current post's job.
+    job: Option<J>,
+    /// The crew retires: every worker's loop ends.
+    retire: bool,
+}
+
+impl<J: Copy> Posts<J> {
+    pub(crate) fn new() -> Posts<J> {
+        Posts {
+            post: Mutex::new(Post {
+                number: 0,
+                job: None,
+                retire: false,
+            }),
+            posted: Condvar::new(),
+            left: AtomicUsize::new(0),
+        }
+    }
+
+    /// A worker's next job, once per post (`seen`: the last post it took), blocking
+    /// until there is one; `None` once the crew retires.
+    pub(crate) fn next(&self, seen: &mut u64) -> Option<J> {
+        let mut post = self.post.lock().unwrap_or_else(|e| e.into_inner());
+        while post.number == *seen && !post.retire {
+            post = self.posted.wait(post).unwrap_or_else(|e| e.into_inner());
+        }
+        if post.retire {
+            return None;
+        }
+        *seen = post.number;
+        post.job
+    }
+
+    /// A worker is done with the job [`Posts::next`] gave it.
+    pub(crate) fn done(&self) {
+        // Release: pairs with the `Acquire` in `all_left`, so the team sees what the
+        // job wrote.
+        self.left.fetch_add(1, Ordering::Release);
+    }
+
+    /// Posts `job`; the previous post's workers must all have left.
+    pub(crate) fn post(&self, job: J) {
+        let mut post = self.post.lock().unwrap_or_else(|e| e.into_inner());
+        // Relaxed: the workers read it only after taking this post under the lock.
+        self.left.store(0, Ordering::Relaxed);
+        post.number += 1;
+        post.job = Some(job);
+        drop(post);
+        self.posted.notify_all();
+    }
+
+    /// Whether `workers` workers are done with the current post's job.
+    pub(crate) fn all_left(&self, workers: usize) -> bool {
+        self.left.load(Ordering::Acquire) == workers
+    }
+
+    /// Forgets the current post's job (its workers are done with it).
+    pub(crate) fn clear(&self) {
+        self.post.lock().unwrap_or_else(|e| e.into_inner()).job = None;
+    }
+
+    /// Ends every worker's loop: [`Posts::next`] answers `None` from now on.
+    pub(crate) fn retire(&self) {
+        self.post.lock().unwrap_or_else(|e| e.into_inner()).retire = true;
+        self.posted.notify_all();
+    }
+}
+
+/// A posted job's address, its lifetime erased (see [`Crew::post`]).
+#[derive(Clone, Copy)]
+struct JobPtr(*const Job);
+
+// SAFETY: the job is `Sync`, and shared with the workers only while its poster keeps
+// it live (`Crew::post`'s contract).
+unsafe impl Send for JobPtr {}
+
+/// One crew (see the module docs).
+pub(crate) struct Crew {
+    pub(crate) pool: ThreadPool,
+    posts: Posts<JobPtr>,
+    /// Tasks its teams ran at once rather than spawned (`task.rs`, `run_at_once`):
+    /// each worker adds its own count as it leaves a region.
+    pub(crate) run_at_once: AtomicU64,
+    /// The helper thread whose broadcast runs the crew loop; joined at retirement.
+    helper: std::sync::Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Crew {
+    /// Workers in the crew.
+    pub(crate) fn workers(&self) -> usize {
+        self.pool.num_threads()
+    }
+
+    /// Threads the crew keeps: its workers and its helper.
+    fn threads(&self) -> usize {
+        self.workers() + 1
+    }
+
+    /// The crew loop, run by worker `i` as its broadcast share until the crew retires.
+    fn serve(&self, i: usize) {
+        let mut seen = 0;
+        while let Some(job) = self.posts.next(&mut seen) {
+            // SAFETY: the poster keeps the job live until every worker has counted
+            // itself out (`post`'s contract).
+            unsafe { (*job.0)(i) };
+            self.posts.done();
+        }
+    }
+
+    /// Hands `job` to every worker, which runs `job(i)` once.
+    ///
+    /// # Safety
+    /// `job` stays live, and the crew leased by the caller, until [`Crew::wait_left`]
+    /// returns; the caller calls it before the next post.
+    pub(crate) unsafe fn post(&self, job: &(dyn Fn(usize) + Sync + '_)) {
+        // SAFETY: a lifetime erased only for the pointer's storage (the contract keeps
+        // the job live while workers may read it).
+        let job: *const Job = unsafe { std::mem::transmute(job) };
+        self.posts.post(JobPtr(job));
+    }
+
+    /// Waits until every worker has finished the posted job, running nothing.
+    pub(crate) fn wait_left(&self) {
+        let n = self.workers();
+        crate::team::wait_outside(|| self.posts.all_left(n));
+        self.posts.clear();
+    }
+
+    /// Wakes worker `index` if it sleeps in the pool (after a fence).
+    pub(crate) fn wake(&self, index: usize) {
+        locus::raw::wake_in(&self.pool, index);
+    }
+
+    /// Wakes every sleeping worker of the crew (after a fence).
+    pub(crate) fn wake_all(&self) {
+        locus::raw::wake_all_in(&self.pool);
+    }
+
+    /// Ends the crew loop, joins the helper, and gives the statistics to keep. The
+    /// caller then drops the last reference, which joins the workers.
+    fn retire(&self) -> String {
+        self.posts.retire();
+        let helper = self.helper.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(helper) = helper {
+            // Its broadcast returns once every share has: the crew loop's end.
+            let _ = helper.join();
+        }
+        crate::stats::describe(&self.pool, self.run_at_once.load(Ordering::Relaxed))
+    }
+}
+
+/// The crews of this process.
+struct Crews {
+    /// Free crews, least recently used first.
+    free: Vec<Arc<Crew>>,
+    /// Every crew not retired, free or leased (for the `LOCUS_STATS` report).
+    live: Vec<Arc<Crew>>,
+    /// The reports of retired crews.
+    retired: Vec<String>,
+    /// The most workers a crew was asked for.
+    largest: usize,
+}
+
+static CREWS: std::sync::Mutex<Crews> = std::sync::Mutex::new(Crews {
+    free: Vec::new(),
+    live: Vec::new(),
+    retired: Vec::new(),
+    largest: 0,
+});
+
+/// Workers leased by all teams now (see [`reserve`]).
+static LEASED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+fn crews() -> std::sync::MutexGuard<'static, Crews> {
+    CREWS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Wakes every sleeping worker of every crew not retired (after a fence): for a thread
+/// of no team (one of the program's own, calling `omp_fulfill_event`) that completed a
+/// task a crew worker may wait for, not knowing which crew.
+pub(crate) fn wake_every_crew() {
+    for crew in &crews().live {
+        crew.wake_all();
+    }
+}
+
+/// `omp_pause_resource`: retires every free crew, so that its threads end (a later team
+/// starts new ones, their `threadprivate` data fresh, as after libgomp's pause). Crews
+/// leased by running teams are kept.
+pub(crate) fn retire_free() {
+    let retire = {
+        let mut c = crews();
+        let free = std::mem::take(&mut c.free);
+        c.live
+            .retain(|live| !free.iter().any(|f| Arc::ptr_eq(live, f)));
+        free
+    };
+    for crew in retire {
+        let report = crew.retire();
+        crews().retired.push(report);
+        // The last reference: the pool's drop joins its workers, with no lock held.
+        drop(crew);
+    }
+}
+
+/// A crew leased by one team; returned to the free list when dropped.
+pub(crate) struct Lease {
+    crew: Arc<Crew>,
+}
+
+impl std::ops::Deref for Lease {
+    type Target = Crew;
+    fn deref(&self) -> &Crew {
+        &self.crew
+    }
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        LEASED.fetch_sub(self.crew.workers(), Ordering::Relaxed);
+        crews().free.push(Arc::clone(&self.crew));
+    }
+}
+
+/// Up to `wanted` workers within `OMP_THREAD_LIMIT`, counted as leased: how many.
+fn reserve(wanted: usize) -> usize {
+    let limit = crate::env::thread_limit();
+    let mut now = LEASED.load(Ordering::Relaxed);
+    loop {
+        // The threads of every team at once, plus one initial thread, within the limit.
+        let k = wanted.min(limit.saturating_sub(now + 1));
+        if k == 0 {
+            return 0;
+        }
+        match LEASED.compare_exchange_weak(now, now + k, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return k,
+            Err(v) => now = v,
+        }
+    }
+}
+
+/// A crew of up to `wanted` workers for a team (fewer where `OMP_THREAD_LIMIT` leaves
+/// fewer), or `None` for a team of one. Builds one if none is free (see the module
+/// docs).
+pub(crate) fn lease(wanted: usize) -> Option<Lease> {
+    let k = reserve(wanted);
+    if k == 0 {
+        return None;
+    }
+    let retire = {
+        let mut c = crews();
+        c.largest = c.largest.max(k);
+        if let Some(at) = c.free.iter().rposition(|crew| crew.workers() == k) {
+            let crew = c.free.remove(at);
+            return Some(Lease { crew });
+        }
+        let mut retire = Vec::new();
+        let mut kept: usize = c.free.iter().map(|crew| crew.threads()).sum();
+        // The threads kept, the new crew's included, at most the largest crew's.
+        while kept + (k + 1) > c.largest + 1 && !c.free.is_empty() {
+            let crew = c.free.remove(0);
+            kept -= crew.threads();
+            c.live.retain(|live| !Arc::ptr_eq(live, &crew));
+            retire.push(crew);
+        }
+        retire
+    };
+    for crew in retire {
+        let report = crew.retire();
+        crews().retired.push(report);
+        // The last reference: the pool's drop joins its workers, here, with no lock held.
+        drop(crew);
+    }
+    let crew = build(k);
+    let first = {
+        let mut c = crews();
+        c.live.push(Arc::clone(&crew));
+        c.live.len() == 1 && c.retired.is_empty()
+    };
+    if first && crate::env::settings().stats {
+        crate::stats::print_at_exit();
+    }
+    Some(Lease { crew })
+}
+
+/// Builds and starts a crew of `k` workers; a failure ends the process (status 3).
+fn build(k: usize) -> Arc<Crew> {
+    let pool = match builder().num_threads(k).build() {
+        Ok(pool) => pool,
+        Err(e) => cannot_start(&locus::error_chain(&e)),
+    };
+    let crew = Arc::new(Crew {
+        pool,
+        posts: Posts::new(),
+        run_at_once: AtomicU64::new(0),
+        helper: std::sync::Mutex::new(None),
+    });
+    let serving = Arc::clone(&crew);
+    let helper = std::thread::Builder::new()
+        .name("locus-crew".into())
+        .stack_size(HELPER_STACK)
+        .spawn(move || {
+            crate::abi::guard("a team's workers", || {
+                serving.pool.broadcast(|i| serving.serve(i))
+            })
+        });
+    match helper {
+        Ok(helper) => *crew.helper.lock().unwrap_or_else(|e| e.into_inner()) = Some(helper),
+        Err(e) => cannot_start(&format!("a crew's helper thread: {e}")),
+    }
+    crew
+}
+
+/// The helper's stack: it only broadcasts and waits. Guess, with room to spare.
+const HELPER_STACK: usize = 256 << 10;
+
+/// The pool builder of crews: the `LOCUS_*` settings, `OMP_STACKSIZE` and the pinning
+/// `OMP_PROC_BIND`/`OMP_PLACES` ask for. A bad `LOCUS_*` value is bad input (status 2).
+fn builder() -> ThreadPoolBuilder {
+    let s = crate::env::settings();
+    let mut builder = match ThreadPoolBuilder::from_env() {
+        Ok(b) => b,
+        Err(e) => crate::env::fail(&locus::error_chain(&e)),
+    };
+    if let Some(stack) = s.stack {
+        builder = builder.stack_size(stack);
+    }
+    if let Some(pinning) = s.pinning {
+        builder = builder.pinning(pinning);
+    }
+    builder
+}
+
+/// Team workers could not start: says so and ends the process with status 3, locus's
+/// code for a run that could not be made (`crates/cli`). No lock of this library is
+/// held by the caller, so the `LOCUS_STATS` report at exit can run.
+fn cannot_start(why: &str) -> ! {
+    eprintln!("locus: cannot start the OpenMP team's workers: {why}");
+    std::process::exit(3)
+}
+
+/// The threads of a team without `num_threads` or `OMP_NUM_THREADS`: `LOCUS_NUM_THREADS`,
+/// else one per PU of the machine (`LOCUS_TOPOLOGY`'s, else this one's, as far as the
+/// process's affinity mask allows), as a locus pool would have.
+pub(crate) fn default_threads() -> usize {
+    static DEFAULT: OnceLock<usize> = OnceLock::new();
+    *DEFAULT.get_or_init(|| {
+        // Checks every `LOCUS_*` setting, as building a pool would.
+        builder();
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        if let Some(n) = var("LOCUS_NUM_THREADS").and_then(|v| v.trim().parse().ok()) {
+            return n;
+        }
+        let topology = match var("LOCUS_TOPOLOGY") {
+            Some(spec) => locus::Topology::parse_spec(&spec),
+            None => locus::Topology::discover(),
+        };
+        match topology {
+            Ok(t) => t.num_pus().clamp(1, locus::MAX_THREADS),
+            Err(e) => cannot_start(&locus::error_chain(&e)),
+        }
+    })
+}
+
+/// The reports of every crew so far, retired ones first (`stats.rs`).
+pub(crate) fn reports() -> Vec<String> {
+    let (mut out, live) = {
+        let c = crews();
+        (c.retired.clone(), c.live.clone())
+    };
+    out.extend(
+        live.iter().map(|crew| {
+            crate::stats::describe(&crew.pool, crew.run_at_once.load(Ordering::Relaxed))
+        }),
+    );
+    out
+}
