@@ -6,8 +6,8 @@
 //! `LD_BIND_NOW=1`, as `locus run` sets) naming it.
 //!
 //! Signatures follow GCC 12's libgomp (`libgomp_g.h`, `omp.h.in`) and what
-//! `gcc -fopenmp -fdump-tree-optimized` emits; `tests/abi.rs` compares this list with
-//! the system libgomp's versions.
+//! `gcc -fopenmp -fdump-tree-optimized` emits; `tests/suite/programs.rs` compares this
+//! list with the system libgomp's versions.
 
 #![allow(non_snake_case)]
 #![allow(clippy::missing_safety_doc, clippy::redundant_closure)]
@@ -52,15 +52,17 @@ pub unsafe extern "C" fn GOMP_parallel(
     })
 }
 
-/// `GOMP_parallel_start@@GOMP_1.0`: GCC before 4.9; the region runs as a team of one
-/// on the caller (see `team::parallel_start`).
+/// `GOMP_parallel_start@@GOMP_1.0`: GCC before 4.9; the caller is thread 0 of the
+/// team and runs the region's function itself next (see `team::parallel_start`).
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_parallel_start(
     f: OutlinedFn,
-    _data: *mut c_void,
-    _num_threads: c_uint,
+    data: *mut c_void,
+    num_threads: c_uint,
 ) {
-    guard("GOMP_parallel_start", || team::parallel_start(f, &|_| {}))
+    guard("GOMP_parallel_start", || {
+        team::parallel_start(f, data, num_threads as usize, Box::new(|_| {}))
+    })
 }
 
 /// `GOMP_parallel_end@@GOMP_1.0`.
@@ -77,8 +79,8 @@ macro_rules! parallel_loop_start {
         #[no_mangle]
         pub unsafe extern "C" fn $name(
             f: OutlinedFn,
-            _data: *mut c_void,
-            _num_threads: c_uint,
+            data: *mut c_void,
+            num_threads: c_uint,
             start: c_long,
             end: c_long,
             incr: c_long,
@@ -89,7 +91,12 @@ macro_rules! parallel_loop_start {
                     kind: $kind,
                     chunk: chunk.max(0) as u64,
                 };
-                team::parallel_start(f, &|m| loops::start(m, schedule, start, end, incr))
+                team::parallel_start(
+                    f,
+                    data,
+                    num_threads as usize,
+                    Box::new(move |m| loops::start(m, schedule, start, end, incr)),
+                )
             })
         }
     };
@@ -103,15 +110,20 @@ parallel_loop_start!(GOMP_parallel_loop_guided_start, Kind::Guided);
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_parallel_loop_runtime_start(
     f: OutlinedFn,
-    _data: *mut c_void,
-    _num_threads: c_uint,
+    data: *mut c_void,
+    num_threads: c_uint,
     start: c_long,
     end: c_long,
     incr: c_long,
 ) {
     guard("GOMP_parallel_loop_runtime_start", || {
         let schedule = env::run_schedule();
-        team::parallel_start(f, &|m| loops::start(m, schedule, start, end, incr))
+        team::parallel_start(
+            f,
+            data,
+            num_threads as usize,
+            Box::new(move |m| loops::start(m, schedule, start, end, incr)),
+        )
     })
 }
 
@@ -119,12 +131,17 @@ pub unsafe extern "C" fn GOMP_parallel_loop_runtime_start(
 #[no_mangle]
 pub unsafe extern "C" fn GOMP_parallel_sections_start(
     f: OutlinedFn,
-    _data: *mut c_void,
-    _num_threads: c_uint,
+    data: *mut c_void,
+    num_threads: c_uint,
     count: c_uint,
 ) {
     guard("GOMP_parallel_sections_start", || {
-        team::parallel_start(f, &|m| loops::sections_init(m, count))
+        team::parallel_start(
+            f,
+            data,
+            num_threads as usize,
+            Box::new(move |m| loops::sections_init(m, count)),
+        )
     })
 }
 
@@ -425,21 +442,25 @@ fn schedule_of(sched: c_long, chunk: u64) -> Schedule {
 }
 
 /// What a `GOMP_*_start` of GCC 9 asks for beside the construct: its task reductions
-/// (`reductions`, registered for the member's construct) and a block of memory shared
-/// by the team (`mem`, which locus does not provide: the program ends, naming it).
+/// (`reductions`, registered for the member's construct) and a block of scratch memory
+/// shared by the team (`mem`: GCC writes the size it needs there, and reads back the
+/// block's address; see `loops::scratch`).
 ///
 /// # Safety
 /// `reductions` is null or GCC's reduction block, live until the construct's
-/// `GOMP_workshare_task_reduction_unregister`.
+/// `GOMP_workshare_task_reduction_unregister`; `mem` is null or a writable word.
 unsafe fn construct_extras(what: &str, reductions: *mut usize, mem: *mut *mut c_void) {
+    let m = team::member();
     if !mem.is_null() {
-        env::fail(&format!(
-            "{what}: a worksharing construct's shared scratch memory is not supported by \
-             locus"
-        ));
+        // SAFETY: the caller's contract: GCC's word, holding the size.
+        let size = unsafe { *mem } as usize;
+        match loops::scratch(m, size) {
+            // SAFETY: as above.
+            Ok(block) => unsafe { *mem = block },
+            Err(e) => env::fail(&format!("{what}: {e}")),
+        }
     }
     if !reductions.is_null() {
-        let m = team::member();
         let Some(w) = loops::current_work(m) else {
             unreachable!("the construct was started first");
         };
@@ -597,11 +618,12 @@ pub unsafe extern "C" fn GOMP_parallel_reductions(
     guard("GOMP_parallel_reductions", || {
         // SAFETY: GCC's data block starts with the address of its reduction block.
         let block = unsafe { *data.cast::<*mut usize>() };
-        let size = team::region_size(num_threads as usize);
+        let threads = team::Threads::lease(team::region_size(num_threads as usize));
+        let size = threads.size();
         // SAFETY: GCC's block, unregistered by GCC's code after the region.
         unsafe { reduction::register_parallel(block, size) };
         let address = block as usize;
-        team::parallel_of(f, data, size, &|_| reduction::enter_parallel(address));
+        team::parallel_of(f, data, threads, &|_| reduction::enter_parallel(address));
         size as c_uint
     })
 }
@@ -775,7 +797,9 @@ pub unsafe extern "C" fn GOMP_warning(msg: *const std::ffi::c_char, len: usize) 
     guard("GOMP_warning", || {
         // SAFETY: GCC's message.
         let m = unsafe { directive_message(msg, len) };
-        eprintln!("locus: error directive encountered{m}");
+        // As libgomp prints it (`error.c`), blank line first, under its name: programs and
+        // their tests look for this line.
+        eprint!("\nlibgomp: error directive encountered{m}\n");
     })
 }
 
@@ -786,7 +810,7 @@ pub unsafe extern "C" fn GOMP_error(msg: *const std::ffi::c_char, len: usize) {
     guard("GOMP_error", || {
         // SAFETY: GCC's message.
         let m = unsafe { directive_message(msg, len) };
-        eprintln!("locus: fatal error: error directive encountered{m}");
+        eprint!("\nlibgomp: fatal error: error directive encountered{m}\n");
         std::process::exit(1)
     })
 }
@@ -1718,25 +1742,41 @@ pub unsafe extern "C" fn omp_get_num_procs() -> c_int {
     })
 }
 
-/// `omp_get_dynamic@@OMP_1.0`: false; locus never adjusts a team's size.
+/// `omp_get_dynamic@@OMP_1.0`: dyn-var (`env.rs`); locus never adjusts a team's size,
+/// which either value allows.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_dynamic() -> c_int {
-    0
+    guard("omp_get_dynamic", || c_int::from(env::dynamic()))
 }
 
-/// `omp_set_dynamic@@OMP_1.0`: ignored (teams have the size asked for).
+/// `omp_set_dynamic@@OMP_1.0`: sets dyn-var.
 #[no_mangle]
-pub unsafe extern "C" fn omp_set_dynamic(_dynamic: c_int) {}
+pub unsafe extern "C" fn omp_set_dynamic(dynamic: c_int) {
+    guard("omp_set_dynamic", || env::set_dynamic(dynamic != 0))
+}
 
-/// `omp_get_nested@@OMP_1.0`: false; a nested region runs with a team of one.
+/// `omp_get_nested@@OMP_1.0`: whether max-active-levels-var allows more than one
+/// active level, as libgomp answers.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_nested() -> c_int {
-    0
+    guard("omp_get_nested", || {
+        c_int::from(env::max_active_levels() > 1)
+    })
 }
 
-/// `omp_set_nested@@OMP_1.0`: ignored (nested regions stay inactive).
+/// `omp_set_nested@@OMP_1.0`: as libgomp, true sets max-active-levels-var to every
+/// level locus supports, false lowers one above 1 to 1.
 #[no_mangle]
-pub unsafe extern "C" fn omp_set_nested(_nested: c_int) {}
+pub unsafe extern "C" fn omp_set_nested(nested: c_int) {
+    guard("omp_set_nested", || {
+        let levels = env::max_active_levels();
+        if nested != 0 {
+            env::set_max_active_levels(env::SUPPORTED_ACTIVE_LEVELS as c_int);
+        } else if nested == 0 && levels > 1 {
+            env::set_max_active_levels(1);
+        }
+    })
+}
 
 /// `omp_get_level@@OMP_3.0`: the enclosing parallel regions, active or not.
 #[no_mangle]
@@ -1744,12 +1784,11 @@ pub unsafe extern "C" fn omp_get_level() -> c_int {
     guard("omp_get_level", || team::member().level as c_int)
 }
 
-/// `omp_get_active_level@@OMP_3.0`: the enclosing regions of more than one thread (at
-/// most the outermost: inner ones have a team of one).
+/// `omp_get_active_level@@OMP_3.0`: the enclosing regions of more than one thread.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_active_level() -> c_int {
     guard("omp_get_active_level", || {
-        c_int::from(team::member().active)
+        team::member().active_level as c_int
     })
 }
 
@@ -1777,29 +1816,38 @@ pub unsafe extern "C" fn omp_get_team_size(level: c_int) -> c_int {
     })
 }
 
-/// `omp_get_thread_limit@@OMP_3.0`: the largest team locus makes, or the enclosing
-/// `teams` region's limit.
+/// `omp_get_thread_limit@@OMP_3.0`: thread-limit-var (`OMP_THREAD_LIMIT`, else the
+/// largest team locus makes), or the enclosing `teams` region's limit if lower.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_thread_limit() -> c_int {
     guard("omp_get_thread_limit", || {
-        teams::thread_limit().map_or(locus::MAX_THREADS, |l| l.min(locus::MAX_THREADS)) as c_int
+        let limit = env::thread_limit();
+        teams::thread_limit().map_or(limit, |l| l.min(limit)) as c_int
     })
 }
 
-/// `omp_get_max_active_levels@@OMP_3.0`: 1; nested regions are inactive.
+/// `omp_get_max_active_levels@@OMP_3.0`: max-active-levels-var, at most the levels
+/// locus supports (`env.rs`).
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_max_active_levels() -> c_int {
-    1
+    guard("omp_get_max_active_levels", || {
+        env::max_active_levels() as c_int
+    })
 }
 
-/// `omp_set_max_active_levels@@OMP_3.0`: ignored (only the outermost region is active).
+/// `omp_set_max_active_levels@@OMP_3.0`: sets max-active-levels-var (0: every region
+/// inactive; negative values are ignored).
 #[no_mangle]
-pub unsafe extern "C" fn omp_set_max_active_levels(_levels: c_int) {}
+pub unsafe extern "C" fn omp_set_max_active_levels(levels: c_int) {
+    guard("omp_set_max_active_levels", || {
+        env::set_max_active_levels(levels)
+    })
+}
 
-/// `omp_get_supported_active_levels@@OMP_5.0.1`: 1.
+/// `omp_get_supported_active_levels@@OMP_5.0.1`: `env::SUPPORTED_ACTIVE_LEVELS`.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_supported_active_levels() -> c_int {
-    1
+    env::SUPPORTED_ACTIVE_LEVELS as c_int
 }
 
 /// omp_sched_t's monotonic modifier.
@@ -1855,11 +1903,11 @@ pub unsafe extern "C" fn omp_get_cancellation() -> c_int {
     0
 }
 
-/// `omp_get_proc_bind@@OMP_4.0`: omp_proc_bind_false; the policy places tasks, not
-/// OpenMP's binding.
+/// `omp_get_proc_bind@@OMP_4.0`: bind-var's first level (`OMP_PROC_BIND`, else
+/// omp_proc_bind_false); `env::binding` says how far locus's pinning follows it.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_proc_bind() -> c_int {
-    0
+    guard("omp_get_proc_bind", || env::proc_bind())
 }
 
 /// `omp_get_num_places@@OMP_4.5`: 0; locus has no place list.
@@ -1975,16 +2023,18 @@ pub unsafe extern "C" fn omp_display_affinity(format: *const std::ffi::c_char) {
 }
 
 /// `omp_pause_resource@@OMP_5.0`: `omp_pause_soft` (1) or `omp_pause_hard` (2) on the
-/// host (device 0): 0, and nothing is released: locus's pools stay, their idle
-/// workers asleep, and every setting persists, which both kinds allow. -1 for another
-/// kind or device, or inside an active parallel region (as libgomp answers there).
+/// host (device 0): the workers of every team not running end (`crew::retire_free`),
+/// so a later region starts new ones, as libgomp's pause frees its threads; the
+/// settings persist, which both kinds allow. -1 for another kind or device, or inside
+/// a parallel region (as libgomp answers there).
 #[no_mangle]
 pub unsafe extern "C" fn omp_pause_resource(kind: c_int, device: c_int) -> c_int {
     guard("omp_pause_resource", || {
         let known = kind == 1 || kind == 2;
-        if !known || device != target::HOST || team::member().active {
+        if !known || device != target::HOST || team::member().level != 0 {
             -1
         } else {
+            crate::crew::retire_free();
             0
         }
     })
@@ -2004,10 +2054,11 @@ pub unsafe extern "C" fn omp_get_partition_num_places() -> c_int {
     0
 }
 
-/// `omp_get_max_task_priority@@OMP_4.5`: 0; priorities are ignored.
+/// `omp_get_max_task_priority@@OMP_4.5`: max-task-priority-var
+/// (`OMP_MAX_TASK_PRIORITY`); priorities are hints locus's policies do not take.
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_max_task_priority() -> c_int {
-    0
+    guard("omp_get_max_task_priority", || env::max_task_priority())
 }
 
 /// `omp_get_num_devices@@OMP_4.0`: 0; no offloading.
@@ -2016,15 +2067,19 @@ pub unsafe extern "C" fn omp_get_num_devices() -> c_int {
     0
 }
 
-/// `omp_get_default_device@@OMP_4.0`: 0.
+/// `omp_get_default_device@@OMP_4.0`: default-device-var (`OMP_DEFAULT_DEVICE`, else
+/// 0, the host).
 #[no_mangle]
 pub unsafe extern "C" fn omp_get_default_device() -> c_int {
-    0
+    guard("omp_get_default_device", || env::default_device())
 }
 
-/// `omp_set_default_device@@OMP_4.0`: ignored (no device but the host).
+/// `omp_set_default_device@@OMP_4.0`: sets default-device-var (a target construct
+/// without `device` checks it as `target.rs` checks any device number).
 #[no_mangle]
-pub unsafe extern "C" fn omp_set_default_device(_device: c_int) {}
+pub unsafe extern "C" fn omp_set_default_device(device: c_int) {
+    guard("omp_set_default_device", || env::set_default_device(device))
+}
 
 /// `omp_is_initial_device@@OMP_4.0`: true; everything runs on the host.
 #[no_mangle]

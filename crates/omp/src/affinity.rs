@@ -9,9 +9,16 @@
 //! id: the kernel's thread id), `A` (the CPUs the thread may run on, as `0-3,8`), or
 //! one of their long names in braces (`%{thread_num}`); `%%` is a `%`. A size pads the
 //! field to that width, on the right unless `.` asks for right justification, with
-//! zeros for `0.`. The default is libgomp's: `level %L thread %i affinity %A`.
+//! zeros for `0.`; a size is at most [`MAX_WIDTH`]. The default is libgomp's:
+//! `level %L thread %i affinity %A`.
 
 use std::sync::Mutex;
+
+/// The widest field a format may ask for: a line is made at every region's start, so a
+/// width past this is taken for a mistake and refused, naming it, rather than padded
+/// (libgomp pads to any width, and aborts when the padding cannot be allocated). A
+/// guess: wider than any terminal.
+pub(crate) const MAX_WIDTH: usize = 4096;
 
 /// affinity-format-var until a setting or `omp_set_affinity_format` changes it.
 pub(crate) const DEFAULT_FORMAT: &str = "level %L thread %i affinity %A";
@@ -77,7 +84,10 @@ fn parse(format: &str) -> Result<Vec<Piece>, String> {
                 w = w
                     .checked_mul(10)
                     .and_then(|w| w.checked_add(d as usize))
-                    .ok_or(format!("a field width too large at byte {at}"))?;
+                    .filter(|&w| w <= MAX_WIDTH)
+                    .ok_or(format!(
+                        "a field width too large at byte {at} (at most {MAX_WIDTH})"
+                    ))?;
                 c = next().ok_or(format!("a field cut short at byte {at}"))?;
             }
             width = Some(w);
@@ -330,6 +340,7 @@ mod tests {
             "0 of 1, parent -1"
         );
         assert_eq!(line("%2{host}|"), "box|");
+        assert_eq!(line(&format!("%{MAX_WIDTH}n")).len(), MAX_WIDTH);
         assert_eq!(line(""), "");
     }
 
@@ -343,6 +354,8 @@ mod tests {
             ("%{thread}", "'thread' is not a field name"),
             ("%{thread_num", "unterminated"),
             ("%99999999999999999999999n", "too large"),
+            ("%99999999999n", "at most 4096"),
+            ("%4097n", "too large"),
             ("%5", "cut short"),
         ] {
             let e = parse(format).unwrap_err();

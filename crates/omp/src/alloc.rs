@@ -17,9 +17,13 @@
 //! allocated with and the allocator (a counted reference, so that a block outlives the
 //! handle's `omp_destroy_allocator` safely), which is how `omp_free` and `omp_realloc`
 //! work with any allocator argument, `omp_null_allocator` included.
+//!
+//! def-allocator-var lives in the running thread's team member (`team.rs`): a region's
+//! members inherit it from the member that started the region, and a task sees its
+//! running member's, as under libgomp, where it is a thread's and copied to the threads
+//! of the teams it starts.
 
 use std::alloc::{self, Layout};
-use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -210,12 +214,6 @@ pub(crate) unsafe fn destroy(h: Handle) {
     }
 }
 
-std::thread_local! {
-    /// def-allocator-var of the tasks this thread runs (kept per thread, as libgomp
-    /// keeps it); 0 until set: then `OMP_ALLOCATOR`'s.
-    static DEFAULT: Cell<Handle> = const { Cell::new(NULL_ALLOCATOR) };
-}
-
 /// Checks an `OMP_ALLOCATOR` value (at start, with the other settings).
 pub(crate) fn check_environment(spec: &str) -> Result<(), String> {
     match parse_allocator(spec)? {
@@ -242,17 +240,20 @@ fn from_environment() -> Handle {
     })
 }
 
-/// `omp_get_default_allocator`.
+/// `omp_get_default_allocator`: def-allocator-var of the running thread's member
+/// (0 until set: then `OMP_ALLOCATOR`'s).
 pub(crate) fn default_allocator() -> Handle {
-    match DEFAULT.with(Cell::get) {
+    match crate::team::member().def_allocator.get() {
         NULL_ALLOCATOR => from_environment(),
         h => h,
     }
 }
 
-/// `omp_set_default_allocator`: `omp_null_allocator` restores `OMP_ALLOCATOR`'s.
+/// `omp_set_default_allocator`: sets def-allocator-var of the running thread's member,
+/// which the members of the regions it starts inherit (as libgomp's threads do);
+/// `omp_null_allocator` restores `OMP_ALLOCATOR`'s.
 pub(crate) fn set_default_allocator(h: Handle) {
-    DEFAULT.with(|d| d.set(h));
+    crate::team::member().def_allocator.set(h);
 }
 
 /// What `OMP_ALLOCATOR` says.

@@ -31,6 +31,15 @@
 //! order and sinks name earlier iterations, so the earliest unfinished iteration can
 //! always go on.
 //!
+//! A doacross loop may have any number of ordered dimensions (GCC passes the sink
+//! vectors of `GOMP_doacross_wait` as variadic arguments, which `abi.rs` reads as
+//! far as the loop has dimensions).
+//!
+//! A construct may carry scratch memory shared by its members ([`scratch`]: GCC 9's
+//! `mem` argument, for `scan` and `lastprivate(conditional:)`): made zeroed by the
+//! first member that asks, in the construct's record, so it lives until the last
+//! member ends the construct, as libgomp keeps it in its work share.
+//!
 //! `sections` is a dynamic loop of chunk 1 over the section numbers `1..=count`.
 //! `single copyprivate` is a loop of one iteration: the member dealt it runs the
 //! `single`, publishes its data's address in the record and joins the others at the
@@ -40,7 +49,7 @@
 use crate::team::{self, Member};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// How a loop is dealt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,11 +132,15 @@ pub(crate) struct WorkShare {
     /// claimed their registration, and the block it registered (0 until then).
     pub(crate) reductions_claimed: std::sync::atomic::AtomicBool,
     pub(crate) reductions: AtomicUsize,
+    /// The construct's scratch memory (`scan`, `lastprivate(conditional:)`), made
+    /// zeroed by the first member to ask for it (see [`scratch`]).
+    scratch: OnceLock<Box<[AtomicU64]>>,
 }
 
-/// The most ordered dimensions a doacross loop may have: what `GOMP_doacross_wait`,
-/// variadic in C, reads (see `abi.rs`).
-pub(crate) const MAX_DOACROSS_DIMS: usize = 8;
+/// The largest scratch block a construct may ask for (GCC asks for a few words per
+/// team member): past it the request is taken for a corrupt size and the program
+/// ends, naming it, rather than the allocation aborting. A guess, far above any use.
+pub(crate) const MAX_SCRATCH: usize = 1 << 30;
 
 /// The cross-iteration dependences of a doacross loop (see the module docs).
 #[derive(Debug)]
@@ -255,11 +268,8 @@ fn start_n(m: &Member, schedule: Schedule, start: u64, incr: u64, n: u64) {
 /// Starts this member's next loop: a doacross loop over the trip counts `counts` of its
 /// ordered dimensions (dealt over the first, in logical iteration numbers).
 pub(crate) fn start_doacross(m: &Member, schedule: Schedule, counts: &[u64]) {
-    if counts.is_empty() || counts.len() > MAX_DOACROSS_DIMS {
-        crate::env::fail(&format!(
-            "a doacross loop of {} ordered dimensions: locus runs 1 to {MAX_DOACROSS_DIMS}",
-            counts.len()
-        ));
+    if counts.is_empty() {
+        crate::env::fail("a doacross loop of no ordered dimension");
     }
     let schedule = match schedule.kind {
         Kind::Guided => Schedule {
@@ -315,6 +325,7 @@ fn start_work(
                 doacross,
                 reductions_claimed: std::sync::atomic::AtomicBool::new(false),
                 reductions: AtomicUsize::new(0),
+                scratch: OnceLock::new(),
             })
         }))
     };
@@ -449,7 +460,7 @@ pub(crate) fn ordered_start(m: &Member) {
     };
     if let Some(w) = m.work.borrow().as_ref() {
         // Acquire: pairs with the Release store in `pass_turn`.
-        locus::raw::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
+        crate::team::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
     }
 }
 
@@ -458,10 +469,10 @@ pub(crate) fn ordered_start(m: &Member) {
 fn pass_turn(m: &Member, w: &WorkShare) {
     if let Some((lo, hi)) = m.ordered_chunk.take() {
         // Acquire/Release: the ordered blocks before the turn happen before those after.
-        locus::raw::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
+        crate::team::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
         w.turn.store(hi, Ordering::Release);
-        // Whoever makes a waiter's condition true wakes it (`locus::raw::wait_until`).
-        locus::raw::wake_all();
+        // Whoever makes a waiter's condition true wakes it (`team::wait_until`).
+        crate::team::wake_all();
     }
 }
 
@@ -498,6 +509,35 @@ pub(crate) fn sections_init(m: &Member, count: u32) {
 /// The construct this member is in (its current loop, sections or scope).
 pub(crate) fn current_work(m: &Member) -> Option<Arc<WorkShare>> {
     m.work.borrow().clone()
+}
+
+/// The scratch memory of this member's current construct: `size` bytes, zeroed when
+/// made, aligned to 8 (a `long long`'s alignment, as libgomp gives), the same block for
+/// every member, live until the last member ends the construct. GCC keeps there what
+/// the members exchange: a `scan`'s partial sums, the last iteration that wrote a
+/// `lastprivate(conditional:)` variable.
+pub(crate) fn scratch(m: &Member, size: usize) -> Result<*mut c_void, String> {
+    if size > MAX_SCRATCH {
+        return Err(format!(
+            "a worksharing construct's scratch memory of {size} bytes (at most {MAX_SCRATCH})"
+        ));
+    }
+    let work = m.work.borrow();
+    let Some(w) = work.as_ref() else {
+        return Err("scratch memory asked for outside a worksharing construct".into());
+    };
+    let block = w
+        .scratch
+        .get_or_init(|| (0..size.div_ceil(8)).map(|_| AtomicU64::new(0)).collect());
+    if block.len() * 8 < size {
+        return Err(format!(
+            "members of one construct asked for {} and {size} bytes of scratch memory",
+            block.len() * 8
+        ));
+    }
+    // The program writes the block through this pointer: the atomics' cells allow it,
+    // and the team's barriers order the members' accesses, as under libgomp.
+    Ok(block.as_ptr().cast_mut().cast())
 }
 
 /// `GOMP_scope_start`: a construct every member runs whole, started as an empty loop so

@@ -11,9 +11,11 @@
 //! (what a nested region is in locus). `target data`, `enter data`, `exit data` and
 //! `update` move nothing; they only keep their `depend` clauses.
 //!
-//! The one device is the host, which is also the default device: with
-//! `OMP_TARGET_OFFLOAD=mandatory`, a construct whose `device` clause names another
-//! number ends the program, naming it, as libgomp does; without, it runs on the host.
+//! The one device is the host, the default device unless `OMP_DEFAULT_DEVICE` or
+//! `omp_set_default_device` names another number: with
+//! `OMP_TARGET_OFFLOAD=mandatory`, a construct whose `device` clause (or, without one,
+//! default-device-var) names another number ends the program, naming it, as libgomp
+//! does; without, it runs on the host.
 //!
 //! The device memory routines see one device, the host (`omp_get_initial_device`, 0):
 //! `omp_target_alloc` is `malloc` there and null for any other device number.
@@ -59,7 +61,7 @@ impl Drop for Region {
     }
 }
 
-/// `device(...)`'s value when the clause is absent (default-device-var, the host here).
+/// `device(...)`'s value when the clause is absent: default-device-var (`env.rs`).
 const DEVICE_ICV: c_int = -1;
 /// `GOMP_DEVICE_HOST_FALLBACK`: the host, asked for by the compiler.
 const DEVICE_HOST_FALLBACK: c_int = -2;
@@ -68,7 +70,11 @@ const DEVICE_HOST_FALLBACK: c_int = -2;
 /// too (OpenMP's fallback), unless `OMP_TARGET_OFFLOAD=mandatory`, which ends the
 /// program, naming it, as libgomp does for a device it does not find.
 fn check_device(what: &str, device: c_int) {
-    let host = matches!(device, DEVICE_ICV | DEVICE_HOST_FALLBACK | HOST);
+    let device = match device {
+        DEVICE_ICV => crate::env::default_device(),
+        d => d,
+    };
+    let host = matches!(device, DEVICE_HOST_FALLBACK | HOST);
     if !host && crate::env::settings().offload_mandatory {
         crate::env::fail(&format!(
             "OMP_TARGET_OFFLOAD=mandatory, but {what} asks for device {device}, and the only \

@@ -4,3 +4,4 @@
 //! process to themselves are files of their own directly under `tests/`.
 
 mod programs;
+mod teams;

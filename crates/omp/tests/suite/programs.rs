@@ -42,6 +42,22 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("detach", &[]),
     ("affinity", &[]),
     ("task_reduction", &[]),
+    ("pthread_teams", &[]),
+    ("team_sizes", &["12"]),
+    ("concurrent", &["100"]),
+    ("copyin", &[]),
+    ("nested", &[]),
+    ("thread_limit", &[]),
+    // Settings and internal control variables, worksharing scratch memory, deep
+    // doacross loops, the error directive, allocators and detached tasks.
+    ("icvs", &[]),
+    ("scan", &[]),
+    ("lastprivate_conditional", &[]),
+    ("doacross_deep", &[]),
+    ("error_message", &[]),
+    ("allocate_default", &[]),
+    ("detach_thread", &[]),
+    ("pause", &[]),
 ];
 
 /// The Fortran programs of `tests/fortran`: a name, the source, gfortran's flags. The
@@ -55,7 +71,7 @@ const FORTRAN: &[(&str, &str, &[&str])] = &[
 const MACHINES: &[(&str, &str)] = &[("2x2", "4"), ("3x1", "3")];
 
 /// The folder of the built programs, built once per test binary.
-fn programs() -> &'static Path {
+pub(crate) fn programs() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
@@ -88,7 +104,7 @@ fn programs() -> &'static Path {
 }
 
 /// A folder holding this build's library under the name `libgomp.so.1`.
-fn library_dir() -> &'static Path {
+pub(crate) fn library_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let exe = std::env::current_exe().expect("the test's path");
@@ -110,7 +126,7 @@ fn library_dir() -> &'static Path {
 }
 
 /// Runs a program (killed after 120 s) with `env`, on locus's libgomp if `locus`.
-fn run(name: &str, args: &[&str], locus: bool, env: &[(&str, &str)]) -> Output {
+pub(crate) fn run(name: &str, args: &[&str], locus: bool, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(programs().join(name));
     cmd.args(args)
         .stdout(Stdio::piped())
@@ -138,7 +154,7 @@ fn run(name: &str, args: &[&str], locus: bool, env: &[(&str, &str)]) -> Output {
     child.wait_with_output().expect("output")
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -193,9 +209,10 @@ fn programs_give_libgomps_answers_under_every_policy_and_machine() {
 
 #[test]
 fn the_library_in_use_is_locus_and_reports_its_pool() {
+    // A team of three: the thread that meets the region and a crew of two workers.
     let env = [
         ("LOCUS_STATS", "1"),
-        ("OMP_NUM_THREADS", "2"),
+        ("OMP_NUM_THREADS", "3"),
         ("LOCUS_TOPOLOGY", "2x1"),
     ];
     let out = run("fib", &["15"], true, &env);
@@ -398,4 +415,122 @@ fn every_export_carries_gccs_version() {
         assert!(gcc.contains(entry), "{entry:?} is not in GCC's libgomp");
     }
     assert!(ours.contains(&("locus_footprint_read".into(), "LOCUS_1.0".into())));
+}
+
+/// The environments the settings test runs `icvs` with: each sets ICVs that locus
+/// honours, whose values the program prints.
+const ICV_SETTINGS: &[&[(&str, &str)]] = &[
+    &[],
+    &[
+        ("OMP_THREAD_LIMIT", "1"),
+        ("OMP_DYNAMIC", "true"),
+        ("OMP_MAX_ACTIVE_LEVELS", "3"),
+        ("OMP_DEFAULT_DEVICE", "2"),
+        ("OMP_MAX_TASK_PRIORITY", "9"),
+        ("OMP_PROC_BIND", "spread,close"),
+    ],
+    &[
+        ("OMP_MAX_ACTIVE_LEVELS", "0"),
+        ("OMP_PROC_BIND", "close"),
+        ("OMP_PLACES", "threads"),
+        ("OMP_WAIT_POLICY", "passive"),
+    ],
+    &[("OMP_NESTED", "true"), ("OMP_PROC_BIND", "false")],
+    &[("OMP_THREAD_LIMIT", "2"), ("OMP_DYNAMIC", "false")],
+    &[("OMP_PLACES", "ll_caches"), ("OMP_DEFAULT_DEVICE", "0")],
+    &[("OMP_PROC_BIND", "master")],
+];
+
+#[test]
+fn omp_settings_set_the_icvs_as_under_libgomp() {
+    for settings in ICV_SETTINGS {
+        let mut env = vec![("OMP_NUM_THREADS", "3")];
+        env.extend_from_slice(settings);
+        let gomp = run("icvs", &[], false, &env);
+        assert!(
+            gomp.status.success(),
+            "{settings:?}: {}",
+            text(&gomp.stderr)
+        );
+        let out = run("icvs", &[], true, &env);
+        assert!(out.status.success(), "{settings:?}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), text(&gomp.stdout), "{settings:?}");
+    }
+}
+
+#[test]
+fn garbage_in_omp_settings_is_named_in_one_line_and_ends_the_program() {
+    for (var, value, says) in [
+        ("OMP_THREAD_LIMIT", "0", "1..="),
+        ("OMP_DYNAMIC", "maybe", "expected false or true"),
+        ("OMP_NESTED", "yes", "expected false or true"),
+        ("OMP_WAIT_POLICY", "busy", "expected passive or active"),
+        ("OMP_MAX_ACTIVE_LEVELS", "abc", "whole number"),
+        ("OMP_DEFAULT_DEVICE", "abc", "whole number"),
+        ("OMP_MAX_TASK_PRIORITY", "-1", "whole number"),
+        ("OMP_AFFINITY_FORMAT", "%99999999999n", "at most"),
+        ("OMP_STACKSIZE", "99999999999999G", "more than"),
+        ("OMP_STACKSIZE", "20G", "more than"),
+        ("OMP_PROC_BIND", "spread,sideways", "not a binding"),
+        ("OMP_PLACES", "{0,1", "unclosed"),
+        ("OMP_PLACES", "cores(0)", "no count"),
+        ("OMP_NUM_THREADS", "4,0", "not a number of threads"),
+        ("OMP_TOOL", "on", "expected disabled or enabled"),
+    ] {
+        let out = run("icvs", &[], true, &[(var, value)]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{var}={value}: {stderr}");
+        assert!(text(&out.stdout).is_empty(), "{var}={value} ran");
+        assert_eq!(stderr.lines().count(), 1, "{var}={value}: {stderr}");
+        let named = format!("{var}={value:?}");
+        assert!(
+            stderr.contains(&named) && stderr.contains(says),
+            "{var}={value}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn settings_locus_cannot_follow_are_said_and_the_program_runs() {
+    for (env, says) in [
+        (
+            &[("OMP_WAIT_POLICY", "active")][..],
+            "OMP_WAIT_POLICY=active is not followed",
+        ),
+        (
+            &[("OMP_PLACES", "{0},{1}:2")],
+            "OMP_PLACES={0},{1}:2 is not followed",
+        ),
+        (
+            &[("OMP_PLACES", "sockets")],
+            "OMP_PLACES=sockets is not followed",
+        ),
+        (
+            &[("OMP_NUM_THREAD", "4")],
+            "OMP_NUM_THREAD is not an OpenMP setting",
+        ),
+        (
+            &[("OMP_NUM_THREADS_DEV_0", "4")],
+            "OMP_NUM_THREADS_DEV_0 is not followed",
+        ),
+    ] {
+        let gomp = run("icvs", &[], false, env);
+        assert!(gomp.status.success(), "{env:?}: {}", text(&gomp.stderr));
+        let out = run("icvs", &[], true, env);
+        let stderr = text(&out.stderr);
+        assert!(out.status.success(), "{env:?}: {stderr}");
+        assert_eq!(text(&out.stdout), text(&gomp.stdout), "{env:?}");
+        assert!(stderr.contains(says), "{env:?}: {stderr}");
+    }
+}
+
+#[test]
+fn the_error_directive_prints_its_messages_as_libgomp_does() {
+    for args in [&[][..], &["fatal"]] {
+        let gomp = run("error_message", args, false, &[]);
+        let out = run("error_message", args, true, &[]);
+        assert_eq!(out.status.code(), gomp.status.code(), "{args:?}");
+        assert_eq!(text(&out.stderr), text(&gomp.stderr), "{args:?}");
+        assert_eq!(text(&out.stdout), text(&gomp.stdout), "{args:?}");
+    }
 }
