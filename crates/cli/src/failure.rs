@@ -52,11 +52,13 @@ impl Failure {
 }
 
 /// A failure while running, as bad input where the input was too large to record (the
-/// recorder's own bound, reached where no estimate could foresee it).
+/// recorder's own bound, reached where no estimate could foresee it) or to simulate
+/// ([`crate::limits::OverLimit`]).
 pub(crate) fn run_failure(e: anyhow::Error) -> Failure {
     let too_large = e.chain().any(|c| {
         c.downcast_ref::<locus_kernels::RecordError>()
             .is_some_and(locus_kernels::RecordError::is_limit)
+            || c.is::<crate::limits::OverLimit>()
     });
     if too_large {
         Failure::Input(e)

@@ -149,8 +149,10 @@ fn shell_word(s: &str) -> String {
     }
 }
 
-/// Creates `dir` if needed and checks that files can be written in it.
+/// Creates `dir` if needed (a symbolic link, to a folder too, is refused) and checks
+/// that files can be written in it.
 fn prepare_out(dir: &Path, force: bool, files: &mut RunFiles) -> Result<()> {
+    locus_files::create_output_dir("--out", dir)?;
     let present: Vec<&str> = OUT_FILES
         .into_iter()
         .filter(|name| std::fs::symlink_metadata(dir.join(name)).is_ok())
@@ -161,14 +163,14 @@ fn prepare_out(dir: &Path, force: bool, files: &mut RunFiles) -> Result<()> {
          another folder",
         present.join(", ")
     );
-    locus_files::create_output_dir("--out", dir)?;
     for name in OUT_FILES {
         files.output("--out", &dir.join(name))?;
     }
     Ok(())
 }
 
-/// Writes the output `path` of `--out` atomically (see [`locus_files::write_output`]).
+/// Writes the output `path` of `--out`, whole or not at all (see
+/// [`locus_files::write_output`]).
 fn write_file(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,

@@ -6,9 +6,18 @@
 //! simulated machine, the simulated workers and the kernel's input. Each kernel
 //! input is recorded once; the simulations of one command run in parallel on this
 //! machine's cores (each is deterministic, so the order does not matter).
+//!
+//! As the other commands do, `sim` takes the machine, the workers and the policies from
+//! `LOCUS_TOPOLOGY`, `LOCUS_NUM_THREADS` and `LOCUS_POLICY` where the flag is absent
+//! (the defaults are the papers' Opteron, one worker per PU, and every policy), and an
+//! error names the variable. Two bounds hold besides [`limits::check`]'s: the
+//! simulator's own work ([`limits::check_simulation`], after recording, before any
+//! simulation; `--no-limit` lifts it), and a simulated time that reached the end of
+//! the clock (`u64::MAX` cycles, where latencies make time overflow) is refused, not
+//! printed as a result.
 
 use crate::cli::{SimCommonArgs, SimRunArgs, SweepArgs, SweepParam, DEFAULT_MACHINE};
-use crate::given::flag_or_env;
+use crate::given::{flag_or_env, Given, Origin};
 use crate::inputs::{note_inputs, with_matrix};
 use crate::limits;
 use crate::policies::{self, Engine};
@@ -34,18 +43,39 @@ pub(crate) struct Setup {
     pub(crate) topology: Topology,
     pub(crate) config: SimConfig,
     pub(crate) json: Option<PathBuf>,
+    /// Whether `--no-limit` lifts the bound on the simulator's work.
+    pub(crate) no_limit: bool,
+}
+
+/// `--policy`, else `LOCUS_POLICY`, else `default`.
+fn policy_list(flag: Option<&str>, default: &str) -> Result<Given<String>> {
+    Ok(
+        flag_or_env(flag.map(str::to_owned), "--policy", "LOCUS_POLICY", |s| {
+            Ok(s.to_owned())
+        })?
+        .unwrap_or_else(|| policies::flag(default)),
+    )
 }
 
 impl Setup {
     /// Resolves the shared flags; the machine and latencies files are noted in `files`
     /// as inputs, and `--json` as an output.
     fn new(args: &SimCommonArgs, files: &mut RunFiles) -> Result<Setup> {
-        let spec = args.machine.as_deref().unwrap_or(DEFAULT_MACHINE);
+        let Given {
+            value: spec,
+            origin,
+        } = flag_or_env(args.machine.clone(), "--machine", "LOCUS_TOPOLOGY", |s| {
+            Ok(s.to_owned())
+        })?
+        .unwrap_or(Given {
+            value: DEFAULT_MACHINE.to_owned(),
+            origin: Origin::Flag("--machine"),
+        });
         if Path::new(spec.trim()).exists() {
-            files.input("--machine", Path::new(spec.trim()))?;
+            files.input(&origin.to_string(), Path::new(spec.trim()))?;
         }
         let topology =
-            Topology::parse_spec(spec).with_context(|| format!("bad --machine {spec:?}"))?;
+            Topology::parse_spec(&spec).with_context(|| format!("bad {}", origin.with(&spec)))?;
         // The simulator counts every task's misses itself; a bad LOCUS_COUNTERS is still
         // an error here, as it is in every other command, so a typo is not carried along.
         flag_or_env(
@@ -61,11 +91,18 @@ impl Setup {
                 .load_overrides(path)
                 .with_context(|| format!("bad --latencies {path:?}"))?;
         }
-        if let Some(n) = args.threads {
+        let threads = flag_or_env(
+            args.threads,
+            "--threads",
+            "LOCUS_NUM_THREADS",
+            crate::cli::threads,
+        )?;
+        if let Some(Given { value: n, origin }) = &threads {
             ensure!(
-                n <= topology.num_pus(),
-                "--threads {n}: the simulated machine {:?} has {} PUs; the simulator runs at \
-                 most one worker per PU",
+                *n <= topology.num_pus(),
+                "{}: the simulated machine {:?} has {} PUs; the simulator runs at most one \
+                 worker per PU",
+                origin.with(&n.to_string()),
                 topology.name(),
                 topology.num_pus()
             );
@@ -74,7 +111,7 @@ impl Setup {
             files.output("--json", path)?;
         }
         let config = SimConfig {
-            threads: args.threads,
+            threads: threads.map(|given| given.value),
             seed: args.seed,
             latencies,
             clock: args.clock,
@@ -85,6 +122,7 @@ impl Setup {
             topology,
             config,
             json: args.json.clone(),
+            no_limit: args.no_limit,
         })
     }
 
@@ -124,7 +162,7 @@ impl RunPlan {
             std::slice::from_ref(&params),
             args.common.matrix.as_deref(),
         )?;
-        let given = policies::flag(&args.policy);
+        let given = policy_list(args.policy.as_deref(), "all")?;
         let schedule = policies::schedule_flag(&given, args.schedule.as_deref())?;
         if let Some(path) = schedule {
             files.input("--schedule", path)?;
@@ -140,8 +178,8 @@ impl RunPlan {
             ensure!(
                 policies.len() == 1,
                 "--trace {path:?} keeps the timeline of one run: give a single --policy \
-                 (not {:?})",
-                args.policy
+                 (not {})",
+                given.origin.with(&given.value)
             );
         }
         Ok(RunPlan {
@@ -164,6 +202,7 @@ pub(crate) fn run(plan: &RunPlan, bar: &ProgressBar) -> Result<String> {
         plan.params
     ));
     let workload = record(&plan.params).context("cannot record the kernel")?;
+    limits::check_simulation(&[(&workload, plan.policies.len())], plan.setup.no_limit)?;
     bar.inc(1);
     bar.set_message("simulating");
     let mut config = plan.setup.config.clone();
@@ -238,11 +277,15 @@ impl SweepPlan {
             files.output("--plot", path)?;
         }
         refuse_schedules(args)?;
-        let given = args
-            .policy
-            .as_deref()
-            .map(|list| policies::list(&policies::flag(list), Engine::Simulator, None))
-            .transpose()?;
+        // LOCUS_POLICY chooses a rows sweep's policies as --policy does; a bl or batch
+        // sweep runs its own, and only refuses a variable that names no policies.
+        let validate_only = args.policy.is_none() && args.param != SweepParam::Rows;
+        let given = flag_or_env(args.policy.clone(), "--policy", "LOCUS_POLICY", |s| {
+            Ok(s.to_owned())
+        })?
+        .map(|list| policies::list(&list, Engine::Simulator, None))
+        .transpose()?
+        .filter(|_| !validate_only);
         let mut jobs = Vec::with_capacity(values.len());
         let mut references = Vec::new();
         let mut marker = None;
@@ -349,6 +392,22 @@ pub(crate) fn sweep(plan: &SweepPlan, bar: &ProgressBar) -> Result<String> {
             .expect("recorded above")
             .1
     };
+    let runs_of = |p: &Params| {
+        let per_value: usize = plan
+            .jobs
+            .iter()
+            .filter(|(_, q, _)| q == p)
+            .map(|(_, _, k)| k.len())
+            .sum();
+        per_value
+            + if *p == plan.base {
+                plan.references.len()
+            } else {
+                0
+            }
+    };
+    let work: Vec<(&Workload, usize)> = workloads.iter().map(|(p, w)| (w, runs_of(p))).collect();
+    limits::check_simulation(&work, plan.setup.no_limit)?;
     bar.set_message("simulating");
     let tasks: Vec<(Option<u64>, Params, PolicyKind)> = plan
         .jobs
@@ -368,7 +427,8 @@ pub(crate) fn sweep(plan: &SweepPlan, bar: &ProgressBar) -> Result<String> {
         .par_iter()
         .map(|(v, params, kind)| {
             let r = simulate(workload_of(params), topology, kind.clone(), config)
-                .with_context(|| format!("simulating {kind}"));
+                .with_context(|| format!("simulating {kind}"))
+                .and_then(in_time);
             bar.inc(1);
             r.map(|r| (*v, r))
         })
@@ -487,11 +547,26 @@ fn simulate_all(
         .par_iter()
         .map(|kind| {
             let r = simulate(workload, topology, kind.clone(), config)
-                .with_context(|| format!("simulating {kind}"));
+                .with_context(|| format!("simulating {kind}"))
+                .and_then(in_time);
             bar.inc(1);
             r
         })
         .collect()
+}
+
+/// `result`, unless its simulated time reached the end of the clock: times saturate at
+/// `u64::MAX` cycles rather than wrap, and a saturated makespan is no result.
+fn in_time(result: SimResult) -> Result<SimResult> {
+    ensure!(
+        result.makespan < u64::MAX,
+        "simulating {}: the simulated time reached the end of the clock ({} cycles), so \
+         the makespan is no result; the latencies (--latencies) make every access far too \
+         slow for this input",
+        result.policy,
+        u64::MAX
+    );
+    Ok(result)
 }
 
 /// A sweep runs several inputs or policy settings; a schedule is for one input.
@@ -828,7 +903,26 @@ mod tests {
             clock: locus_sim::clock::ClockKind::default(),
             memory: locus_sim::machine::Placement::default(),
             json: None,
+            no_limit: false,
         }
+    }
+
+    #[test]
+    fn a_makespan_at_the_end_of_the_clock_is_no_result() {
+        let setup = Setup::new(&common(None), &mut RunFiles::new()).unwrap();
+        let params = Kernel::Fib.parse_size("8").unwrap();
+        let workload = record(&params).unwrap();
+        let r = simulate(&workload, &setup.topology, PolicyKind::Ws, &setup.config).unwrap();
+        let r = in_time(r).unwrap();
+        let saturated = SimResult {
+            makespan: u64::MAX,
+            ..r
+        };
+        let e = in_time(saturated).unwrap_err().to_string();
+        assert!(
+            e.starts_with("simulating ws") && e.contains("end of the clock"),
+            "{e}"
+        );
     }
 
     fn params(kernel: &str, size: Option<&str>, iters: Option<usize>) -> Result<Params> {

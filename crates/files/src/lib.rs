@@ -12,7 +12,8 @@
 //! folder not at all. The size is checked on the opened file's own metadata against a cap
 //! the caller gives for its format, and reading stops one byte past the cap, so a file
 //! that grows while it is read cannot run away either. A streaming reader (Matrix Market)
-//! takes the file from [`open_input`] and bounds what it builds itself.
+//! takes the file from [`open_input`] and bounds what it builds itself, each line
+//! included ([`read_line`]).
 //!
 //! # Outputs
 //!
@@ -21,14 +22,29 @@
 //! - a **symbolic link** is neither followed nor replaced: following it writes a file the
 //!   user did not name, and replacing it destroys the link. The message names the target,
 //!   so the user can name it instead;
-//! - a device, a FIFO or a socket: writing a temporary file and renaming it over one
-//!   (which is how outputs are written, below) would replace the device node itself;
+//! - a device, a FIFO or a socket: writing into one sends a document to a device (or
+//!   waits for a reader), and renaming a file over one replaces the device node itself;
 //! - a folder, or a path in a folder that does not exist. At most the last folder of a
-//!   path is ever created ([`create_output_dir`]), never a chain.
+//!   path is ever created ([`create_output_dir`]), never a chain;
+//! - an existing regular file that this user could not write with the shell's `>`
+//!   ([`may_write`] on its permission bits; the superuser may write any, as with `>`).
+//!   Writing beside it and renaming over it would succeed (renaming needs only the
+//!   folder's permission), and would reset its mode, its owner and break its hard links.
 //!
-//! [`write_output`] writes a new temporary file beside the target (created exclusively,
-//! so it cannot follow a planted link) and renames it over the target, so readers never
-//! see half a document; the target is checked once more right before the rename.
+//! [`write_output`] writes a **new** file as a temporary file beside the target (created
+//! exclusively, so it cannot follow a planted link) renamed into place, so readers never
+//! see half a document. An **existing** file is written in place, as `>` writes it, so
+//! that it keeps its mode, its owner and its hard links (each link sees the new
+//! document): it is opened for writing first (without following a link; the kernel's
+//! permission check is the final word), the document is written whole to an unnamed
+//! spool file, and only then copied over the old content. A writer that fails leaves
+//! either file as it was.
+//!
+//! # This process's memory
+//!
+//! [`memory`] reads the files Linux keeps about the process's memory limits (its
+//! resource limits, its cgroup), which bound what an input may need besides the
+//! machine's free memory.
 //!
 //! # One run's files
 //!
@@ -41,11 +57,12 @@
 
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
+pub mod memory;
 
 use std::fmt;
 use std::fs::{self, File, Metadata};
-use std::io::{self, BufWriter, Read, Write};
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::io::{self, BufRead, BufWriter, Read, Seek, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 /// A file a user named could not be used; the message names the flag or variable it came
@@ -113,6 +130,10 @@ enum Kind {
     Collision { other: String, input: bool },
     #[error("is {0}, not a folder")]
     NotAFolder(&'static str),
+    #[error("is not writable by this user (mode {mode:04o}, owner uid {owner}, group gid {group}); locus writes over an existing file only where the shell's `>` could: make it writable (chmod u+w) or name another file")]
+    NotWritable { mode: u32, owner: u32, group: u32 },
+    #[error("is a symbolic link (to {target:?}); locus does not write into a folder through a link: name the folder itself")]
+    FolderLink { target: PathBuf },
 }
 
 /// A byte count as a person reads it: `64 MiB`, `1.5 GiB`, `512 bytes`.
@@ -261,6 +282,11 @@ pub fn check_output(origin: &str, path: &Path) -> Result<(), FileError> {
         }
         Ok(meta) if meta.is_dir() => Err(err(Kind::OutputIsFolder)),
         Ok(meta) if !meta.is_file() => Err(err(Kind::OutputNotRegular(kind_of(&meta)))),
+        Ok(meta) if !may_write(&meta, &Ids::of_process()) => Err(err(Kind::NotWritable {
+            mode: meta.mode() & 0o7777,
+            owner: meta.uid(),
+            group: meta.gid(),
+        })),
         Ok(_) => Ok(()),
         // Not there, or its folder is not a folder (ENOTDIR): judge the folder first.
         Err(e) => {
@@ -294,9 +320,65 @@ fn folder_of(path: &Path) -> &Path {
     }
 }
 
-/// Writes an output file atomically: `write` fills a new temporary file beside `path`,
-/// which is then renamed over it, after [`check_output`] has passed once more. On any
-/// error the temporary file is removed and the target is left as it was.
+/// The identity the kernel checks a file's permission bits against: the effective user
+/// and group and the supplementary groups.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ids {
+    /// Effective user id (0: the superuser).
+    pub uid: u32,
+    /// Effective group id.
+    pub gid: u32,
+    /// Supplementary group ids.
+    pub groups: Vec<u32>,
+}
+
+impl Ids {
+    /// This process's identity.
+    pub fn of_process() -> Ids {
+        // SAFETY: geteuid and getegid cannot fail and touch no memory of ours.
+        let (uid, gid) = unsafe { (libc::geteuid(), libc::getegid()) };
+        // SAFETY: with a size of 0, getgroups writes nothing and returns the count.
+        let n = unsafe { libc::getgroups(0, std::ptr::null_mut()) };
+        let mut groups: Vec<libc::gid_t> = vec![0; usize::try_from(n).unwrap_or(0)];
+        // SAFETY: `groups` holds `groups.len()` elements, the most getgroups writes; a
+        // count that changed since the first call makes it fail (-1), leaving none.
+        let got = unsafe { libc::getgroups(groups.len() as libc::c_int, groups.as_mut_ptr()) };
+        groups.truncate(usize::try_from(got).unwrap_or(0));
+        Ids { uid, gid, groups }
+    }
+}
+
+/// Whether `who` may write a file with `meta`'s owner, group and permission bits, as the
+/// kernel decides it for `open(O_WRONLY)`, and so for the shell's `>`: the superuser
+/// may write any file; the owner is judged by the owner's bits alone, a member of the
+/// file's group (effective or supplementary) by the group's, anyone else by the
+/// others'. Access control lists are not read: where one grants more than the bits,
+/// the file is refused; where one grants less, opening the file for writing fails and
+/// [`write_output`] reports it.
+pub fn may_write(meta: &Metadata, who: &Ids) -> bool {
+    may_write_mode(meta.mode(), meta.uid(), meta.gid(), who)
+}
+
+/// [`may_write`] on a file's mode, owner and group.
+pub fn may_write_mode(mode: u32, owner: u32, group: u32, who: &Ids) -> bool {
+    if who.uid == 0 {
+        return true;
+    }
+    let bit = if who.uid == owner {
+        0o200
+    } else if who.gid == group || who.groups.contains(&group) {
+        0o020
+    } else {
+        0o002
+    };
+    mode & bit != 0
+}
+
+/// Writes an output file: `write` produces the whole document before the target is
+/// touched. A new file is written beside the target and renamed into place; an existing
+/// regular file is written in place, keeping its mode, owner and hard links (see the
+/// module documentation). [`check_output`] passes first. On any error before the copy
+/// the target is left as it was, and no temporary file is left behind.
 pub fn write_output(
     origin: &str,
     path: &Path,
@@ -310,6 +392,9 @@ pub fn write_output(
             io::Error::new(io::ErrorKind::InvalidInput, "the path names no file"),
         )
     })?;
+    if fs::symlink_metadata(path).is_ok() {
+        return write_in_place(origin, path, write);
+    }
     let mut tmp_name = std::ffi::OsString::from(".");
     tmp_name.push(name);
     tmp_name.push(format!(".{}.tmp", std::process::id()));
@@ -337,9 +422,130 @@ pub fn write_output(
     result
 }
 
+/// [`write_output`] over an existing regular file: opened for writing first (no link
+/// followed, no waiting on a FIFO), the document spooled whole, then copied over the
+/// old content and the file cut to the new length.
+fn write_in_place(
+    origin: &str,
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> Result<(), FileError> {
+    let err = |kind| FileError::new(origin, path, kind);
+    let io_err = |verb, err| FileError::new(origin, path, Kind::Io { verb, err });
+    let mut target = File::options()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => err(Kind::OutputLink {
+                target: fs::read_link(path).unwrap_or_default(),
+            }),
+            _ => io_err("cannot open it for writing", e),
+        })?;
+    let meta = target
+        .metadata()
+        .map_err(|e| io_err("cannot look at it", e))?;
+    if !meta.is_file() {
+        return Err(err(Kind::OutputNotRegular(kind_of(&meta))));
+    }
+    let spool = spool_beside(folder_of(path))
+        .map_err(|e| io_err("cannot create a temporary file to write it to", e))?;
+    let mut out = BufWriter::new(spool);
+    write(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(|e| io_err("cannot write it", e))?;
+    let mut spool = out
+        .into_inner()
+        .map_err(|e| io_err("cannot write it", e.into_error()))?;
+    spool.rewind().map_err(|e| io_err("cannot write it", e))?;
+    let copied = io::copy(&mut spool, &mut target)
+        .and_then(|n| target.set_len(n))
+        .and_then(|()| target.sync_all());
+    copied.map_err(|e| io_err("cannot write it", e))
+}
+
+/// An unnamed temporary file, in `dir` where this user may create one (the same file
+/// system as the output, most likely with room), else in the system's temporary
+/// folder: created exclusively, then its name removed at once, so nothing is left
+/// behind whatever happens next.
+fn spool_beside(dir: &Path) -> io::Result<File> {
+    let name = format!(".locus-spool.{}", std::process::id());
+    let mut last = None;
+    for dir in [dir.to_owned(), std::env::temp_dir()] {
+        for attempt in 0..16u32 {
+            let path = dir.join(format!("{name}.{attempt}"));
+            match File::options()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&path)
+            {
+                Ok(file) => {
+                    fs::remove_file(&path)?;
+                    return Ok(file);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => {
+                    last = Some(e);
+                    break;
+                }
+            }
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free temporary file name")))
+}
+
+/// Reads one line of at most `cap` bytes (its line break not counted) from `reader` into
+/// `buf` (appended, the line break included), for a reader of a text format that goes
+/// line by line: a file with no line break (a sparse file of zeros, a binary file)
+/// would otherwise be read into memory whole. Returns the bytes read (0 at the end of
+/// the input); a longer line is an [`io::ErrorKind::InvalidData`] error saying so.
+pub fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>, cap: usize) -> io::Result<usize> {
+    let start = buf.len();
+    loop {
+        let (done, used) = {
+            let available = match reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if available.is_empty() {
+                return Ok(buf.len() - start);
+            }
+            match available.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    buf.extend_from_slice(&available[..=i]);
+                    (true, i + 1)
+                }
+                None => {
+                    buf.extend_from_slice(available);
+                    (false, available.len())
+                }
+            }
+        };
+        reader.consume(used);
+        let line = buf.len() - start - usize::from(done);
+        if line > cap {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "a line longer than the {} locus reads for one line (is there a line \
+                     break in it?)",
+                    Bytes(cap as u64)
+                ),
+            ));
+        }
+        if done {
+            return Ok(buf.len() - start);
+        }
+    }
+}
+
 /// Creates the folder `path` for the outputs of `origin` if it does not exist; its parent
 /// must exist (at most the last folder of a path is created). An existing folder is
-/// accepted; what it may already hold is the caller's to judge.
+/// accepted; what it may already hold is the caller's to judge. A symbolic link is
+/// refused, to a folder too: the outputs would land where the user did not name.
 pub fn create_output_dir(origin: &str, path: &Path) -> Result<(), FileError> {
     let err = |kind| FileError::new(origin, path, kind);
     if path.as_os_str().is_empty() {
@@ -347,7 +553,9 @@ pub fn create_output_dir(origin: &str, path: &Path) -> Result<(), FileError> {
     }
     match fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(meta) if meta.file_type().is_symlink() && path.is_dir() => Ok(()),
+        Ok(meta) if meta.file_type().is_symlink() => Err(err(Kind::FolderLink {
+            target: fs::read_link(path).unwrap_or_default(),
+        })),
         Ok(meta) => Err(err(Kind::NotAFolder(kind_of(&meta)))),
         // Not there, or its folder is not a folder (ENOTDIR): judge the folder first.
         Err(e) => {

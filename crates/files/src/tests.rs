@@ -2,7 +2,7 @@
 //! caps, collisions.
 
 use super::*;
-use std::os::unix::fs::symlink;
+use std::os::unix::fs::{symlink, PermissionsExt};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("locus-files-{name}-{}", std::process::id()));
@@ -209,4 +209,130 @@ fn byte_counts_read_as_people_write_them() {
     assert_eq!(Bytes(64 << 20).to_string(), "64 MiB");
     assert_eq!(Bytes(3 << 29).to_string(), "1.5 GiB");
     assert_eq!(Bytes(80_000_000_000).to_string(), "74.5 GiB");
+}
+
+#[test]
+fn writability_is_decided_by_the_bits_that_apply_to_the_user() {
+    let user = Ids {
+        uid: 1000,
+        gid: 1000,
+        groups: vec![27],
+    };
+    // The owner's bits alone, for the owner: 0o044 lets others write, not the owner.
+    assert!(may_write_mode(0o100644, 1000, 1000, &user));
+    assert!(!may_write_mode(0o100444, 1000, 1000, &user));
+    assert!(!may_write_mode(0o100466, 1000, 1000, &user));
+    // The group's, for a member (effective or supplementary).
+    assert!(may_write_mode(0o100464, 0, 1000, &user));
+    assert!(may_write_mode(0o100464, 0, 27, &user));
+    assert!(!may_write_mode(0o100446, 0, 27, &user));
+    // The others', for anyone else.
+    assert!(may_write_mode(0o100446, 0, 0, &user));
+    assert!(!may_write_mode(0o100664, 0, 0, &user));
+    // The superuser writes anything, as `>` does.
+    let root = Ids {
+        uid: 0,
+        gid: 0,
+        groups: vec![],
+    };
+    assert!(may_write_mode(0o100444, 1000, 1000, &root));
+}
+
+#[test]
+fn a_file_the_user_cannot_write_is_refused_and_kept() {
+    let dir = scratch("readonly");
+    let mine = dir.join("mine.json");
+    fs::write(&mine, "old").unwrap();
+    fs::set_permissions(&mine, fs::Permissions::from_mode(0o444)).unwrap();
+    let ino = fs::metadata(&mine).unwrap().ino();
+    let who = Ids::of_process();
+    let result = write_output("--json", &mine, |w: &mut dyn Write| w.write_all(b"new"));
+    let meta = fs::metadata(&mine).unwrap();
+    assert_eq!(meta.mode() & 0o777, 0o444, "the mode is kept either way");
+    assert_eq!(meta.ino(), ino, "the file is never replaced");
+    if who.uid == 0 {
+        // `>` writes it for the superuser, and so does locus, in place.
+        result.unwrap();
+        assert_eq!(fs::read(&mine).unwrap(), b"new");
+    } else {
+        let e = result.unwrap_err().to_string();
+        assert!(
+            e.starts_with("--json") && e.contains("not writable") && e.contains("0444"),
+            "{e}"
+        );
+        assert_eq!(fs::read(&mine).unwrap(), b"old");
+        assert!(check_output("--json", &mine).is_err());
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_existing_file_keeps_its_mode_and_its_hard_links() {
+    let dir = scratch("inplace");
+    let target = dir.join("out.json");
+    fs::write(&target, "a longer old document").unwrap();
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+    let other = dir.join("other-name.json");
+    fs::hard_link(&target, &other).unwrap();
+    write_output("--json", &target, |w: &mut dyn Write| w.write_all(b"new")).unwrap();
+    let meta = fs::metadata(&target).unwrap();
+    assert_eq!(meta.mode() & 0o777, 0o640);
+    assert_eq!(meta.nlink(), 2, "the hard link is kept");
+    assert_eq!(fs::read(&target).unwrap(), b"new", "cut to the new length");
+    assert_eq!(fs::read(&other).unwrap(), b"new", "both names see it");
+    // A failing writer leaves the old document whole, and nothing beside it.
+    let e = write_output("--json", &target, |w: &mut dyn Write| {
+        w.write_all(b"half")?;
+        Err(io::Error::other("disk full"))
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("disk full"), "{e}");
+    assert_eq!(fs::read(&target).unwrap(), b"new");
+    assert_eq!(fs::read_dir(&dir).unwrap().count(), 2);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_link_to_a_folder_is_no_output_folder() {
+    let dir = scratch("outdirlink");
+    fs::create_dir(dir.join("real")).unwrap();
+    symlink(dir.join("real"), dir.join("link")).unwrap();
+    let e = create_output_dir("--out", &dir.join("link")).unwrap_err();
+    assert!(
+        e.to_string().starts_with("--out") && e.to_string().contains("symbolic link"),
+        "{e}"
+    );
+    create_output_dir("--out", &dir.join("real")).unwrap();
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_line_is_read_up_to_its_cap_and_no_further() {
+    use std::io::{BufReader, Cursor};
+    let mut r = BufReader::with_capacity(4, Cursor::new(b"ab\ncdefgh\nxyz".to_vec()));
+    let mut buf = Vec::new();
+    assert_eq!(read_line(&mut r, &mut buf, 6).unwrap(), 3);
+    assert_eq!(buf, b"ab\n");
+    buf.clear();
+    assert_eq!(
+        read_line(&mut r, &mut buf, 6).unwrap(),
+        7,
+        "6 bytes and the break"
+    );
+    buf.clear();
+    assert_eq!(
+        read_line(&mut r, &mut buf, 6).unwrap(),
+        3,
+        "the last line, unended"
+    );
+    buf.clear();
+    assert_eq!(read_line(&mut r, &mut buf, 6).unwrap(), 0);
+    // No line break within the cap: an error, having read little more than the cap.
+    let zeros = io::repeat(0).take(1 << 30);
+    let mut r = BufReader::with_capacity(64, zeros);
+    let mut buf = Vec::new();
+    let e = read_line(&mut r, &mut buf, 1000).unwrap_err();
+    assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+    assert!(e.to_string().contains("longer than the 1000 bytes"), "{e}");
+    assert!(buf.len() <= 1000 + 64, "read {} bytes", buf.len());
 }

@@ -314,13 +314,24 @@ pub struct Available {
 }
 
 /// The memory available for new allocations: `MemAvailable` of `/proc/meminfo` (what
-/// can be allocated without swapping), else its `MemTotal`; `None` where neither can be
-/// read (not Linux), and then nothing is refused for its memory. Read once per process.
+/// can be allocated without swapping), else its `MemTotal`, or where smaller what this
+/// process's resource limits and cgroup leave it ([`locus_files::memory`]); `None` where
+/// none can be read (not Linux), and then nothing is refused for its memory. Read once
+/// per process.
 pub fn available_memory() -> Option<Available> {
     static AVAILABLE: std::sync::OnceLock<Option<Available>> = std::sync::OnceLock::new();
     *AVAILABLE.get_or_init(|| {
-        let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-        meminfo(&text)
+        let machine = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|text| meminfo(&text));
+        let process = locus_files::memory::process_limit().map(|l| Available {
+            bytes: l.bytes,
+            source: l.source,
+        });
+        match (machine, process) {
+            (Some(m), Some(p)) if p.bytes < m.bytes => Some(p),
+            (m, p) => m.or(p),
+        }
     })
 }
 

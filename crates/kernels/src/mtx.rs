@@ -64,6 +64,11 @@ impl fmt::Display for MtxError {
 
 impl std::error::Error for MtxError {}
 
+/// The longest line read, in bytes: the format's own bound is 1024 characters, and
+/// comments written by tools run longer; a file with no line break (a sparse file of
+/// zeros) is refused at this length instead of read whole.
+const MAX_LINE: usize = 1 << 20;
+
 /// The banner every file starts with, for messages.
 const BANNER: &str = "%%MatrixMarket matrix FORMAT FIELD SYMMETRY";
 
@@ -326,14 +331,13 @@ impl<R: BufRead> Reader<R> {
     /// The next line, without its line break; `None` at the end of the file.
     fn next_line(&mut self) -> Result<Option<&str>, MtxError> {
         self.buf.clear();
-        let n = self
-            .lines
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| MtxError {
+        let n = locus_files::read_line(&mut self.lines, &mut self.buf, MAX_LINE).map_err(|e| {
+            MtxError {
                 path: self.path.clone(),
                 line: Some(self.line_no + 1),
                 kind: ErrorKind::Io(e.to_string()),
-            })?;
+            }
+        })?;
         if n == 0 {
             return Ok(None);
         }

@@ -20,12 +20,13 @@
 
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use locus_kernels::heat::{self, HeatParams};
 use locus_kernels::{Executor, Locus};
 use mpi::topology::Communicator;
 use mpi::traits::{Destination, Source};
 
+use crate::limits::BadInput;
 use crate::rows;
 use crate::Checked;
 
@@ -45,12 +46,12 @@ pub fn run<C: Communicator>(world: &C, ex: &Locus, p: &HeatParams) -> Result<Che
     let rank = world.rank() as usize;
     let interior = p.rows - 2;
     if interior < ranks {
-        bail!(
-            "heat {}x{}: its {interior} interior rows cannot be shared by {ranks} ranks (each \
-             needs at least one); give --size more rows",
-            p.rows,
-            p.cols
-        );
+        return Err(BadInput(format!(
+            "--size: heat {}x{}: its {interior} interior rows cannot be shared by {ranks} \
+             ranks (each needs at least one); give more rows",
+            p.rows, p.cols
+        ))
+        .into());
     }
     let own = rows::block(interior, ranks, rank);
     // Global rows first..end are this rank's; the local grid adds one row each side.

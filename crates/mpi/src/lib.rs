@@ -19,10 +19,13 @@
 //! - Only the thread that called `MPI_Init_thread` calls MPI: tasks compute, the main
 //!   thread communicates between the pool's runs. [`threading`] asks for
 //!   `MPI_THREAD_FUNNELED` and refuses to run with less.
+//! - An input no rank could hold, or too large to run, is refused before anything is
+//!   prepared, with `locus`'s exit statuses ([`limits`]).
 
 #![deny(missing_docs)]
 
 pub mod heat;
+pub mod limits;
 pub mod placement;
 pub mod report;
 pub mod rows;

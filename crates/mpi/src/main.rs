@@ -1,7 +1,9 @@
 //! `locus-mpi`: one rank of a distributed heat or spmv, MPI between the ranks and a
 //! locus pool inside each. Run it under `mpirun`; rank 0 prints every rank's report
 //! line (see `locus_mpi::report`) and a summary, and the exit status is 0 only when
-//! every rank verified and kept its workers inside its binding.
+//! every rank verified and kept its workers inside its binding; otherwise `locus`'s
+//! (`locus_mpi::limits`): 1 a rank's result failed its check, 2 bad input, 3 a run
+//! that could not be made.
 
 use std::process::ExitCode;
 
@@ -11,6 +13,7 @@ use locus::{Pinning, PolicyKind, ThreadPoolBuilder};
 use locus_kernels::heat::HeatParams;
 use locus_kernels::sparse::SparseParams;
 use locus_kernels::{check_iters, Kernel, Locus, Params};
+use locus_mpi::limits::{self, BadInput, EXIT_BAD_INPUT, EXIT_NOT_RUN, EXIT_UNVERIFIED};
 use locus_mpi::placement::{self, Placement};
 use locus_mpi::report::RankReport;
 use locus_mpi::{threading, Checked};
@@ -30,7 +33,10 @@ Each rank's pool has one worker per CPU of the rank's affinity mask (its binding
 grouped into that part of the machine's squads. Rank 0 prints one line per rank (rank,
 binding, squads, pool size, the CPUs each worker may run on, whether the rank's part
 verified against the serial kernel) and a summary. Exit status 0 only when every rank
-verified and kept its workers inside its binding.
+verified and kept its workers inside its binding; 1 when a rank failed its check (or
+put a worker outside its binding), 2 for bad input (a size that the ranks cannot share,
+or that needs more memory than the ranks on a machine may take, or more than 2^38
+instructions), 3 when the run could not be made.
 
 Only the main thread calls MPI (MPI_THREAD_FUNNELED); a library that provides less is
 refused. LOCUS_POLICY, LOCUS_PIN and LOCUS_NUM_THREADS are read as by the library; the
@@ -118,14 +124,19 @@ enum Job {
 }
 
 impl Job {
-    fn from_cli(program: &Program) -> Result<(Job, &RunArgs)> {
+    /// The job, its flags and its input as `locus` takes it, for the bounds.
+    fn from_cli(program: &Program) -> Result<(Job, &RunArgs, Params, String)> {
         let (kernel, size, run) = match program {
             Program::Heat { run, size } => (Kernel::Heat, size, run),
             Program::Spmv { run, size } => (Kernel::SpmvCrs, size, run),
         };
         let params = kernel
             .parse_size(size)
-            .with_context(|| format!("--size {size:?}"))?;
+            .map_err(|e| BadInput(format!("--size {size:?}: {e:#}")))?;
+        let given = match run.iters {
+            Some(k) => format!("--size {size:?} --iters {k}"),
+            None => format!("--size {size:?}"),
+        };
         let job = match params {
             Params::Heat(mut p) => {
                 p.iters = run.iters.unwrap_or(p.iters);
@@ -137,7 +148,11 @@ impl Job {
             }
             other => unreachable!("{kernel:?} parsed as {other:?}"),
         };
-        Ok((job, run))
+        let params = match &job {
+            Job::Heat(p) => Params::Heat(*p),
+            Job::Spmv(p) => Params::SpmvCrs(p.clone()),
+        };
+        Ok((job, run, params, given))
     }
 
     fn name(&self) -> &'static str {
@@ -159,22 +174,47 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(&cli) {
         Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
+        Ok(false) => ExitCode::from(EXIT_UNVERIFIED),
         Err(e) => {
             eprintln!("locus-mpi: {e:#}");
-            ExitCode::FAILURE
+            if e.chain().any(|c| c.is::<BadInput>()) {
+                ExitCode::from(EXIT_BAD_INPUT)
+            } else {
+                ExitCode::from(EXIT_NOT_RUN)
+            }
         }
     }
 }
 
 /// Runs this rank; `Ok(false)` when some rank failed its check.
 fn run(cli: &Cli) -> Result<bool> {
-    let (job, args) = Job::from_cli(&cli.program)?;
+    let (job, args, params, given) = Job::from_cli(&cli.program)?;
+    // One rank's share, before MPI starts: an input no process here could hold.
+    limits::check(&params, &given, 1, locus_kernels::available_memory())?;
     // The binding mpirun gave, read before any thread of ours exists.
     let binding = placement::binding()?;
     let (universe, provided) = threading::init()?;
     let world = universe.world();
     let rank = world.rank() as usize;
+    // Then the ranks that share this machine, each holding the whole input; every rank
+    // learns whether any refused, so that none waits for a rank that left.
+    let here = world.split_shared(rank as i32).size() as usize;
+    let refused = limits::check(&params, &given, here, locus_kernels::available_memory());
+    let refused_here = u32::from(refused.is_err());
+    let mut refusals = 0u32;
+    world.all_reduce_into(
+        &refused_here,
+        &mut refusals,
+        mpi::collective::SystemOperation::sum(),
+    );
+    refused?;
+    if refusals > 0 {
+        return Err(BadInput(format!(
+            "{given}: refused by {refusals} of the {} ranks (their messages say why)",
+            world.size()
+        ))
+        .into());
+    }
     let mut builder = ThreadPoolBuilder::from_env().context("reading LOCUS_* settings")?;
     if let Some(policy) = args.policy.clone() {
         builder = builder.policy(policy);

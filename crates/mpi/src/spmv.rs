@@ -17,7 +17,7 @@
 
 use std::time::Instant;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use locus_kernels::sparse::{Csr, SparseParams};
 use locus_kernels::{spmv, Executor, Locus};
 use mpi::collective::SystemOperation;
@@ -27,6 +27,7 @@ use mpi::traits::CommunicatorCollectives;
 use mpi::Count;
 
 use crate::heat::first_difference;
+use crate::limits::BadInput;
 use crate::rows;
 use crate::Checked;
 
@@ -43,19 +44,21 @@ pub fn run<C: Communicator>(world: &C, ex: &Locus, p: &SparseParams) -> Result<C
     let a = p.matrix.matrix(p.seed);
     let n = a.nrows();
     if a.ncols() != n {
-        bail!(
-            "spmv {}: a power iteration needs a square matrix, this one is {} x {}",
+        return Err(BadInput(format!(
+            "--size: spmv {}: a power iteration needs a square matrix, this one is {} x {}",
             p.matrix,
             n,
             a.ncols()
-        );
+        ))
+        .into());
     }
     if n < ranks {
-        bail!(
-            "spmv {}: its {n} rows cannot be shared by {ranks} ranks (each needs at least \
-             one); give --size a larger matrix",
+        return Err(BadInput(format!(
+            "--size: spmv {}: its {n} rows cannot be shared by {ranks} ranks (each needs at \
+             least one); give a larger matrix",
             p.matrix
-        );
+        ))
+        .into());
     }
     let counts: Vec<Count> = rows::lengths(n, ranks)
         .into_iter()

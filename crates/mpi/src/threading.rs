@@ -5,7 +5,7 @@
 //! is done), then the main thread trades halo rows or gathers the vector. That is
 //! `MPI_THREAD_FUNNELED`. A program whose tasks call MPI themselves (a task sending its
 //! own rows as soon as they are computed) needs `MPI_THREAD_MULTIPLE`, or
-//! `MPI_THREAD_SERIALIZED` if it makes sure no two calls overlap; see the README.
+//! `MPI_THREAD_SERIALIZED` if it makes sure no two calls overlap; see `docs/mpi.md`.
 
 use anyhow::{bail, Result};
 use mpi::environment::Universe;

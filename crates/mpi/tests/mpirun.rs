@@ -27,6 +27,8 @@ static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 struct Run {
     command: String,
     success: bool,
+    /// mpirun's exit status (a failed rank's own), where it exited.
+    code: Option<i32>,
     stdout: String,
     stderr: String,
 }
@@ -125,6 +127,7 @@ fn mpirun(ranks: usize, binding: &[&str], args: &[&str]) -> Run {
     let run = Run {
         command,
         success: status.is_some_and(|s| s.success()),
+        code: status.and_then(|s| s.code()),
         stdout: out.join().unwrap_or_default(),
         stderr: err.join().unwrap_or_default(),
     };
@@ -253,7 +256,7 @@ fn four_ranks_overloading_the_cores_keep_one_worker_each() {
     }
 }
 
-/// The README's command: one rank per socket, bound there. Each rank's pool has its
+/// The command of `docs/mpi.md`: one rank per socket, bound there. Each rank's pool has its
 /// socket's CPUs and squads.
 #[test]
 fn one_rank_per_socket_gets_the_sockets_squads() {
@@ -315,4 +318,43 @@ fn bad_input_fails_with_a_message() {
         );
         assert!(!run.stderr.contains("panicked"), "a panic\n{run}");
     }
+}
+
+/// Bad input as `locus` reports it: exit status 2 (not 1, a wrong answer), from
+/// mpirun and from the program alone, with each of `names` in the message.
+fn bad_input(run: &Run, names: &[&str]) {
+    assert_eq!(run.code, Some(2), "bad input exits 2\n{run}");
+    assert!(!run.stdout.contains("rank="), "no rank ran\n{run}");
+    for n in names {
+        assert!(run.stderr.contains(n), "{n:?} not named\n{run}");
+    }
+}
+
+#[test]
+fn a_grid_no_rank_could_hold_is_refused_before_anything_runs() {
+    let start = Instant::now();
+    let run = mpirun(2, &[], &["heat", "--size", "100000x100000"]);
+    bad_input(&run, &["--size \"100000x100000\"", "heat 100000x100000"]);
+    assert!(
+        run.stderr.contains("of memory") || run.stderr.contains("instructions"),
+        "{run}"
+    );
+    assert!(start.elapsed() < Duration::from_secs(60), "{run}");
+    // Without mpirun too: the bound comes before MPI starts.
+    let out = Command::new(PROGRAM)
+        .args(["heat", "--size", "100000x100000"])
+        .output()
+        .expect("the program starts");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
+#[test]
+fn sizes_the_ranks_cannot_share_are_bad_input() {
+    // Two interior rows for four ranks; a matrix of three rows for four ranks.
+    let run = mpirun(4, &[], &["heat", "--size", "4x64"]);
+    bad_input(&run, &["--size", "cannot be shared by 4 ranks"]);
+    let run = mpirun(4, &[], &["spmv", "--size", "laplace2d:1"]);
+    bad_input(&run, &["--size", "cannot be shared by 4 ranks"]);
+    let run = mpirun(1, &[], &["heat", "--size", "sixty"]);
+    bad_input(&run, &["--size \"sixty\""]);
 }

@@ -8,7 +8,10 @@ use std::path::PathBuf;
 
 /// `locus profile KERNEL --out DIR`.
 #[derive(Debug, Args)]
-#[command(after_help = super::kernels_help(None))]
+#[command(
+    after_help = super::SHORT_KERNELS_HELP,
+    after_long_help = super::kernels_help(None)
+)]
 pub(crate) struct ProfileArgs {
     /// The kernel to record and profile.
     #[arg(value_name = "KERNEL")]

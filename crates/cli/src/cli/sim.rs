@@ -15,7 +15,8 @@ pub(crate) const DEFAULT_MACHINE: &str = "opteron-8380";
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    after_help = super::kernels_help(Some(Engine::Simulator))
+    after_help = super::SHORT_KERNELS_HELP,
+    after_long_help = super::kernels_help(Some(Engine::Simulator))
 )]
 pub(crate) struct SimArgs {
     /// `sweep`: the same simulation over a range of one parameter.
@@ -28,73 +29,97 @@ pub(crate) struct SimArgs {
 /// The subcommands of `locus sim`.
 #[derive(Debug, Subcommand)]
 pub(crate) enum SimCommand {
-    /// Simulate over a range of one parameter (input rows, cab's boundary level BL, the
-    /// mts batch) and plot the makespan.
+    /// Simulate over a range of one parameter and plot the makespan.
+    ///
+    /// The parameter: input rows, cab's boundary level BL, or the mts batch.
     Sweep(Box<SweepArgs>),
-    /// Simulate multi-threaded applications on a multi-socket machine under the thread
-    /// mapper (linux-like spreading, sam, sam-mph, best static) and compare their
-    /// progress.
+    /// Simulate multi-threaded applications under the thread mapper.
+    ///
+    /// The applications run on a simulated multi-socket machine under linux-like
+    /// spreading, sam, sam-mph and the best static placement, and their progress is
+    /// compared.
     Threads(ThreadsArgs),
-    /// Compare policies with ws over every kernel at sizes from the defaults to the
-    /// papers' largest and beyond, on several machines, and print each policy's worst
-    /// ratio (`--quick`: the same in seconds, scaled down).
+    /// Compare policies with ws over every kernel, size and machine; the worst ratios.
+    ///
+    /// Every kernel at sizes from the defaults to the papers' largest and beyond, on
+    /// several machines, with each policy's worst ratio (`--quick`: the same in seconds,
+    /// scaled down).
     Matrix(MatrixArgs),
 }
 
 /// Flags shared by `locus sim` and `locus sim sweep`.
 #[derive(Debug, Args)]
 pub(crate) struct SimCommonArgs {
-    /// The simulated machine: a preset (`locus topo --list-presets`), an hwloc synthetic
-    /// string, SxC shorthand, or an hwloc XML file (`lstopo --of xml`).
-    #[arg(long, short = 'm', value_name = "M", default_value = DEFAULT_MACHINE)]
+    /// The simulated machine. [default: LOCUS_TOPOLOGY if set, else opteron-8380]
+    ///
+    /// A preset (`locus topo --list-presets`), an hwloc synthetic string, SxC shorthand,
+    /// or an hwloc XML file (`lstopo --of xml`).
+    #[arg(long, short = 'm', value_name = "M")]
     pub(crate) machine: Option<String>,
 
-    /// Simulated workers, one per PU at most. [default: one per PU of the machine]
+    /// Simulated workers, one per PU at most. [default: LOCUS_NUM_THREADS if set, else
+    /// one per PU of the machine]
     #[arg(long, short = 't', value_name = "N", value_parser = super::threads)]
     pub(crate) threads: Option<usize>,
 
-    /// The kernel's input (syntax below). [default: the kernel's default size, which for
-    /// heat is the CATS paper's 1024x512, 8-row leaves, 10 iterations]
+    /// The kernel's input (syntax under --help). [default: the kernel's default size]
+    ///
+    /// For heat the default is the CATS paper's 1024x512, 8-row leaves, 10 iterations.
     #[arg(long, short = 's', value_name = "S")]
     pub(crate) size: Option<String>,
 
-    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for the
-    /// sparse kernels (spmv-crs, spmv-iter, spmv-ccs, spmm); the size's other options (iters,
-    /// grain, seed) stay. Refused for other kernels and with a --size that names
-    /// matrix=PATH itself.
+    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names.
+    ///
+    /// For the sparse kernels (spmv-crs, spmv-iter, spmv-ccs, spmm); the size's other
+    /// options (iters, grain, seed) stay. Refused for other kernels and with a --size
+    /// that names matrix=PATH itself.
     #[arg(long, value_name = "FILE")]
     pub(crate) matrix: Option<PathBuf>,
 
-    /// Seed of the simulated workers' random victim choices and wake-up delays; the same
-    /// seed and inputs give bit-identical results.
+    /// Seed of the simulated workers' random victim choices and wake-up delays.
+    ///
+    /// The same seed and inputs give bit-identical results.
     #[arg(long, value_name = "SEED", default_value_t = 1)]
     pub(crate) seed: u64,
 
-    /// A JSON file overriding some of the machine's latencies (keys: clock_ghz, ipc,
-    /// l1_hit, l2_hit, l3_hit, near_cache, remote_cache, local_dram, near_dram,
-    /// remote_dram, spawn, probe_local, probe_remote, steal_local, steal_remote, in
-    /// cycles; fill_buffers, per core; dram_gbps, per NUMA node, and link_gbps, per
-    /// direction between two packages, in GB/s). [default: the preset's documented
-    /// table, or generic values]
+    /// A JSON file overriding some of the machine's latencies.
+    ///
+    /// Keys: clock_ghz, ipc, l1_hit, l2_hit, l3_hit, near_cache, remote_cache,
+    /// local_dram, near_dram, remote_dram, spawn, probe_local, probe_remote, steal_local,
+    /// steal_remote, in cycles; fill_buffers, per core; dram_gbps, per NUMA node, and
+    /// link_gbps, per direction between two packages, in GB/s (0.1 to 100000; clock_ghz
+    /// 0.1 to 10, ipc 0.01 to 64); l3_victim (true or false), prefetch_degree and
+    /// prefetch_distance, in lines. [default: the preset's documented table, or generic
+    /// values]
     #[arg(long, value_name = "FILE")]
     pub(crate) latencies: Option<PathBuf>,
 
-    /// The memory clock: `overlap` (misses overlap up to the core's fill buffers, and
-    /// share each memory node's and each link's bandwidth, with queueing) or `serial`
-    /// (each access costs its latency, one after another, bandwidth unlimited: the
-    /// simulator's first clock, kept for comparison).
+    /// The memory clock: `overlap` or `serial`.
+    ///
+    /// `overlap`: misses overlap up to the core's fill buffers, and share each memory
+    /// node's and each link's bandwidth, with queueing. `serial`: each access costs its
+    /// latency, one after another, bandwidth unlimited (the simulator's first clock,
+    /// kept for comparison).
     #[arg(long, value_name = "CLOCK", default_value = "overlap", value_parser = super::clock_kind)]
     pub(crate) clock: locus_sim::clock::ClockKind,
 
-    /// Where a page's memory goes when it is first touched: `first-touch` (the NUMA node
-    /// of the core that touches it first, Linux's default) or `interleave` (page p on
-    /// node p mod nodes, as `numactl --interleave=all` places a program's memory).
+    /// Where a page's memory goes when it is first touched: `first-touch` or `interleave`.
+    ///
+    /// `first-touch`: the NUMA node of the core that touches it first, Linux's default.
+    /// `interleave`: page p on node p mod nodes, as `numactl --interleave=all` places a
+    /// program's memory.
     #[arg(long, value_name = "PLACEMENT", default_value = "first-touch", value_parser = super::placement)]
     pub(crate) memory: locus_sim::machine::Placement,
 
     /// Also write every result (per core and per socket counters included) as JSON.
     #[arg(long, value_name = "FILE")]
     pub(crate) json: Option<PathBuf>,
+
+    /// Simulate even when the simulator's work (cache-line accesses and tasks, summed
+    /// over the policies) is above its bound of 2^30 events, about two and a half
+    /// minutes of one core.
+    #[arg(long)]
+    pub(crate) no_limit: bool,
 }
 
 /// `locus sim KERNEL`.
@@ -108,26 +133,22 @@ pub(crate) struct SimRunArgs {
     pub(crate) common: SimCommonArgs,
 
     // Help: the policies' table (crate::policies).
-    #[arg(
-        long,
-        short = 'p',
-        value_name = "P",
-        default_value = "all",
-        help = policies::flag_help(Engine::Simulator)
-    )]
-    pub(crate) policy: String,
+    #[arg(long, short = 'p', value_name = "P", help = sim_policy_help())]
+    pub(crate) policy: Option<String>,
 
-    /// The schedule file --policy affinity follows, as `locus profile KERNEL --out DIR`
-    /// writes it (DIR/schedule.json). It must have been made for this kernel and input
-    /// (--size, --matrix, --iters) on this --machine with as many --threads; needs
-    /// affinity in --policy.
+    /// The schedule file --policy affinity follows (DIR/schedule.json of `locus
+    /// profile KERNEL --out DIR`).
+    ///
+    /// It must have been made for this kernel and input (--size, --matrix, --iters) on
+    /// this --machine with as many --threads; needs affinity in --policy.
     #[arg(long, value_name = "FILE")]
     pub(crate) schedule: Option<PathBuf>,
 
-    /// Iterations of an iterative kernel (heat, heat-ub, heat-loop, heat-iter,
-    /// heat-moving, sor, sor-ub, spmv-crs, spmv-iter, spmv-ccs, spmm, radix, irreg,
-    /// mapreduce), replacing the size's.
-    /// [default: the size's]
+    /// Iterations of an iterative kernel, replacing the size's. [default: the size's]
+    ///
+    /// For the iterative kernels (heat, heat-ub, heat-loop, heat-iter, heat-moving, sor,
+    /// sor-ub, spmv-crs, spmv-iter, spmv-ccs, spmm, radix, irreg, mapreduce), replacing
+    /// the iterations their size gives.
     #[arg(long, value_name = "K")]
     pub(crate) iters: Option<usize>,
 
@@ -178,7 +199,10 @@ impl SweepParam {
 
 /// `locus sim sweep KERNEL --param P --values V`.
 #[derive(Debug, Args)]
-#[command(after_help = super::kernels_help(Some(Engine::Simulator)))]
+#[command(
+    after_help = super::SHORT_KERNELS_HELP,
+    after_long_help = super::kernels_help(Some(Engine::Simulator))
+)]
 pub(crate) struct SweepArgs {
     /// The kernel to record and simulate.
     #[arg(value_name = "KERNEL")]
@@ -225,10 +249,19 @@ fn size_bytes(s: &str) -> Result<u64, String> {
     locus_topo::parse_size(s).map_err(|e| e.to_string())
 }
 
+/// The help of `locus sim KERNEL --policy`: the table's, and its default.
+fn sim_policy_help() -> String {
+    format!(
+        "{} [default: LOCUS_POLICY if set, else all]",
+        policies::flag_help(Engine::Simulator)
+    )
+}
+
 /// The help of a sweep's `--policy`: its default, from the table's locality policies.
 fn sweep_policy_help() -> String {
     format!(
-        "Policies for a rows sweep [default: ws,{}]; for a bl sweep, cab (with iteration \
+        "Policies for a rows sweep [default: LOCUS_POLICY if set, else ws,{}]; for a bl \
+         sweep, cab (with iteration \
          affinity, the default) or cab-paper (the published CAB). Not affinity: its schedule \
          is for one input (run `locus sim KERNEL --schedule FILE` instead)",
         policies::locality_list()
@@ -278,7 +311,7 @@ pub(crate) struct ThreadsArgs {
 
 /// `locus sim matrix`.
 #[derive(Debug, Args)]
-#[command(after_help = super::EXIT_CODES)]
+#[command(after_help = super::SHORT_EXIT_CODES, after_long_help = super::EXIT_CODES)]
 pub(crate) struct MatrixArgs {
     /// Small inputs on a machine with a sixteenth of opteron-8380's caches, which behave
     /// as the full inputs do on the real machine: the matrix in seconds.

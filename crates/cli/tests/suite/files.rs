@@ -500,6 +500,38 @@ fn values_from_the_environment_are_named_as_variables() {
             "bogus",
             "perf, declared or off",
         ),
+        (
+            &["sim", "fib", "--size", "10"][..],
+            "LOCUS_NUM_THREADS",
+            "0",
+            "at least one thread",
+        ),
+        (
+            &["sim", "fib", "--size", "10"][..],
+            "LOCUS_NUM_THREADS",
+            "64",
+            "has 16 PUs",
+        ),
+        (
+            &["sim", "fib", "--size", "10"][..],
+            "LOCUS_POLICY",
+            "bogus",
+            "no policy has this name",
+        ),
+        (
+            &["sim", "fib", "--size", "10"][..],
+            "LOCUS_TOPOLOGY",
+            "nothing",
+            "unknown machine",
+        ),
+        (
+            &[
+                "sim", "sweep", "fib", "--size", "10", "--param", "rows", "--values", "8",
+            ][..],
+            "LOCUS_POLICY",
+            "bogus",
+            "no policy has this name",
+        ),
     ] {
         let out = with_env(args, &[(var, value)]);
         let stderr = text(&out.stderr);
@@ -590,4 +622,103 @@ fn exit_statuses_are_documented() {
             "{args:?}: {help}"
         );
     }
+}
+
+#[test]
+fn sim_follows_the_variables_where_its_flags_are_absent() {
+    let vars = [
+        ("LOCUS_TOPOLOGY", "2x2"),
+        ("LOCUS_NUM_THREADS", "3"),
+        ("LOCUS_POLICY", "ws"),
+    ];
+    let out = with_env(&["sim", "fib", "--size", "10"], &vars);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("machine 2x2: 3 workers"), "{stdout}");
+    let rows: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("policy"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    assert_eq!(rows.len(), 1, "LOCUS_POLICY=ws runs ws alone: {stdout}");
+    assert!(rows[0].starts_with("ws "), "{stdout}");
+    // The flags win over the variables.
+    let out = with_env(
+        &[
+            "sim",
+            "fib",
+            "--size",
+            "10",
+            "--machine",
+            "2x1",
+            "--threads",
+            "1",
+            "--policy",
+            "ws,mts",
+        ],
+        &vars,
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("machine 2x1: 1 workers"), "{stdout}");
+    assert!(stdout.lines().any(|l| l.starts_with("mts")), "{stdout}");
+}
+
+#[test]
+fn an_existing_output_keeps_its_mode_and_its_hard_links() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = scratch("files-inplace");
+    let json = dir.join("mine.json");
+    std::fs::write(&json, "old").unwrap();
+    std::fs::set_permissions(&json, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let link = dir.join("also-mine.json");
+    std::fs::hard_link(&json, &link).unwrap();
+    let ino = std::fs::metadata(&json).unwrap().ino();
+    let args = [
+        "sim",
+        "fib",
+        "--size",
+        "10",
+        "--policy",
+        "ws",
+        "--json",
+        s(&json),
+    ];
+    let out = locus(&args);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let meta = std::fs::metadata(&json).unwrap();
+    assert_eq!(meta.mode() & 0o777, 0o640, "the mode is kept");
+    assert_eq!(
+        (meta.ino(), meta.nlink()),
+        (ino, 2),
+        "the same file, both names"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&link).unwrap()).unwrap();
+    assert!(doc["results"].is_array(), "the other name sees it: {doc}");
+    // A file this user cannot write: `>` writes it for the superuser (the tests' usual
+    // user), so locus does, in place; anyone else is refused before anything runs. The
+    // decision itself is tested on given modes and users in locus-files.
+    std::fs::write(&link, "before").unwrap();
+    std::fs::set_permissions(&json, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let before = std::fs::read_to_string(&json).unwrap();
+    let out = locus(&args);
+    let meta = std::fs::metadata(&json).unwrap();
+    assert_eq!(meta.mode() & 0o777, 0o444, "the mode is kept");
+    assert_eq!((meta.ino(), meta.nlink()), (ino, 2));
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    if root {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert_ne!(std::fs::read_to_string(&json).unwrap(), before);
+    } else {
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(
+            stderr.contains("--json") && stderr.contains("not writable"),
+            "{stderr}"
+        );
+        assert_eq!(std::fs::read_to_string(&json).unwrap(), before);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -9,7 +9,7 @@
 
 use crate::common::{locus, scratch, text};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Longest a refusal may take: it comes before anything is prepared.
@@ -258,4 +258,118 @@ fn a_short_run_prints_no_progress() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(text(&out.stderr), "", "a run of a second shows no progress");
+}
+
+/// `locus` with `args` under `ulimit -v KIB` (the `LOCUS_*` variables removed).
+fn under_ulimit_v(kib: u64, args: &[&str]) -> std::process::Output {
+    let mut line = format!("ulimit -v {kib} && exec \"$0\"");
+    for i in 1..=args.len() {
+        line.push_str(&format!(" \"${{{i}}}\""));
+    }
+    Command::new("sh")
+        .arg("-c")
+        .arg(line)
+        .arg(env!("CARGO_BIN_EXE_locus"))
+        .args(args)
+        .env_remove("LOCUS_NUM_THREADS")
+        .env_remove("LOCUS_POLICY")
+        .env_remove("LOCUS_TOPOLOGY")
+        .output()
+        .expect("cannot start sh")
+}
+
+#[test]
+fn an_address_space_limit_bounds_the_estimate_as_the_machine_does() {
+    // heat 8000x8000 holds about 1.5 GiB; under `ulimit -v` of 600 MB it cannot be
+    // prepared, whatever this machine has free, and is refused as bad input naming the
+    // limit (or, on a machine with less free than that, MemAvailable) instead of
+    // aborting on a failed allocation.
+    let start = Instant::now();
+    let out = under_ulimit_v(
+        600_000,
+        &[
+            "bench",
+            "heat",
+            "--size",
+            "8000x8000,iters=1",
+            "--policy",
+            "ws",
+        ],
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--size \"8000x8000,iters=1\"")
+            && stderr.contains("of memory, more than the")
+            && (stderr.contains("RLIMIT_AS (ulimit -v)") || stderr.contains("MemAvailable")),
+        "{stderr}"
+    );
+    assert!(start.elapsed() < FAST, "took {:?}", start.elapsed());
+    // A size that fits runs under the same limit.
+    let out = under_ulimit_v(
+        600_000,
+        &[
+            "bench",
+            "heat",
+            "--size",
+            "66x64,iters=1",
+            "--policy",
+            "ws",
+            "--reps",
+            "1",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+#[test]
+fn a_simulation_beyond_the_simulators_bound_is_refused_unless_forced() {
+    // About 1.3e9 events: 1.3e8 line accesses and tasks for each of the ten policies
+    // `all` runs, found once the input is recorded (seconds), before any simulation.
+    let args = [
+        "sim",
+        "heat",
+        "--machine",
+        "epyc-9654-2s",
+        "--size",
+        "2048x2048,leaf=1,iters=60",
+        "--policy",
+        "all",
+    ];
+    // Bounded: a simulation that does start runs for minutes.
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_locus"))
+        .args(args)
+        .env_remove("LOCUS_NUM_THREADS")
+        .env_remove("LOCUS_POLICY")
+        .env_remove("LOCUS_TOPOLOGY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start the locus binary");
+    while child.try_wait().expect("cannot wait for locus").is_none() {
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} still running after a minute: it simulated");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child
+        .wait_with_output()
+        .expect("cannot read locus's output");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the simulations of heat 2048x2048")
+            && stderr.contains("events")
+            && stderr.contains("--no-limit"),
+        "{stderr}"
+    );
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "the refusal comes before any simulation: {:?}",
+        start.elapsed()
+    );
 }

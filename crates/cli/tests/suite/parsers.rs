@@ -227,3 +227,60 @@ fn cab_with_an_input_of_no_bytes_is_refused() {
         &["LOCUS_POLICY=\"cab:2:0\"", "is 0"],
     );
 }
+
+#[test]
+fn a_matrix_file_without_line_breaks_is_refused_at_the_line_cap() {
+    let dir = scratch("parsers-mtx-nul");
+    // 64 GiB of zeros without a block on disk, as `truncate -s` makes them; and a valid
+    // header followed by the same.
+    let zeros = dir.join("huge.mtx");
+    std::fs::File::create(&zeros)
+        .unwrap()
+        .set_len(64 << 30)
+        .unwrap();
+    let header = dir.join("header.mtx");
+    std::fs::write(
+        &header,
+        "%%MatrixMarket matrix coordinate real general\n4 4 2\n",
+    )
+    .unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&header)
+        .unwrap()
+        .set_len(64 << 30)
+        .unwrap();
+    for (path, line) in [(&zeros, "line 1"), (&header, "line 3")] {
+        refused(
+            &["sim", "spmv-crs", "--matrix", s(path)],
+            &["--matrix", s(path), line, "longer than the 1 MiB"],
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn latencies_that_would_run_the_simulator_away_are_refused() {
+    let dir = scratch("parsers-rates");
+    for (json, key, range) in [
+        (r#"{"dram_gbps": 1e-9}"#, "dram_gbps", "from 0.1 to 100000"),
+        (r#"{"link_gbps": 1e-9}"#, "link_gbps", "from 0.1 to 100000"),
+        (r#"{"clock_ghz": 1e300}"#, "clock_ghz", "from 0.1 to 10"),
+        (r#"{"ipc": 1e-300}"#, "ipc", "from 0.01 to 64"),
+    ] {
+        let file = dir.join(format!("{key}.json"));
+        std::fs::write(&file, json).unwrap();
+        refused(
+            &[
+                "sim",
+                "heat",
+                "--size",
+                "66x64,leaf=4,iters=2",
+                "--latencies",
+                s(&file),
+            ],
+            &["--latencies", &format!("key \"{key}\""), range],
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

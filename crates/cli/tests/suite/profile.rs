@@ -221,3 +221,29 @@ fn bad_input_is_refused_before_anything_runs() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn out_through_a_link_to_a_folder_is_refused() {
+    let dir = scratch("outlink");
+    let real = dir.join("real");
+    std::fs::create_dir(&real).unwrap();
+    let link = dir.join("link");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    refused(
+        &[
+            "profile",
+            "heat",
+            "--size",
+            SIZE,
+            "--out",
+            link.to_str().unwrap(),
+        ],
+        &["--out", "symbolic link", "name the folder itself"],
+    );
+    assert_eq!(
+        std::fs::read_dir(&real).unwrap().count(),
+        0,
+        "nothing was written through the link"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
