@@ -28,18 +28,10 @@
 //!   on a circle is one step of the head. Nothing moves but bytes: no `memmove`, no
 //!   hashing of set indices, no pointers, no allocation. The fingerprint words per set
 //!   are a compile-time constant (1, 2, 4 or 8: the smallest that covers the ways), so
-//!   the loops over them unroll. (The version before the recency list kept a rank byte
-//!   per way beside its fingerprint and aged every rank, 8 to a word, on each miss and
-//!   each hit below the head: on heat 3072x2048 under ws on opteron-8380, whose walk
-//!   misses every level, the list (with two ends, before it became a circle)
-//!   takes 0.85 to 0.9 of the whole simulation's CPU time, and on `cache_walk`, one
-//!   process alternating the two, 0.8 on the sequential walk, the same on the random
-//!   one and 1.02 to 1.06 on the stencil, whose hits in the 48-way L3 follow links
-//!   where the ranks aged 8 ways a step. The one before that kept each set's tags most
-//!   recently used first and moved a hit to the front with a `memmove`.) Cost:
-//!   O(ways / 8) word operations per lookup, O(1) per recency update; 8 bytes per line
-//!   for its tag and 3 per way for its fingerprint and links (the ways rounded up to a
-//!   multiple of 8), plus 8 per set.
+//!   the loops over them unroll. Cost: O(ways / 8) word operations per lookup, O(1) per
+//!   recency update; 8 bytes per line for its tag and 3 per way for its fingerprint and
+//!   links (the ways rounded up to a multiple of 8), plus 8 per set. (Why a circular
+//!   list rather than ranks or moved tags: `docs/results.md`, "The simulator's cache".)
 //! - **Hashed** (`ways > 64`, e.g. a 6 MiB fully associative cache of 98,304 lines):
 //!   scanning would cost O(lines) per access, so lines are found through an
 //!   open-addressing hash table (linear probing, Fibonacci hashing, backward-shift
@@ -62,6 +54,11 @@
 //!
 //! [`Cache::fill_absent`] costs as a miss of [`Cache::access`] without the search.
 //! No operation allocates except [`Cache::new`], [`Clone`] and [`Cache::set_contents`].
+//!
+//! A cache knows no organisation either: [`crate::machine`] builds an inclusive
+//! last-level cache or a victim (mostly exclusive) one from the same calls, filling a
+//! victim cache with [`Cache::fill`] as the private caches evict and taking hits out
+//! of it with [`Cache::invalidate`].
 
 use std::fmt;
 

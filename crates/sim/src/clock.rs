@@ -36,8 +36,18 @@
 //!   `start + latency`, where `start` is when the last server on its way begins to
 //!   serve it. So an idle machine has the latency table's latencies, and a loaded one
 //!   adds the queueing delay; no server moves more than its bandwidth.
-//! - **Not modelled**: a hit on a line whose miss is still in flight does not wait for
-//!   it (the cache model fills a line when it is asked for); hardware prefetchers;
+//! - **Prefetches.** A line the core's stream prefetcher requests
+//!   ([`crate::machine`], "Prefetch") crosses the same servers as a miss, from the
+//!   worker's clock when the access that triggered it was made, but takes no fill
+//!   buffer and stalls nothing (the prefetcher queues its own requests; Intel's L2
+//!   streamer and AMD's prefetcher are not limited by the L1's miss buffers). Its
+//!   arrival is remembered ([`INFLIGHT`] lines a worker), and an access that finds
+//!   the line in the private caches before then joins the prefetch's request as it
+//!   would join a miss to its line: it takes a fill buffer until the line arrives,
+//!   and the worker waits for it at the next dependency point. So a stream runs no
+//!   faster than memory and links deliver, and a prefetch is worth its head start.
+//! - **Not modelled**: a hit on a line whose demand miss is still in flight does not
+//!   wait for it (the cache model fills a line when it is asked for);
 //!   the bandwidth of the caches and of the on-package fabric; the links' topology
 //!   (every pair of packages has its own link, where real four-socket boards route
 //!   some pairs over two hops); a write that must remove copies elsewhere while it
@@ -473,7 +483,17 @@ pub struct MemoryClock {
     package_of_node: Vec<u16>,
     /// Cycles workers stalled with every fill buffer busy, or waiting for all.
     stalled: u64,
+    /// Per worker, [`INFLIGHT`] entries of (line, arrival) of the lines its core's
+    /// prefetcher requested, entry `line % INFLIGHT`.
+    inflight: Vec<(u64, u64)>,
+    /// Cycles workers waited for a prefetched line still on its way.
+    prefetch_waits: u64,
 }
+
+/// Prefetched lines whose arrival a worker's clock remembers (a direct-mapped table
+/// by line number: a stream's lines in flight, up to 64 ahead, never collide; lines of
+/// other streams may, and a forgotten arrival costs nothing to wait for).
+pub const INFLIGHT: usize = 128;
 
 /// What the memory clock measured over a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
@@ -489,6 +509,10 @@ pub struct ClockCounts {
     /// Cycles workers stalled for their misses (every fill buffer busy, or waiting
     /// for all at a dependency point), summed.
     pub stall_cycles: u64,
+    /// Cycles from an access to a line its core's prefetcher had requested to the
+    /// line's arrival, where the access came first, summed (the access holds a fill
+    /// buffer meanwhile, as a miss does).
+    pub prefetch_wait_cycles: u64,
 }
 
 impl MemoryClock {
@@ -536,6 +560,12 @@ impl MemoryClock {
             packages,
             package_of_node,
             stalled: 0,
+            inflight: if overlap && lat.prefetch_degree > 0 {
+                vec![(u64::MAX, 0); workers * INFLIGHT]
+            } else {
+                Vec::new()
+            },
+            prefetch_waits: 0,
         }
     }
 
@@ -544,10 +574,19 @@ impl MemoryClock {
         self.kind
     }
 
-    /// Worker `w`, on package `package`, made the access `served` at its clock `t`
-    /// during a step that started at `now`: returns its clock after the access.
+    /// Worker `w`, on package `package`, made the access `served` to `line` at its
+    /// clock `t` during a step that started at `now`: returns its clock after the
+    /// access. A private hit on a line the prefetcher requested waits for its arrival.
     #[inline]
-    pub fn charge(&mut self, w: usize, package: usize, t: u64, now: u64, served: Served) -> u64 {
+    pub fn charge(
+        &mut self,
+        w: usize,
+        package: usize,
+        t: u64,
+        now: u64,
+        line: u64,
+        served: Served,
+    ) -> u64 {
         if self.kind == ClockKind::Serial {
             return t + served.cycles;
         }
@@ -555,21 +594,63 @@ impl MemoryClock {
             self.write_back(served.writeback, package, t, now);
         }
         if !served.private_miss {
-            return t + served.cycles;
+            let done = t + served.cycles;
+            if let Some(&(held, arrives)) =
+                self.inflight.get(w * INFLIGHT + line as usize % INFLIGHT)
+            {
+                if held == line && arrives > done {
+                    return self.merge(w, t, arrives);
+                }
+            }
+            return done;
         }
         self.miss(w, package, t, now, served)
     }
 
-    /// A line that missed the private caches: a fill buffer, the servers on its way.
-    ///
-    /// Inlined into the engine's loop over a step's lines, where a call cost 16
-    /// instructions a miss of some 100 (see [`Server::serve`]).
-    #[inline(always)]
-    fn miss(&mut self, w: usize, package: usize, t: u64, now: u64, served: Served) -> u64 {
+    /// An access at `t` found its line in the private caches, but the prefetch that
+    /// brought it arrives only at `arrives`: the access joins the prefetch's request
+    /// as a load joins an outstanding miss to its line, taking a fill buffer until the
+    /// line arrives, and the worker goes on. (Waiting in line for it instead cost a
+    /// streaming sweep its overlap: at AMD's distance of 2 lines, 2 lines in flight
+    /// where the fill buffers allow 8.)
+    #[cold]
+    fn merge(&mut self, w: usize, t: u64, arrives: u64) -> u64 {
         let free_at = self.buffers[w].earliest();
         let issue = t.max(free_at);
         self.stalled += issue - t;
-        let start = match served.route {
+        self.prefetch_waits += arrives.saturating_sub(issue);
+        self.buffers[w].replace_earliest(arrives.max(issue));
+        issue + self.issue
+    }
+
+    /// Worker `w`'s core prefetched `line`, served as `served`, at the worker's clock
+    /// `t`: the line crosses the servers on its way as a miss does, without taking a
+    /// fill buffer or stalling the worker (the prefetcher has its own request
+    /// queue), and a later access to it waits for its arrival. The serial clock
+    /// charges nothing: the line is simply there.
+    pub fn prefetch(
+        &mut self,
+        w: usize,
+        package: usize,
+        t: u64,
+        now: u64,
+        line: u64,
+        served: Served,
+    ) {
+        if self.kind == ClockKind::Serial || self.inflight.is_empty() {
+            return;
+        }
+        if served.writeback != NO_WRITEBACK {
+            self.write_back(served.writeback, package, t, now);
+        }
+        let start = self.route(package, t, now, served.route);
+        self.inflight[w * INFLIGHT + line as usize % INFLIGHT] = (line, start + served.cycles);
+    }
+
+    /// When a line along `route`, asked for at `issue`, starts its last server.
+    #[inline(always)]
+    fn route(&mut self, package: usize, issue: u64, now: u64, route: Route) -> u64 {
+        match route {
             Route::OnChip => issue,
             Route::Dram { node } => {
                 let node = usize::from(node);
@@ -584,7 +665,19 @@ impl MemoryClock {
             Route::Cache { package: from } => {
                 self.links[usize::from(from) * self.packages + package].serve(issue, now)
             }
-        };
+        }
+    }
+
+    /// A line that missed the private caches: a fill buffer, the servers on its way.
+    ///
+    /// Inlined into the engine's loop over a step's lines, where a call cost 16
+    /// instructions a miss of some 100 (see [`Server::serve`]).
+    #[inline(always)]
+    fn miss(&mut self, w: usize, package: usize, t: u64, now: u64, served: Served) -> u64 {
+        let free_at = self.buffers[w].earliest();
+        let issue = t.max(free_at);
+        self.stalled += issue - t;
+        let start = self.route(package, issue, now, served.route);
         self.buffers[w].replace_earliest(start + served.cycles);
         issue + self.issue
     }
@@ -629,6 +722,7 @@ impl MemoryClock {
             link_lines,
             link_queued_cycles,
             stall_cycles: self.stalled,
+            prefetch_wait_cycles: self.prefetch_waits,
         }
     }
 }
@@ -870,17 +964,67 @@ mod tests {
     }
 
     #[test]
+    fn a_prefetched_line_is_waited_for_and_shares_the_bandwidth() {
+        let l = lat(1);
+        let mut c = MemoryClock::new(ClockKind::Overlap, &l, 1, vec![0], 1, 64);
+        // Lines 1 to 5 prefetched at 0: served 10 cycles apart by the one node, each
+        // arriving 100 after its start; no fill buffer taken, no stall.
+        for line in 1..=5 {
+            c.prefetch(0, 0, 0, 0, line, dram_miss(0));
+        }
+        assert_eq!(c.counts().dram_lines, 5);
+        assert_eq!(c.counts().stall_cycles, 0);
+        let hit = |cycles| Served {
+            cycles,
+            private_miss: false,
+            route: Route::OnChip,
+            writeback: NO_WRITEBACK,
+        };
+        // An L2 hit on line 1 at 50, before it arrives at 100, joins its request: it
+        // takes the one fill buffer until 100 and costs the issue; so the hit on line
+        // 3 at 105 (arriving 120) first waits for that buffer (free at 100: no wait).
+        let issue = u64::from(l.l1_hit);
+        assert_eq!(c.charge(0, 0, 50, 0, 1, hit(12)), 50 + issue);
+        assert_eq!(c.charge(0, 0, 105, 0, 3, hit(12)), 105 + issue);
+        // At the next dependency point the worker waits for line 3.
+        assert_eq!(c.drain(0, 110), 120);
+        // Line 5 arrives at 140: a hit at 200 costs the hit alone, as does a line
+        // never prefetched.
+        assert_eq!(c.charge(0, 0, 200, 0, 5, hit(12)), 212);
+        assert_eq!(c.charge(0, 0, 300, 0, 9, hit(12)), 312);
+        assert_eq!(c.counts().prefetch_wait_cycles, (100 - 50) + (120 - 105));
+        // A second hit while the buffer is still held waits for it.
+        c.prefetch(0, 0, 400, 400, 11, dram_miss(0));
+        c.prefetch(0, 0, 400, 400, 12, dram_miss(0));
+        assert_eq!(c.charge(0, 0, 401, 400, 11, hit(12)), 401 + issue);
+        assert_eq!(c.charge(0, 0, 402, 400, 12, hit(12)), 500 + issue);
+        // (10 of the drain at 110, 98 of this wait.)
+        assert_eq!(c.counts().stall_cycles, 10 + 98);
+        // A demand miss now queues behind the prefetches' use of the node.
+        let mut d = MemoryClock::new(ClockKind::Overlap, &l, 1, vec![0], 1, 64);
+        for line in 1..=5 {
+            d.prefetch(0, 0, 0, 0, line, dram_miss(0));
+        }
+        let t = d.charge(0, 0, 0, 0, 7, dram_miss(0));
+        assert_eq!(d.drain(0, t), 50 + 100);
+        // The serial clock ignores prefetches.
+        let mut s = MemoryClock::new(ClockKind::Serial, &l, 1, vec![0], 1, 64);
+        s.prefetch(0, 0, 0, 0, 1, dram_miss(0));
+        assert_eq!(s.charge(0, 0, 50, 0, 1, hit(12)), 62);
+    }
+
+    #[test]
     fn misses_overlap_up_to_the_fill_buffers() {
         let l = lat(4);
         let mut c = MemoryClock::new(ClockKind::Overlap, &l, 1, vec![0], 1, 64);
         let mut t = 0;
         for _ in 0..4 {
-            t = c.charge(0, 0, t, 0, dram_miss(0));
+            t = c.charge(0, 0, t, 0, 0, dram_miss(0));
         }
         // Four issued at once (one issue cost each), served 10 cycles apart.
         assert_eq!(t, 4 * u64::from(l.l1_hit));
         // The fifth waits for the first slot: it frees at 0 + 100.
-        t = c.charge(0, 0, t, 0, dram_miss(0));
+        t = c.charge(0, 0, t, 0, 0, dram_miss(0));
         assert_eq!(t, 100 + u64::from(l.l1_hit));
         assert_eq!(c.counts().stall_cycles, 100 - 4 * u64::from(l.l1_hit));
         // All outstanding: the last issued at 100, served at once, arrives at 200.
@@ -893,7 +1037,7 @@ mod tests {
         let mut c = MemoryClock::new(ClockKind::Serial, &l, 1, vec![0], 1, 64);
         let mut t = 0;
         for _ in 0..5 {
-            t = c.charge(0, 0, t, 0, dram_miss(0));
+            t = c.charge(0, 0, t, 0, 0, dram_miss(0));
         }
         assert_eq!(t, 500);
         assert_eq!(c.drain(0, t), 500);
@@ -906,7 +1050,7 @@ mod tests {
         let mut c = MemoryClock::new(ClockKind::Overlap, &l, 1, vec![0, 1], 2, 64);
         let mut t = 0;
         for _ in 0..10 {
-            t = c.charge(0, 0, t, 0, dram_miss(1));
+            t = c.charge(0, 0, t, 0, 0, dram_miss(1));
         }
         let counts = c.counts();
         assert_eq!((counts.dram_lines, counts.link_lines), (10, 10));

@@ -27,9 +27,11 @@
 //! [`SLICE_LINES`] line accesses, so that workers' accesses interleave finely), a fork,
 //! a take-back or a search. A step's effects happen at its start; its cost advances the
 //! worker's clock. Costs: accesses as the [`Machine`] serves them and the
-//! [`crate::clock`] times them (under the default clock a worker's misses overlap up to
-//! its fill buffers and queue for memory and link bandwidth, and it waits for all of
-//! them at a join, a spawn, a sync and its task's end), declared work at the
+//! [`crate::clock`] times them, with the lines each access made the core's prefetcher
+//! request ([`Machine::prefetched`]) timed from the access's start (under the default
+//! clock a worker's misses overlap up to its fill buffers and queue for memory and
+//! link bandwidth, and it waits for all of them at a join, a spawn, a sync and its
+//! task's end), declared work at the
 //! latency table's IPC, a spawn, and per probe of a queue (within the squad or remote)
 //! plus per successful steal. Queues are exact (no lost or repeated task, no failed
 //! race): each step is atomic.
@@ -626,7 +628,12 @@ impl<'w> Sim<'w> {
                     for l in first_line..first_line + lines {
                         let served = self.machine.access(core, l, write);
                         frame.own.misses += u64::from(served.private_miss);
-                        clock = self.memory.charge(w, package, clock, now, served);
+                        let issued = clock;
+                        clock = self.memory.charge(w, package, clock, now, l, served);
+                        for p in self.machine.prefetched() {
+                            self.memory
+                                .prefetch(w, package, issued, now, p.line, p.served);
+                        }
                     }
                     budget -= lines;
                     if end == addr + len {

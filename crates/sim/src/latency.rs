@@ -15,7 +15,11 @@
 //! Keys are the field names of [`Latencies`]. Cycle fields take whole numbers
 //! from 1 to 4294967295; `fill_buffers` a whole number from 1 to
 //! [`MAX_FILL_BUFFERS`]; `clock_ghz`, `ipc`, `dram_gbps` and `link_gbps` take
-//! positive numbers. Every
+//! numbers in [`rate_range`] (`clock_ghz` 0.1 to 10, `ipc` 0.01 to 64, `dram_gbps`
+//! and `link_gbps` 0.1 to 100000: a slower memory or link grows the simulator's
+//! calendar of its transfers without bound, and a faster clock or a smaller IPC
+//! makes the simulated time of an ordinary run overflow); `l3_victim` `true` or `false`; `prefetch_degree` a whole
+//! number from 0 to [`MAX_PREFETCH`] and `prefetch_distance` one from 1. Every
 //! problem is a [`LatencyError`] naming the file, the key, what was found and
 //! what was expected: text that is not JSON (with its line and column), a value
 //! that is not an object, an unknown key (with the closest known key), a key
@@ -32,7 +36,7 @@
 //!
 //! * every cycle field is at least 1; `fill_buffers` is from 1 to
 //!   [`MAX_FILL_BUFFERS`]; `clock_ghz`, `ipc`, `dram_gbps` and `link_gbps` are
-//!   finite and positive;
+//!   in their [`rate_range`];
 //! * `l1_hit <= l2_hit <= l3_hit <= local_dram <= remote_dram`: a level farther
 //!   from the core never answers sooner;
 //! * `local_dram <= near_dram <= remote_dram`: another node of the own package
@@ -41,6 +45,8 @@
 //!   a hit in the core's own last-level cache;
 //! * `probe_local <= probe_remote`: looking at another squad's queue costs at
 //!   least as much as looking at one in the own squad.
+//! * `prefetch_distance` is from 1 to [`MAX_PREFETCH`] and `prefetch_degree`
+//!   at most `prefetch_distance`.
 //!
 //! `near_cache` is deliberately not ordered against the others: it only matters
 //! on chiplet machines, and an override file may want to explore any value.
@@ -73,6 +79,9 @@
 //! | `fill_buffers` | 8 | 10 | 10 | 10 | 24 | 24 | 24 | 12 | 8 | 12 |
 //! | `dram_gbps` (per node) | 8.5 | 16 | 42 | 40 | 150 | 37.5 | 360 | 100 | 4 | 100 |
 //! | `link_gbps` (per direction) | 6 | 9 | 22 | 9 | 100 | 100 | 180 | 29 | 2.2 | 50 |
+//! | `l3_victim` | true | false | false | false | true | true | true | true | false | false |
+//! | `prefetch_degree` | 1 | 2 | 2 | 2 | 2 | 2 | 2 | 2 | 0 (none) | 2 |
+//! | `prefetch_distance` | 2 | 20 | 20 | 20 | 20 | 20 | 20 | 20 | 1 (unused) | 20 |
 //!
 //! The papers behind the presets (in `shared/papers/`) give each machine's clock
 //! and caches, but no latency; the other numbers come from vendor manuals,
@@ -296,6 +305,42 @@
 //!   figures of about 2 GB/s per processor are recalled, not checked here.
 //! * link 2.2 GB/s: NUMAlink 4, 3.2 GB/s per direction (SGI); estimate at 70%.
 //!
+//! **Cache organisation and prefetch, every machine** (used by
+//! [`crate::machine`]; `l3_victim`, `prefetch_degree` and `prefetch_distance`
+//! are keys of the override file like the others). The table gives what each vendor
+//! documents, which [`Latencies::documented_for`] returns; the defaults
+//! ([`Latencies::defaults_for`]) still model an inclusive L3 and no prefetcher,
+//! the model the policies' rules were judged on, so `{"l3_victim": true,
+//! "prefetch_degree": 1}` switches the Opteron's documented caches on.
+//! * `l3_victim` true on the AMD presets: the Family 10h L3 is "a victim cache"
+//!   of the cores' L2s, filled by their evictions (AMD BIOS and Kernel
+//!   Developer's Guide for Family 10h, pub. 31116, and the Family 10h Software
+//!   Optimization Guide, pub. 40546, L3 cache sections); Zen 3 and Zen 4 fill
+//!   their L3 "from L2 victims of all cores within the CCX" (AMD Software
+//!   Optimization Guides for Family 19h, pub. 56665 and 57647). On
+//!   `xeon-6230-2s` too: Skylake Server's LLC is non-inclusive and takes the
+//!   L2's victims (Intel Optimization Reference Manual, Skylake Server
+//!   section). False, an inclusive L3, on Nehalem-EX, Ivy Bridge-EP and
+//!   Haswell-EX (the same manual's sections on them), and on `altix-2x2`, whose
+//!   L3 is each core's own (the model's inclusive L3 of one core is its L3).
+//! * `opteron-8380`, degree 1 and distance 2: AMD's Software Optimization
+//!   Guide for AMD64 Processors (pub. 25112), "Hardware Prefetching": an access
+//!   to line l followed by one to l + 1 "initiates a prefetch of cache line
+//!   l + 3", ascending or descending, a line at a time. Family 10h keeps this
+//!   sequential prefetcher and adds stride detection (pub. 40546, not checked
+//!   here), which a sweep of whole rows does not need.
+//! * Intel presets, degree 2 and distance 20: the Optimization Reference
+//!   Manual's L2 streamer "can issue two prefetch requests on every L2 lookup"
+//!   and "run up to 20 lines ahead of the load request", within a 4 KiB page
+//!   (stated for Sandy Bridge and its successors; Nehalem-EX is taken to have
+//!   the same streamer, an estimate).
+//! * EPYC presets, degree 2 and distance 20: estimate. AMD's Family 19h guides
+//!   describe an L2 stream prefetcher that fetches "additional sequential lines
+//!   in ascending or descending directions" without its degree or distance, so
+//!   the Intel streamer's figures stand in.
+//! * `altix-2x2`, degree 0: Itanium 2 has no hardware data prefetcher; its
+//!   compilers issue `lfetch` (Intel Itanium 2 Processor Reference Manual).
+//!
 //! **generic** (any machine without a preset, "this machine" included):
 //! estimates for a current two-socket server, in the middle of the recent
 //! presets: 2.5 GHz, L1 4, L2 14, L3 40 (16 ns), another chiplet's L3 80 ns,
@@ -360,6 +405,19 @@ pub struct Latencies {
     /// Sustained bandwidth from one package to another over the interconnect,
     /// per direction, in GB/s, shared by every line that crosses it.
     pub link_gbps: f64,
+    /// Whether the last-level cache is a victim cache of the private caches
+    /// (exclusive: filled by their evictions, left by a line a core takes), as
+    /// AMD's are and Intel's from Skylake Server on; `false` for an inclusive one
+    /// ([`crate::machine`], "Organisation").
+    pub l3_victim: bool,
+    /// Lines the stream prefetcher of each core requests per access that trains
+    /// it; 0 switches the prefetcher off ([`crate::machine`], "Prefetch"). At
+    /// most [`MAX_PREFETCH`].
+    pub prefetch_degree: u32,
+    /// How many lines ahead of the demand access the stream prefetcher runs, from
+    /// 1 to [`MAX_PREFETCH`] (a 4 KiB page of 64-byte lines), at least
+    /// `prefetch_degree`.
+    pub prefetch_distance: u32,
 }
 
 /// A latency table and where its numbers came from.
@@ -405,6 +463,9 @@ const PRESETS: [Preset; 9] = [
             fill_buffers: 8,
             dram_gbps: 8.5,
             link_gbps: 6.0,
+            l3_victim: true,
+            prefetch_degree: 1,
+            prefetch_distance: 2,
         },
     },
     Preset {
@@ -428,6 +489,9 @@ const PRESETS: [Preset; 9] = [
             fill_buffers: 10,
             dram_gbps: 16.0,
             link_gbps: 9.0,
+            l3_victim: false,
+            prefetch_degree: 2,
+            prefetch_distance: 20,
         },
     },
     Preset {
@@ -451,6 +515,9 @@ const PRESETS: [Preset; 9] = [
             fill_buffers: 10,
             dram_gbps: 42.0,
             link_gbps: 22.0,
+            l3_victim: false,
+            prefetch_degree: 2,
+            prefetch_distance: 20,
         },
     },
     Preset {
@@ -474,6 +541,9 @@ const PRESETS: [Preset; 9] = [
             fill_buffers: 10,
             dram_gbps: 40.0,
             link_gbps: 9.0,
+            l3_victim: false,
+            prefetch_degree: 2,
+            prefetch_distance: 20,
         },
     },
     Preset {
@@ -497,6 +567,9 @@ const PRESETS: [Preset; 9] = [
             fill_buffers: 24,
             dram_gbps: 150.0,
             link_gbps: 100.0,
+            l3_victim: true,
+            prefetch_degree: 2,
+            prefetch_distance: 20,
         },
     },
     Preset {
@@ -520,6 +593,9 @@ const PRESETS: [Preset; 9] = [
             fill_buffers: 24,
             dram_gbps: 37.5,
             link_gbps: 100.0,
+            l3_victim: true,
+            prefetch_degree: 2,
+            prefetch_distance: 20,
         },
     },
     Preset {
@@ -543,6 +619,9 @@ const PRESETS: [Preset; 9] = [
             fill_buffers: 24,
             dram_gbps: 360.0,
             link_gbps: 180.0,
+            l3_victim: true,
+            prefetch_degree: 2,
+            prefetch_distance: 20,
         },
     },
     Preset {
@@ -566,6 +645,9 @@ const PRESETS: [Preset; 9] = [
             fill_buffers: 12,
             dram_gbps: 100.0,
             link_gbps: 29.0,
+            l3_victim: true,
+            prefetch_degree: 2,
+            prefetch_distance: 20,
         },
     },
     Preset {
@@ -589,6 +671,9 @@ const PRESETS: [Preset; 9] = [
             fill_buffers: 8,
             dram_gbps: 4.0,
             link_gbps: 2.2,
+            l3_victim: false,
+            prefetch_degree: 0,
+            prefetch_distance: 1,
         },
     },
 ];
@@ -613,10 +698,13 @@ const GENERIC: Latencies = Latencies {
     fill_buffers: 12,
     dram_gbps: 100.0,
     link_gbps: 50.0,
+    l3_victim: false,
+    prefetch_degree: 2,
+    prefetch_distance: 20,
 };
 
 /// Every key an override file may hold, in the order of the fields.
-pub const KEYS: [&str; 18] = [
+pub const KEYS: [&str; 21] = [
     "clock_ghz",
     "ipc",
     "l1_hit",
@@ -635,16 +723,35 @@ pub const KEYS: [&str; 18] = [
     "fill_buffers",
     "dram_gbps",
     "link_gbps",
+    "l3_victim",
+    "prefetch_degree",
+    "prefetch_distance",
 ];
 
-/// The keys whose values are positive finite numbers.
+/// The keys whose values are rates, each within its [`rate_range`].
 const RATE_KEYS: [&str; 4] = ["clock_ghz", "ipc", "dram_gbps", "link_gbps"];
 
-/// The keys whose values are cycles: all but the rates and the fill buffers.
+/// The keys of the cache organisation and the prefetcher: neither rates nor cycles.
+const MODEL_KEYS: [&str; 3] = ["l3_victim", "prefetch_degree", "prefetch_distance"];
+
+/// The keys whose values are cycles: all but the rates, the fill buffers and the
+/// model's switches.
 fn cycle_keys() -> impl Iterator<Item = &'static str> {
-    KEYS.into_iter()
-        .filter(|key| !RATE_KEYS.contains(key) && *key != "fill_buffers")
+    KEYS.into_iter().filter(|key| {
+        !RATE_KEYS.contains(key) && *key != "fill_buffers" && !MODEL_KEYS.contains(key)
+    })
 }
+
+/// Largest `prefetch_degree` and `prefetch_distance`: the lines of a 4 KiB page at
+/// 64 bytes a line (a stream prefetcher does not cross a page).
+pub const MAX_PREFETCH: u32 = 64;
+
+/// What `prefetch_degree` accepts, for error messages.
+const PREFETCH_DEGREE_EXPECTED: &str =
+    "a whole number of lines from 0 (prefetcher off) to 64, at most prefetch_distance";
+
+/// What `prefetch_distance` accepts, for error messages.
+const PREFETCH_DISTANCE_EXPECTED: &str = "a whole number of lines from 1 to 64";
 
 /// Most fill buffers a core may have: more than any core built has (Zen 4 has 24
 /// for its L1; 256 would let an override file ask for a near-unbounded overlap).
@@ -670,7 +777,24 @@ impl Latencies {
     /// Defaults for a machine: the preset's table when `topology_name` names a
     /// preset (case-insensitively, as [`locus_topo::Topology::preset`] matches
     /// it), else the generic defaults, with `source` saying which.
+    ///
+    /// The defaults model an inclusive L3 and no prefetcher on every preset (see
+    /// [`Latencies::documented_for`] for the organisation and prefetcher each vendor
+    /// documents): the policies' rules and the "never lose" matrix were judged on that
+    /// model, and with the documented prefetcher on, `cab` and `cats` lose up to 1.09x
+    /// `ws` on `heat-moving` (docs/results.md, "Victim L3 and prefetch"), which their
+    /// rules do not yet answer. An override file switches either on.
     pub fn defaults_for(topology_name: &str) -> LatencyTable {
+        let mut table = Latencies::documented_for(topology_name);
+        table.latencies.l3_victim = false;
+        table.latencies.prefetch_degree = 0;
+        table
+    }
+
+    /// The preset's table as its vendor documents the caches: a victim L3 where the
+    /// L3 is one, and each core's stream prefetcher with its degree and distance
+    /// (module documentation); the generic defaults for any other machine.
+    pub fn documented_for(topology_name: &str) -> LatencyTable {
         let wanted = topology_name.trim();
         match PRESETS.iter().find(|p| p.name.eq_ignore_ascii_case(wanted)) {
             Some(preset) => LatencyTable {
@@ -760,7 +884,7 @@ impl Latencies {
         let origin = origin.map(str::to_owned);
         for key in RATE_KEYS {
             let value = self.rate(key);
-            if !(value.is_finite() && value > 0.0) {
+            if !rate_range(key).contains(&value) {
                 return Err(LatencyError(Kind::Value {
                     origin,
                     key: key.to_owned(),
@@ -785,6 +909,25 @@ impl Latencies {
                 key: "fill_buffers".to_owned(),
                 expected: FILL_BUFFERS_EXPECTED,
                 found: self.fill_buffers.to_string(),
+            }));
+        }
+        if !(1..=MAX_PREFETCH).contains(&self.prefetch_distance) {
+            return Err(LatencyError(Kind::Value {
+                origin,
+                key: "prefetch_distance".to_owned(),
+                expected: PREFETCH_DISTANCE_EXPECTED,
+                found: self.prefetch_distance.to_string(),
+            }));
+        }
+        if self.prefetch_degree > self.prefetch_distance {
+            return Err(LatencyError(Kind::Invariant {
+                origin,
+                invariant: "prefetch_degree <= prefetch_distance",
+                detail: format!(
+                    "prefetch_degree = {} > prefetch_distance = {}",
+                    self.prefetch_degree, self.prefetch_distance
+                ),
+                expected: "the prefetcher to request no more lines at once than it runs ahead",
             }));
         }
         if let Some(i) =
@@ -912,7 +1055,7 @@ impl Latencies {
         };
         match key {
             "clock_ghz" | "ipc" | "dram_gbps" | "link_gbps" => {
-                let rate = rate_of(value).map_err(|found| bad(rate_expected(key), found))?;
+                let rate = rate_of(key, value).map_err(|found| bad(rate_expected(key), found))?;
                 match key {
                     "clock_ghz" => self.clock_ghz = rate,
                     "ipc" => self.ipc = rate,
@@ -926,6 +1069,28 @@ impl Latencies {
                     .filter(|n| *n <= MAX_FILL_BUFFERS)
                     .ok_or_else(|| bad(FILL_BUFFERS_EXPECTED, describe_count(value)))?;
                 self.fill_buffers = n;
+            }
+            "l3_victim" => {
+                let Value::Bool(b) = value else {
+                    return Err(bad(
+                        "true (a victim cache) or false (inclusive)",
+                        describe(value),
+                    ));
+                };
+                self.l3_victim = *b;
+            }
+            "prefetch_degree" | "prefetch_distance" => {
+                let (low, expected) = if key == "prefetch_degree" {
+                    (0, PREFETCH_DEGREE_EXPECTED)
+                } else {
+                    (1, PREFETCH_DISTANCE_EXPECTED)
+                };
+                let n = lines_of(value, low).ok_or_else(|| bad(expected, describe_lines(value)))?;
+                if key == "prefetch_degree" {
+                    self.prefetch_degree = n;
+                } else {
+                    self.prefetch_distance = n;
+                }
             }
             _ => {
                 let cycles = cycles_of(value).map_err(|found| bad(CYCLES_EXPECTED, found))?;
@@ -1053,12 +1218,24 @@ fn suggestion_text(suggestion: &Option<&'static str>) -> String {
     suggestion.map_or_else(String::new, |s| format!(" (did you mean {s:?}?)"))
 }
 
-/// What a rate field accepts, for error messages.
+/// The values the rate field `key` accepts (an empty range for a name that is not a
+/// rate field): wide around every machine built, and narrow enough that the simulator
+/// stays bounded (see the module documentation).
+pub fn rate_range(key: &str) -> std::ops::RangeInclusive<f64> {
+    match key {
+        "clock_ghz" => 0.1..=10.0,
+        "ipc" => 0.01..=64.0,
+        "dram_gbps" | "link_gbps" => 0.1..=100_000.0,
+        _ => 1.0..=0.0,
+    }
+}
+
+/// What a rate field accepts, for error messages; the numbers are [`rate_range`]'s.
 fn rate_expected(key: &str) -> &'static str {
     match key {
-        "clock_ghz" => "a positive finite number of GHz, such as 2.5",
-        "dram_gbps" | "link_gbps" => "a positive finite number of GB/s, such as 25.6",
-        _ => "a positive finite number of instructions per cycle, such as 1.0",
+        "clock_ghz" => "a number of GHz from 0.1 to 10, such as 2.5",
+        "dram_gbps" | "link_gbps" => "a number of GB/s from 0.1 to 100000, such as 25.6",
+        _ => "a number of instructions per cycle from 0.01 to 64, such as 1.0",
     }
 }
 
@@ -1198,13 +1375,36 @@ fn cycles_of(value: &Value) -> Result<u32, String> {
     }
 }
 
-/// A clock or IPC from a JSON value, or what was found instead.
-fn rate_of(value: &Value) -> Result<f64, String> {
+/// A line count from `low` to [`MAX_PREFETCH`] from a JSON value (a whole number,
+/// `40.0` included), or `None`.
+fn lines_of(value: &Value, low: u32) -> Option<u32> {
+    let n = value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= f64::from(MAX_PREFETCH))
+            .map(|f| f as u64)
+    })?;
+    u32::try_from(n)
+        .ok()
+        .filter(|n| (low..=MAX_PREFETCH).contains(n))
+}
+
+/// A rejected line count, described for error messages.
+fn describe_lines(value: &Value) -> String {
+    match value {
+        Value::Number(n) => n.to_string(),
+        other => describe(other),
+    }
+}
+
+/// The rate field `key` from a JSON value, or what was found instead.
+fn rate_of(key: &str, value: &Value) -> Result<f64, String> {
     let Value::Number(n) = value else {
         return Err(describe(value));
     };
     match n.as_f64() {
-        Some(f) if f.is_finite() && f > 0.0 => Ok(f),
+        Some(f) if rate_range(key).contains(&f) => Ok(f),
+        Some(f) if f.is_finite() && f > 0.0 => Err(format!("{n}, which is out of range")),
         Some(f) => Err(describe_float(f)),
         None => Err(format!("{n}")),
     }
@@ -1222,7 +1422,7 @@ fn describe(value: &Value) -> String {
     }
 }
 
-/// A rejected clock or IPC, described for error messages.
+/// A rejected rate, described for error messages.
 fn describe_float(f: f64) -> String {
     if f.is_nan() {
         "NaN".to_owned()
@@ -1230,8 +1430,10 @@ fn describe_float(f: f64) -> String {
         format!("{f}")
     } else if f == 0.0 {
         "0".to_owned()
-    } else {
+    } else if f < 0.0 {
         format!("the negative number {f}")
+    } else {
+        format!("{f}, which is out of range")
     }
 }
 
@@ -1409,18 +1611,14 @@ mod tests {
             &m,
             &[
                 "key \"clock_ghz\"",
-                "a positive finite number of GHz",
+                "a number of GHz from 0.1 to 10",
                 "found 0",
             ],
         );
         let m = error_of(r#"{"ipc": -1.5}"#);
         assert_mentions(
             &m,
-            &[
-                "key \"ipc\"",
-                "positive finite number",
-                "the negative number -1.5",
-            ],
+            &["key \"ipc\"", "from 0.01 to 64", "the negative number -1.5"],
         );
         let m = error_of(r#"{"clock_ghz": "2.5"}"#);
         assert_mentions(&m, &["key \"clock_ghz\"", "GHz", "the string \"2.5\""]);
@@ -1439,6 +1637,41 @@ mod tests {
         );
         let m = error_of(r#"{"clock_ghz": 1e999}"#);
         assert_mentions(&m, &["number out of range", "must be finite"]);
+    }
+
+    #[test]
+    fn rates_that_would_run_the_simulator_away_are_refused() {
+        // A memory a billion times too slow grows the transfer calendar past any
+        // memory, and a clock of 1e300 GHz overflows every simulated time.
+        for (text, key, range) in [
+            (r#"{"dram_gbps": 1e-9}"#, "dram_gbps", "from 0.1 to 100000"),
+            (r#"{"link_gbps": 1e-9}"#, "link_gbps", "from 0.1 to 100000"),
+            (r#"{"link_gbps": 1e9}"#, "link_gbps", "from 0.1 to 100000"),
+            (r#"{"clock_ghz": 1e300}"#, "clock_ghz", "from 0.1 to 10"),
+            (r#"{"clock_ghz": 0.01}"#, "clock_ghz", "from 0.1 to 10"),
+            (r#"{"ipc": 1e-300}"#, "ipc", "from 0.01 to 64"),
+        ] {
+            let m = error_of(text);
+            assert_mentions(
+                &m,
+                &[&format!("key \"{key}\""), range, "which is out of range"],
+            );
+        }
+        // The ends of each range are accepted.
+        for text in [
+            r#"{"dram_gbps": 0.1, "link_gbps": 100000}"#,
+            r#"{"clock_ghz": 10, "ipc": 0.01}"#,
+            r#"{"clock_ghz": 0.1, "ipc": 64}"#,
+        ] {
+            Latencies::generic().with_overrides(text, "t.json").unwrap();
+        }
+        // A table built in code is held to the same ranges.
+        let fast = Latencies {
+            clock_ghz: 1e300,
+            ..Latencies::generic()
+        };
+        let m = fast.validate().unwrap_err().to_string();
+        assert!(m.contains("clock_ghz") && m.contains("out of range"), "{m}");
     }
 
     #[test]
@@ -1475,7 +1708,7 @@ mod tests {
                     &m,
                     &[
                         &format!("key \"{key}\""),
-                        "a positive finite number of GB/s",
+                        "a number of GB/s from 0.1 to 100000",
                         found,
                     ],
                 );
@@ -1698,21 +1931,27 @@ mod tests {
     #[test]
     fn every_preset_has_a_valid_table() {
         for &name in locus_topo::Topology::preset_names() {
-            let table = Latencies::defaults_for(name);
+            let table = Latencies::documented_for(name);
             assert_eq!(table.source, format!("preset {name} defaults"));
             if let Err(e) = table.latencies.validate() {
                 panic!("{name}: {e}");
             }
             let topology = locus_topo::Topology::preset(name).unwrap();
             assert_eq!(
-                Latencies::defaults_for(topology.name()).latencies,
+                Latencies::documented_for(topology.name()).latencies,
                 table.latencies
+            );
+            let defaults = Latencies::defaults_for(topology.name()).latencies;
+            assert_eq!(
+                (defaults.l3_victim, defaults.prefetch_degree),
+                (false, 0),
+                "{name}: the defaults model an inclusive L3 and no prefetcher"
             );
         }
         assert_eq!(PRESETS.len(), locus_topo::Topology::preset_names().len());
         assert!(GENERIC.validate().is_ok());
         assert_eq!(
-            Latencies::defaults_for(" OPTERON-8380 ").latencies,
+            Latencies::documented_for(" OPTERON-8380 ").latencies,
             PRESETS[0].latencies
         );
     }
@@ -1735,8 +1974,16 @@ mod tests {
 
     #[test]
     fn unknown_machine_gets_generic_defaults() {
-        let table = Latencies::defaults_for("this machine");
+        let table = Latencies::documented_for("this machine");
         assert_eq!(table.latencies, Latencies::generic());
+        let table = Latencies::defaults_for("this machine");
+        assert_eq!(
+            table.latencies,
+            Latencies {
+                prefetch_degree: 0,
+                ..Latencies::generic()
+            }
+        );
         assert!(
             table.source.starts_with("generic defaults"),
             "{}",
@@ -1795,6 +2042,80 @@ mod tests {
             assert_eq!(back, l, "{json}");
             assert_eq!(keys, KEYS);
         }
+    }
+
+    #[test]
+    fn organisation_and_prefetch_keys() {
+        let base = Latencies::documented_for("opteron-8380").latencies;
+        assert!(base.l3_victim);
+        assert_eq!((base.prefetch_degree, base.prefetch_distance), (1, 2));
+        let text = r#"{"prefetch_degree": 0, "l3_victim": false, "prefetch_distance": 64.0}"#;
+        let (new, keys) = base.with_overrides(text, ORIGIN).unwrap();
+        assert_eq!(keys, ["prefetch_degree", "l3_victim", "prefetch_distance"]);
+        assert_eq!(
+            new,
+            Latencies {
+                prefetch_degree: 0,
+                l3_victim: false,
+                prefetch_distance: 64,
+                ..base
+            }
+        );
+        let cases: [(&str, &[&str]); 9] = [
+            (
+                r#"{"l3_victim": 1}"#,
+                &["key \"l3_victim\"", "true", "found the number 1"],
+            ),
+            (
+                r#"{"l3_victim": "yes"}"#,
+                &["key \"l3_victim\"", "found the string \"yes\""],
+            ),
+            (
+                r#"{"prefetch_degree": -1}"#,
+                &["key \"prefetch_degree\"", "found -1"],
+            ),
+            (
+                r#"{"prefetch_degree": 1.5}"#,
+                &["key \"prefetch_degree\"", "found 1.5"],
+            ),
+            (
+                r#"{"prefetch_degree": "2"}"#,
+                &["key \"prefetch_degree\"", "the string \"2\""],
+            ),
+            (
+                r#"{"prefetch_distance": 0}"#,
+                &["key \"prefetch_distance\"", "from 1 to 64", "found 0"],
+            ),
+            (
+                r#"{"prefetch_distance": 65}"#,
+                &["key \"prefetch_distance\"", "found 65"],
+            ),
+            (
+                r#"{"prefetch_distance": null}"#,
+                &["key \"prefetch_distance\"", "found null"],
+            ),
+            (
+                r#"{"prefetch_degree": 4}"#,
+                &[
+                    "prefetch_degree <= prefetch_distance",
+                    "prefetch_degree = 4 > prefetch_distance = 2",
+                ],
+            ),
+        ];
+        for (text, parts) in cases {
+            assert_mentions(&error_of(text), parts);
+        }
+        let m = error_of(r#"{"prefetch": 0}"#);
+        assert_mentions(&m, &["unknown key \"prefetch\""]);
+        let bad = Latencies {
+            prefetch_distance: 0,
+            ..Latencies::generic()
+        };
+        assert!(bad
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("prefetch_distance"));
     }
 
     #[test]

@@ -7,11 +7,39 @@
 //!   each set-associative LRU ([`crate::cache`]); the PUs of a core share them. Each
 //!   cache domain has its last-level cache. Cache shapes come from the topology;
 //!   a cache with no size there is left out, and one with no line size uses 64 bytes.
-//! - Inclusion: a private level holds a subset of the level below it, and the
-//!   last-level cache a superset of its domain's private caches (Intel's inclusive L3;
-//!   AMD's Opteron L3 is a victim cache, so on that preset the model holds 6 MiB where
-//!   the real chip holds 6 MiB plus 2 MiB of L2s). An eviction below removes the line
-//!   above.
+//! - Organisation: a private level holds a subset of the level below it (an eviction
+//!   below removes the line above). The last-level cache is one of two kinds, by
+//!   [`Latencies::l3_victim`] (each preset's kind and its source are in
+//!   [`crate::latency`]):
+//!   - **inclusive** (Intel's up to Haswell): a superset of its domain's private
+//!     caches. A miss fills it; its eviction removes the line from every private
+//!     cache of the domain (back-invalidation).
+//!   - **victim** (AMD's, Skylake Server's): "mostly exclusive". A miss does not fill
+//!     it; a line enters when a core's last private level evicts it (after the access
+//!     that caused the eviction has looked in it). A hit moves the line up to the
+//!     core and out of the cache, unless the line looks shared (another core of the
+//!     domain holds it, or another core's eviction put it there), when the cache
+//!     keeps a copy, as AMD describes its L3 keeping lines "likely accessed by
+//!     multiple cores". A line only another core of the domain holds comes from that
+//!     core on chip, at the last-level latency, counted as a last-level miss, and the
+//!     cache keeps a copy. Its evictions remove nothing from the cores (no
+//!     back-invalidation); the domain holds a line while its cache or one of its
+//!     cores does, and writes a modified line back when neither does. So the domain
+//!     holds its L2s plus its L3 (8 MiB on the Opteron 8380, not 6).
+//! - Prefetch: each core has a stream prefetcher ([`Latencies::prefetch_degree`],
+//!   [`Latencies::prefetch_distance`]; degree 0 switches it off) that watches the
+//!   accesses missing its L1. A page's second access to a neighbouring line trains a
+//!   stream ([`STREAMS`] pages a core, the least recently trained replaced), and every
+//!   later access of the stream in its direction requests the lines `distance -
+//!   degree + 1` to `distance` ahead that the core does not hold, never past the 4 KiB
+//!   page (AMD's prefetcher: "line l, then l + 1: prefetch l + 3"; Intel's L2 streamer:
+//!   two lines an access, up to 20 ahead). A prefetched line is fetched as a read miss
+//!   is (last-level cache, another domain, DRAM: counted there, and in
+//!   [`CoreCounts::prefetches`], not as an access) into the core's last private level;
+//!   [`Machine::prefetched`] lists them for [`crate::clock`], which times them and
+//!   makes an access wait for a line still on its way. Not modelled: strides other
+//!   than one line, prefetches into the L1 (the next access to the line misses the
+//!   L1 and hits the L2), and AMD's DRAM prefetcher in the memory controller.
 //! - Coherence by a directory per line: which cores' private caches and which domains'
 //!   last-level caches hold it, and which domain holds it modified. A write removes
 //!   every other copy; a read of a line modified elsewhere cleans it. A line a domain
@@ -36,7 +64,7 @@
 //! and the page table are dense vectors indexed by line and page.
 
 use crate::cache::{Cache, Geometry, GeometryError, Lookup};
-use crate::latency::Latencies;
+use crate::latency::{Latencies, MAX_PREFETCH};
 use locus_task::workload::PAGE_SIZE;
 use locus_topo::{CacheKind, Topology};
 
@@ -134,6 +162,9 @@ pub struct CoreCounts {
     pub invalidations: u64,
     /// Bytes this core's accesses moved across package boundaries.
     pub interconnect_bytes: u64,
+    /// Lines the core's stream prefetcher brought into its private caches (each
+    /// also counted where it was served from: L3 hit or miss, another cache, DRAM).
+    pub prefetches: u64,
 }
 
 impl CoreCounts {
@@ -150,6 +181,7 @@ impl CoreCounts {
         self.dram_remote += other.dram_remote;
         self.invalidations += other.invalidations;
         self.interconnect_bytes += other.interconnect_bytes;
+        self.prefetches += other.prefetches;
     }
 }
 
@@ -190,6 +222,44 @@ pub struct Served {
     /// cache (written back to that node's DRAM), or [`NO_WRITEBACK`].
     pub writeback: u16,
 }
+
+/// A line the stream prefetcher requested during the last [`Machine::access`]: the
+/// line, and how it was served (its `private_miss` is always true), for
+/// [`crate::clock`] to time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prefetched {
+    /// The line number.
+    pub line: u64,
+    /// Where it came from and what it cost.
+    pub served: Served,
+}
+
+/// Streams the prefetcher of one core follows at once, the least recently trained
+/// one replaced by a new page's (Intel's L2 streamer keeps 32, a forward and a
+/// backward one per page; a kernel's leaf sweeps a handful of rows at a time, so 16
+/// pages is plenty: guess).
+pub const STREAMS: usize = 16;
+
+/// One stream of the prefetcher: the page it follows, the last line it saw there,
+/// and its direction once two neighbouring lines trained it.
+#[derive(Debug, Clone, Copy)]
+struct Stream {
+    /// The page, or `u64::MAX` for an empty entry.
+    page: u64,
+    /// The last line accessed in the page.
+    last: u64,
+    /// +1 ascending, -1 descending, 0 not yet trained.
+    dir: i8,
+    /// When the stream was last trained, for replacement.
+    used: u64,
+}
+
+const NO_STREAM: Stream = Stream {
+    page: u64::MAX,
+    last: 0,
+    dir: 0,
+    used: 0,
+};
 
 /// One private or shared cache with its level's latency.
 #[derive(Debug, Clone)]
@@ -235,6 +305,23 @@ pub struct Machine {
     /// The write-back of the access being made, or [`NO_WRITEBACK`].
     writeback: u16,
     counts: Vec<CoreCounts>,
+    /// Whether the last-level caches are victim caches of the private ones.
+    victim: bool,
+    /// Lines the access being made pushed out of a core's last private level, for
+    /// the victim last-level cache to take once the access is served.
+    spill: Vec<u64>,
+    /// Lines the prefetcher requests per trigger (0: no prefetcher).
+    degree: u32,
+    /// How far ahead of the access it runs, in lines.
+    distance: u32,
+    /// log2 of the lines in a page (streams stop at page ends).
+    page_lines_shift: u32,
+    /// [`STREAMS`] streams per core.
+    streams: Vec<Stream>,
+    /// Trainings so far, the streams' recency clock.
+    trained: u64,
+    /// What the prefetcher requested during the last access.
+    prefetched: Vec<Prefetched>,
 }
 
 impl Machine {
@@ -342,6 +429,7 @@ impl Machine {
                 *p = package_of_core[core] as u16;
             }
         }
+        let private_all = private.iter().all(|p: &Vec<Level>| !p.is_empty());
         let line_bytes = u64::from(line.unwrap_or(64));
         let lines = pages * (PAGE_SIZE / line_bytes.min(PAGE_SIZE)).max(1);
         let words = cores.len().div_ceil(WORD);
@@ -373,7 +461,30 @@ impl Machine {
             route: Route::OnChip,
             writeback: NO_WRITEBACK,
             counts: vec![CoreCounts::default(); cores.len()],
+            // A victim cache needs private caches to take victims from.
+            victim: lat.l3_victim && private_all,
+            spill: Vec::with_capacity(4),
+            degree: lat.prefetch_degree,
+            distance: lat.prefetch_distance,
+            page_lines_shift: (PAGE_SIZE / line_bytes.min(PAGE_SIZE))
+                .max(1)
+                .trailing_zeros(),
+            streams: vec![NO_STREAM; cores.len() * STREAMS],
+            trained: 0,
+            prefetched: Vec::with_capacity(MAX_PREFETCH as usize),
         })
+    }
+
+    /// Whether the last-level caches are victim caches ([`Latencies::l3_victim`] on a
+    /// machine whose cores have private caches).
+    pub fn victim_l3(&self) -> bool {
+        self.victim
+    }
+
+    /// The lines the stream prefetcher requested during the last [`Machine::access`],
+    /// in the order requested.
+    pub fn prefetched(&self) -> &[Prefetched] {
+        &self.prefetched
     }
 
     /// The machine's name.
@@ -471,13 +582,123 @@ impl Machine {
         if write {
             cycles += self.write_ownership(core, l, counts);
         }
-        self.counts = all;
-        Served {
+        if !self.spill.is_empty() {
+            self.spill_victims(core);
+        }
+        let served = Served {
             cycles,
             private_miss,
             route: self.route,
             writeback: self.writeback,
+        };
+        self.prefetched.clear();
+        if self.degree > 0 && hit_at != Some(0) && private_levels > 0 {
+            self.train(core, line, counts);
         }
+        self.counts = all;
+        served
+    }
+
+    /// The lines the access pushed out of `core`'s last private level go into its
+    /// domain's victim cache, now that the access has looked there; what that pushes
+    /// out leaves the domain unless one of its cores holds it.
+    #[cold]
+    fn spill_victims(&mut self, core: usize) {
+        let domain = self.domain_of_core[core];
+        while let Some(v) = self.spill.pop() {
+            // A line the access itself invalidated everywhere (a write by another
+            // domain cannot happen within one access) is still the domain's: spill it.
+            let Some(level) = self.shared[domain].as_mut() else {
+                continue;
+            };
+            if let Some(out) = level.cache.fill(v) {
+                self.leave_victim_cache(domain, out);
+            }
+            self.set_spiller(v as usize, core);
+        }
+    }
+
+    /// The stream prefetcher of `core` sees an access to `line` that missed the L1:
+    /// a second access to a neighbouring line of a page trains its stream, and each
+    /// access of a trained stream requests the lines `distance - degree + 1` to
+    /// `distance` ahead of it in the stream's direction, within the page, that the
+    /// core does not hold (AMD's "line l, then l + 1: prefetch l + 3" at degree 1 and
+    /// distance 2). Prefetched lines go into the core's last private level, served
+    /// as a read miss would be; [`Machine::prefetched`] lists them.
+    fn train(&mut self, core: usize, line: u64, counts: &mut CoreCounts) {
+        let page = line >> self.page_lines_shift;
+        self.trained += 1;
+        let streams = &mut self.streams[core * STREAMS..(core + 1) * STREAMS];
+        let at = match streams.iter().position(|s| s.page == page) {
+            Some(at) => at,
+            None => {
+                let lru = (0..STREAMS).min_by_key(|&i| streams[i].used).unwrap_or(0);
+                streams[lru] = Stream {
+                    page,
+                    last: line,
+                    dir: 0,
+                    used: self.trained,
+                };
+                return;
+            }
+        };
+        let stream = &mut streams[at];
+        stream.used = self.trained;
+        let step = line as i64 - stream.last as i64;
+        stream.last = line;
+        let dir = match step {
+            1 => 1i8,
+            -1 => -1,
+            0 => return,
+            _ => {
+                stream.dir = 0;
+                return;
+            }
+        };
+        if stream.dir != 0 && stream.dir != dir {
+            stream.dir = 0;
+            return;
+        }
+        stream.dir = dir;
+        let (route, writeback) = (self.route, self.writeback);
+        let first = u64::from(self.distance - self.degree + 1);
+        for k in first..=u64::from(self.distance) {
+            let target = if dir > 0 {
+                line.checked_add(k)
+            } else {
+                line.checked_sub(k)
+            };
+            let Some(target) = target else { break };
+            if target >> self.page_lines_shift != page {
+                break;
+            }
+            let t = target as usize;
+            if t * (self.words + 2) >= self.directory.len() || self.holds(core, t) {
+                continue;
+            }
+            self.route = Route::OnChip;
+            self.writeback = NO_WRITEBACK;
+            let last = self.private[core].len() - 1;
+            if let Some(victim) = self.private[core][last].cache.fill_absent(target) {
+                self.evict_private(core, last, victim);
+            }
+            self.set_holder(core, t);
+            let cycles = self.fetch_for_domain(core, target, counts);
+            if !self.spill.is_empty() {
+                self.spill_victims(core);
+            }
+            counts.prefetches += 1;
+            self.prefetched.push(Prefetched {
+                line: target,
+                served: Served {
+                    cycles,
+                    private_miss: true,
+                    route: self.route,
+                    writeback: self.writeback,
+                },
+            });
+        }
+        (self.route, self.writeback) = (route, writeback);
     }
 
     /// `core` missed its private caches on `line`: the domain's last-level cache, else
@@ -487,7 +708,11 @@ impl Machine {
         let domain = self.domain_of_core[core];
         let bit = 1u64 << domain;
         let held = self.domains(l) & bit != 0;
-        if let Some(level) = self.shared[domain].as_mut() {
+        if self.victim {
+            if let Some(cycles) = self.fetch_from_victim_cache(core, l, counts) {
+                return cycles;
+            }
+        } else if let Some(level) = self.shared[domain].as_mut() {
             let idx = level_index(level.level);
             let latency = level.latency;
             if !held {
@@ -567,6 +792,72 @@ impl Machine {
         }
     }
 
+    /// The victim organisation's look in `core`'s domain for line `l`, which the core
+    /// missed. A hit moves the line up to the core and out of the last-level cache,
+    /// unless the line looks shared (another core of the domain holds it, or another
+    /// core's eviction put it there), when the cache keeps a copy ("mostly
+    /// exclusive"). A line another core of the domain holds comes from that core, on
+    /// chip, at the last-level latency (a last-level miss, as the cache itself
+    /// missed), and the cache keeps a copy of it, now shared. Else `None`, and nothing
+    /// is filled: the cache takes lines only from its cores' evictions.
+    fn fetch_from_victim_cache(
+        &mut self,
+        core: usize,
+        l: usize,
+        counts: &mut CoreCounts,
+    ) -> Option<u64> {
+        let domain = self.domain_of_core[core];
+        let held = self.domains(l) & (1u64 << domain) != 0;
+        let level = self.shared[domain].as_mut()?;
+        let idx = level_index(level.level);
+        let latency = level.latency;
+        if !held {
+            counts.misses[idx] += 1;
+            return None;
+        }
+        let peers = (0..self.words).any(|w| {
+            let mut held =
+                self.directory[self.entry(l) + w] & self.core_masks[domain * self.words + w];
+            if w == core / WORD {
+                held &= !(1u64 << (core % WORD));
+            }
+            held != 0
+        });
+        let shared = peers || self.spiller(l) != core as u64 + 1;
+        let level = self.shared[domain].as_mut()?;
+        if level.cache.contains(l as u64) {
+            counts.hits[idx] += 1;
+            if shared {
+                level.cache.access(l as u64);
+            } else {
+                level.cache.invalidate(l as u64);
+            }
+            return Some(latency);
+        }
+        counts.misses[idx] += 1;
+        if !peers {
+            return None;
+        }
+        // From a peer; the cache keeps a copy of a line that cores share.
+        if let Some(out) = level.cache.fill_absent(l as u64) {
+            self.leave_victim_cache(domain, out);
+        }
+        Some(latency)
+    }
+
+    /// Line `out` left `domain`'s victim cache: the domain loses it unless one of its
+    /// cores holds it; a modified line no core holds is written back.
+    fn leave_victim_cache(&mut self, domain: usize, out: u64) {
+        let v = out as usize;
+        let entry = self.entry(v);
+        let held = (0..self.words)
+            .any(|w| self.directory[entry + w] & self.core_masks[domain * self.words + w] != 0);
+        if !held {
+            *self.domains_mut(v) &= !(1u64 << domain);
+            self.write_back_if_dirty(domain, out);
+        }
+    }
+
     /// `core` writes `line`, which it now holds: every other copy goes. Returns the
     /// extra cycles of removing copies (one round to the farthest holder).
     fn write_ownership(&mut self, core: usize, l: usize, counts: &mut CoreCounts) -> u64 {
@@ -587,6 +878,13 @@ impl Machine {
             });
         }
         *self.domains_mut(l) &= 1u64 << domain;
+        if self.victim && self.dirty(l) as usize != domain {
+            // The first write since the domain took the line: a copy its victim
+            // cache kept (another core's eviction) is stale now.
+            if let Some(level) = self.shared[domain].as_mut() {
+                level.cache.invalidate(l as u64);
+            }
+        }
         let dropped = self.drop_private_in(domain, l, Some(core));
         if dropped > 0 {
             counts.invalidations += dropped;
@@ -609,6 +907,9 @@ impl Machine {
         }
         if i + 1 == self.private[core].len() {
             self.clear_holder(core, victim as usize);
+            if self.victim {
+                self.spill.push(victim);
+            }
         }
     }
 
@@ -617,9 +918,16 @@ impl Machine {
         let v = victim as usize;
         self.drop_private_in(domain, v, None);
         *self.domains_mut(v) &= !(1u64 << domain);
+        self.write_back_if_dirty(domain, victim);
+    }
+
+    /// `domain` no longer holds `line`: if it held it modified, the line is written
+    /// back to its page's node ([`Served::writeback`]).
+    fn write_back_if_dirty(&mut self, domain: usize, line: u64) {
+        let v = line as usize;
         if self.dirty(v) as usize == domain {
             self.set_dirty(v, CLEAN); // written back
-            let page = (victim << self.line_shift) / PAGE_SIZE;
+            let page = (line << self.line_shift) / PAGE_SIZE;
             if let Some(&node) = self.page_node.get(page as usize) {
                 if node != UNTOUCHED {
                     self.writeback = node;
@@ -695,7 +1003,21 @@ impl Machine {
     #[inline]
     fn set_dirty(&mut self, l: usize, domain: u16) {
         let at = self.entry(l) + self.words + 1;
-        self.directory[at] = u64::from(domain);
+        self.directory[at] = (self.directory[at] & !0xFFFF) | u64::from(domain);
+    }
+
+    /// The core whose eviction last put line `l` into a victim cache, plus one (0:
+    /// none), kept in bits 16 to 31 of the dirty word.
+    #[inline]
+    fn spiller(&self, l: usize) -> u64 {
+        self.directory[self.entry(l) + self.words + 1] >> 16 & 0xFFFF
+    }
+
+    #[inline]
+    fn set_spiller(&mut self, l: usize, core: usize) {
+        let at = self.entry(l) + self.words + 1;
+        self.directory[at] =
+            (self.directory[at] & !0xFFFF_0000) | ((core as u64 + 1) & 0xFFFF) << 16;
     }
 
     fn holds(&self, core: usize, l: usize) -> bool {
@@ -875,6 +1197,180 @@ mod tests {
         assert!(s.private_miss);
         assert_eq!(s.cycles, u64::from(lat().remote_cache));
         assert_eq!(m.counts()[0].misses[2], 2, "its L3 lost the line too");
+    }
+
+    /// The generic latencies with the L3 organisation and prefetcher given.
+    fn lat_with(l3_victim: bool, prefetch_degree: u32, prefetch_distance: u32) -> Latencies {
+        Latencies {
+            l3_victim,
+            prefetch_degree,
+            prefetch_distance,
+            ..Latencies::generic()
+        }
+    }
+
+    /// Set 0 of domain 0's last-level cache, most recently used first.
+    fn l3_set0(m: &Machine) -> Vec<u64> {
+        m.shared[0].as_ref().expect("an L3").cache.set_contents(0)
+    }
+
+    /// The hand-computed trace of both organisations on `tiny()` (L1 4 sets of 1 way,
+    /// L2 4 sets of 2, L3 4 sets of 4: lines 0, 4, 8, ... all map to set 0 of each).
+    /// Returns the machine and the cycles of core 1's last read of line 0.
+    fn organisation_trace(l3_victim: bool) -> (Machine, u64) {
+        let mut m = Machine::new(&tiny(), lat_with(l3_victim, 0, 1), 1).unwrap();
+        assert_eq!(m.victim_l3(), l3_victim);
+        m.access(1, 0, false); // from DRAM
+        let s = m.access(0, 0, false);
+        if l3_victim {
+            // Not in the L3 (a miss fills nothing there): core 1's copy, on chip.
+            assert_eq!(s.cycles, u64::from(lat().l3_hit));
+            assert_eq!(m.counts()[0].misses[2], 1, "the L3 itself missed");
+            assert_eq!(m.counts()[0].dram_local, 0);
+            assert_eq!(l3_set0(&m), [0], "two cores share it: the L3 keeps a copy");
+        } else {
+            assert_eq!(s.cycles, u64::from(lat().l3_hit));
+            assert_eq!(m.counts()[0].hits[2], 1);
+            assert_eq!(l3_set0(&m), [0]);
+        }
+        // Core 0 reads 4 and 8: its L2's set 0 overflows and evicts 0, then 12, 16, 20
+        // and 24 evict 4, 8, 12 and 16.
+        m.access(0, 4, false);
+        m.access(0, 8, false);
+        if l3_victim {
+            assert_eq!(l3_set0(&m), [0], "the L2's victim refreshes the L3's copy");
+        }
+        for line in [12, 16, 20, 24] {
+            m.access(0, line, false);
+        }
+        if l3_victim {
+            // The victims 0, 4, 8, 12, 16 entered in that order; 16 pushed 0 out.
+            assert_eq!(l3_set0(&m), [16, 12, 8, 4]);
+        } else {
+            // Every miss filled the L3: 12 to 24 pushed 0, 4 and 8 out, and each took
+            // the private copies with it.
+            assert_eq!(l3_set0(&m), [24, 20, 16, 12]);
+        }
+        let s = m.access(1, 0, false);
+        (m, s.cycles)
+    }
+
+    #[test]
+    fn a_victim_l3_takes_l2_evictions_and_gives_lines_up() {
+        let (mut m, cycles) = organisation_trace(true);
+        // No back-invalidation: line 0 left the L3, and core 1 still holds it.
+        assert_eq!(cycles, u64::from(lat().l1_hit));
+        // A hit moves the line up to the core and out of the L3; core 0's L2 evicts
+        // 20 for it, which the L3 takes in its place.
+        let s = m.access(0, 4, false);
+        assert_eq!(s.cycles, u64::from(lat().l3_hit));
+        assert!(s.private_miss);
+        assert_eq!(l3_set0(&m), [20, 16, 12, 8]);
+        // A line no core of the domain holds and the L3 lost comes from DRAM again.
+        let before = m.counts()[0].dram_local;
+        m.access(0, 28, false); // evicts 24 from the L2 into the L3, 8 out of it
+        assert_eq!(l3_set0(&m), [24, 20, 16, 12]);
+        let s = m.access(0, 8, false);
+        assert_eq!(s.cycles, u64::from(lat().local_dram));
+        assert_eq!(m.counts()[0].dram_local, before + 2);
+        // (That pushed 4 out of core 0's L2 into the L3, and 12 out of the L3.)
+        assert_eq!(l3_set0(&m), [4, 24, 20, 16]);
+        // Core 1 reads 16, which core 0's eviction put there: a line two cores use,
+        // so the L3 keeps it.
+        let s = m.access(1, 16, false);
+        assert_eq!(s.cycles, u64::from(lat().l3_hit));
+        assert_eq!(m.counts()[1].hits[2], 1);
+        assert_eq!(l3_set0(&m), [16, 4, 24, 20]);
+    }
+
+    #[test]
+    fn an_inclusive_l3_fills_on_a_miss_and_evicts_private_copies() {
+        let (_, cycles) = organisation_trace(false);
+        // The L3 pushed line 0 out, so core 1 lost it: DRAM again.
+        assert_eq!(cycles, u64::from(lat().local_dram));
+    }
+
+    #[test]
+    fn a_modified_line_leaving_a_victim_l3_is_written_back() {
+        let mut m = Machine::new(&tiny(), lat_with(true, 0, 1), 1).unwrap();
+        m.access(0, 0, true);
+        // 4 and 8 push 0 out of core 0's L2 into the L3: still the domain's, no write-back.
+        for line in [4, 8] {
+            assert_eq!(m.access(0, line, false).writeback, NO_WRITEBACK);
+        }
+        assert_eq!(l3_set0(&m), [0]);
+        // Four more victims push 0 out of the L3, and no core holds it: written back.
+        let wrote: Vec<u16> = [12, 16, 20, 24, 28]
+            .into_iter()
+            .map(|line| m.access(0, line, false).writeback)
+            .collect();
+        // (12 spills 4, 16 spills 8, 20 spills 12, 24 spills 16, which pushes 0 out.)
+        assert_eq!(
+            wrote,
+            [NO_WRITEBACK, NO_WRITEBACK, NO_WRITEBACK, 0, NO_WRITEBACK]
+        );
+    }
+
+    /// One core, one page of 64 lines at a time: L1d 32 lines, L2 256, L3 1024.
+    fn one_core() -> Topology {
+        Topology::from_synthetic(
+            "pack:1 numa:1 l3:1(size=64KiB linesize=64 ways=16) l2:1(size=16KiB linesize=64 \
+             ways=8) l1d:1(size=2KiB linesize=64 ways=2) core:1 pu:1",
+        )
+        .expect("topology")
+    }
+
+    /// Reads `lines` on core 0 of `one_core()`; returns its counts and the most lines
+    /// one access prefetched.
+    fn read_all(lat: Latencies, lines: impl Iterator<Item = u64>) -> (CoreCounts, usize) {
+        let mut m = Machine::new(&one_core(), lat, 64).unwrap();
+        let mut most = 0;
+        for line in lines {
+            m.access(0, line, false);
+            most = most.max(m.prefetched().len());
+            for p in m.prefetched() {
+                assert!(p.served.private_miss);
+                assert_eq!(p.line >> 6, line >> 6, "a stream stays in its page");
+            }
+        }
+        (m.counts()[0], most)
+    }
+
+    #[test]
+    fn the_stream_prefetcher_runs_ahead_of_a_sequential_sweep() {
+        // 4 pages, line by line. At degree 1 and distance 2, in each page: the first
+        // line starts a stream, the second trains it and asks for the fourth, the
+        // third asks for the fifth; from the fourth on every line was prefetched.
+        let (c, most) = read_all(lat_with(false, 1, 2), 0..256);
+        assert_eq!(c.misses[1], 3 * 4, "three demand misses a page");
+        assert_eq!(c.prefetches, 61 * 4);
+        assert_eq!(c.hits[1], 61 * 4, "the rest hit the L2");
+        assert_eq!(most, 1);
+        // Descending works the same way.
+        let (c, _) = read_all(lat_with(false, 1, 2), (0..256).rev());
+        assert_eq!((c.misses[1], c.prefetches), (12, 244));
+        // Degree 2, distance 20: lines 19 and 20 ahead from the second line of a page
+        // on, two an access while the stream is new, then one.
+        let (c, most) = read_all(lat_with(false, 2, 20), 0..64);
+        assert_eq!(most, 2);
+        assert_eq!(c.prefetches, 63 - 19);
+        // Off: every line a miss.
+        let (c, _) = read_all(lat_with(false, 0, 2), 0..256);
+        assert_eq!((c.misses[1], c.prefetches), (256, 0));
+    }
+
+    #[test]
+    fn the_stream_prefetcher_stays_quiet_on_a_random_walk() {
+        let walk = |seed| {
+            let mut rng = locus_task::rng::XorShift64Star::new(seed);
+            (0..20_000).map(move |_| rng.next_u64() % 4096)
+        };
+        let (on, _) = read_all(lat_with(false, 2, 20), walk(0x5EED_F00D));
+        let (off, _) = read_all(lat_with(false, 0, 1), walk(0x5EED_F00D));
+        // A random line has a neighbour of the last one in its page 1 time in 32.
+        assert!(on.prefetches * 10 < on.accesses, "{on:?}");
+        let (a, b) = (on.misses[2] as f64, off.misses[2] as f64);
+        assert!((a / b - 1.0).abs() < 0.1, "L3 misses {a} with, {b} without");
     }
 
     #[test]

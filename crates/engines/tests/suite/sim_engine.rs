@@ -105,10 +105,12 @@ fn five_accesses() -> Workload {
 fn one_worker_s_time_is_the_sum_of_its_costs_under_the_serial_clock() {
     let workload = five_accesses();
     let machine = Topology::preset("opteron-8380").unwrap();
-    let lat = Latencies::defaults_for("opteron-8380").latencies;
+    let lat = Latencies::documented_for("opteron-8380").latencies;
     let mut config = SimConfig::for_machine(&machine);
     config.threads = Some(1);
     config.clock = ClockKind::Serial;
+    // The hand count has no prefetcher (line 1 would train it to fetch line 3).
+    config.latencies.latencies.prefetch_degree = 0;
     let r = simulate(&workload, &machine, PolicyKind::Ws, &config).unwrap();
     let expected = 1000.0 / lat.ipc + f64::from(3 * lat.local_dram + 2 * lat.l1_hit);
     assert_eq!(r.makespan, expected as u64);
@@ -128,10 +130,14 @@ fn one_worker_overlaps_its_misses_and_queues_at_the_memory_controller() {
     // task's end waits for it.
     let workload = five_accesses();
     let machine = Topology::preset("opteron-8380").unwrap();
-    let lat = Latencies::defaults_for("opteron-8380").latencies;
+    let lat = Latencies::documented_for("opteron-8380").latencies;
     assert_eq!((lat.l1_hit, lat.local_dram, lat.fill_buffers), (3, 200, 8));
     assert_eq!((lat.dram_gbps, lat.clock_ghz), (8.5, 2.5));
-    let r = run(&workload, &machine, PolicyKind::Ws, 1);
+    let mut config = SimConfig::for_machine(&machine);
+    config.threads = Some(1);
+    // The hand count has no prefetcher (line 1 would train it to fetch line 3).
+    config.latencies.latencies.prefetch_degree = 0;
+    let r = simulate(&workload, &machine, PolicyKind::Ws, &config).unwrap();
     assert_eq!(r.clock, ClockKind::Overlap);
     assert_eq!(r.makespan, 1226);
     assert_eq!(r.memory.dram_lines, 3);
@@ -171,10 +177,12 @@ fn sixteen_streams_are_bound_by_the_memory_controllers() {
     let lines = 32_768u64;
     let workload = sixteen_streams(lines * 64);
     let machine = Topology::preset("opteron-8380").unwrap();
-    let lat = Latencies::defaults_for("opteron-8380").latencies;
+    let lat = Latencies::documented_for("opteron-8380").latencies;
     let per_line = 64.0 / lat.dram_gbps * lat.clock_ghz;
     let bandwidth_bound = 4.0 * lines as f64 * per_line;
     let mut config = SimConfig::for_machine(&machine);
+    // The fill buffers bound a core's misses where no prefetcher runs ahead of them.
+    config.latencies.latencies.prefetch_degree = 0;
     let overlap = simulate(&workload, &machine, PolicyKind::Ws, &config).unwrap();
     assert_eq!(overlap.sched.tasks, 17);
     assert_eq!(
@@ -197,6 +205,15 @@ fn sixteen_streams_are_bound_by_the_memory_controllers() {
         (1.0..1.2).contains(&ratio),
         "{ratio:.3} of the fill-buffer bound"
     );
+    // The preset's prefetcher requests lines beyond the fill buffers and beats it.
+    config.latencies.latencies.prefetch_degree = lat.prefetch_degree;
+    let prefetched = simulate(&workload, &machine, PolicyKind::Ws, &config).unwrap();
+    assert!(
+        (prefetched.makespan as f64) < 0.9 * buffer_bound,
+        "{} against the fill-buffer bound {buffer_bound}",
+        prefetched.makespan
+    );
+    config.latencies.latencies.prefetch_degree = 0;
     // And the serial clock charges every latency.
     config.clock = ClockKind::Serial;
     let serial = simulate(&workload, &machine, PolicyKind::Ws, &config).unwrap();

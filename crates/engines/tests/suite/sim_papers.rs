@@ -419,7 +419,7 @@ fn cpu_bound_kernels_run_as_work_stealing() {
     }
 }
 
-/// Data beyond every cache (README, "Data beyond every cache"): where the data the
+/// Data beyond every cache (`docs/policies.md`, "Data beyond every cache"): where the data the
 /// first iteration touched outgrows all the squads' caches together, `cab` and `cats`
 /// run the tasks as `ws`, and a parallel loop keeps its chunk homes. On four squads of
 /// a 256 KiB L3 (1 MiB together) and four 128 KiB L2s each, heat 768x512 (6 MiB) took
