@@ -13,9 +13,10 @@
 //! `--policy affinity` follows `--schedule FILE`, loaded before anything runs and checked
 //! against the pools' machine, their thread count and the one kernel input of the run.
 
+mod matrix;
 mod report;
 
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, BenchCommand};
 use crate::failure::Failure;
 use crate::given::{flag_or_env, Given, Origin};
 use crate::inputs::{note_inputs, with_matrix};
@@ -61,6 +62,8 @@ pub(crate) struct BenchPlan {
     pub(crate) counters: Option<locus::counters::CounterKind>,
     /// Where the workers run, if forced.
     pub(crate) pin: Option<locus::Pinning>,
+    /// Where to write each locus pool's trace, if anywhere (see [`trace_path`]).
+    pub(crate) trace: Option<PathBuf>,
 }
 
 impl BenchPlan {
@@ -127,6 +130,9 @@ impl BenchPlan {
         if let Some(path) = &args.json {
             files.output("--json", path)?;
         }
+        if let Some(path) = &args.trace {
+            files.output("--trace", path)?;
+        }
         Ok(BenchPlan {
             jobs,
             policies,
@@ -139,6 +145,7 @@ impl BenchPlan {
             explain: args.explain,
             counters,
             pin,
+            trace: args.trace.clone(),
         })
     }
 
@@ -183,6 +190,9 @@ fn jobs(kernel: &str, size: Option<&str>, matrix: Option<&Path>) -> Result<Vec<P
 /// `locus bench`: resolves the arguments (bad input exits 2), runs every kernel,
 /// prints each table as it is done, writes `--json`; exit 1 if a result did not verify.
 pub(crate) fn command(args: &BenchArgs) -> Result<(), Failure> {
+    if let Some(BenchCommand::Matrix(matrix)) = &args.command {
+        return matrix::command(matrix);
+    }
     let plan = BenchPlan::new(args).map_err(Failure::Input)?;
     tracing::info!(
         threads = plan.threads,
@@ -362,6 +372,31 @@ impl KernelResult {
     }
 }
 
+/// Where the pool of `kernel` under `policy` writes its trace: `path` itself where the
+/// plan runs one kernel under one policy, else `path` with `.KERNEL.POLICY` before its
+/// extension (characters other than letters, digits, `-` and `_` made `-`).
+fn trace_path(plan: &BenchPlan, path: &Path, kernel: &str, policy: &PolicyKind) -> PathBuf {
+    if plan.jobs.len() <= 1 && plan.policies.len() <= 1 {
+        return path.to_path_buf();
+    }
+    let tag: String = format!("{kernel}.{policy}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.{tag}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{tag}"),
+    };
+    path.with_file_name(name)
+}
+
 /// Runs one kernel under every executor of `plan` (see the module docs), advancing
 /// `bar` once per run.
 pub(crate) fn run_kernel(
@@ -386,6 +421,9 @@ pub(crate) fn run_kernel(
         }
         if let Some(pin) = plan.pin.filter(|_| *kind != locus::PolicyKind::WsUnpinned) {
             builder = builder.pinning(pin);
+        }
+        if let Some(path) = &plan.trace {
+            builder = builder.trace(trace_path(plan, path, kernel.name(), kind));
         }
         let pool = builder
             .build()
@@ -430,6 +468,13 @@ pub(crate) fn run_kernel(
     }
     for ((_, ex), result) in executors.iter().zip(&mut results) {
         if let Executor::Locus(locus) = ex {
+            if let Some(report) = locus
+                .pool
+                .flush_trace()
+                .with_context(|| format!("could not write the trace of {}", result.name))?
+            {
+                eprintln!("{report}");
+            }
             result.explain = Some(locus.pool.explain());
             result.policy_stats = locus.pool.policy_stats();
         }
@@ -485,6 +530,7 @@ mod tests {
 
     fn args(kernel: &str) -> BenchArgs {
         BenchArgs {
+            command: None,
             kernel: kernel.to_owned(),
             policy: Some("all".to_owned()),
             threads: Some(2),
@@ -499,6 +545,7 @@ mod tests {
             explain: false,
             counters: None,
             pin: None,
+            trace: None,
         }
     }
 

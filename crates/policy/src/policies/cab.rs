@@ -451,8 +451,8 @@ impl Policy for Cab {
         }
         if self.leaf_level.load(Ordering::Acquire) == UNPROFILED {
             return format!(
-                "{name}: M = {m} squads: no iteration within the profile's first {PROFILE_BUDGET} tasks: \
-                 BL = 0, plain ws, no profiling\n"
+                "{name}: M = {m} squads: no iteration within the profile's first {PROFILE_BUDGET} tasks, \
+                 or its whole tree run again from outside: BL = 0, plain ws, no profiling\n"
             );
         }
         let mut text = match (self.inputs, self.boundary(), self.learned.get()) {

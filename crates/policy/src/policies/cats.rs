@@ -288,7 +288,8 @@ impl Policy for Cats {
                 self.name()
             ),
             (UNPROFILED, _) => format!(
-                "{}: no iteration within the profile's first {PROFILE_BUDGET} tasks: plain ws, no profiling\n",
+                "{}: no iteration within the profile's first {PROFILE_BUDGET} tasks, or its whole tree \
+                 run again from outside: plain ws, no profiling\n",
                 self.name()
             ),
             (CPU_BOUND, Some(p)) => format!("{}: {}", self.name(), p.report),

@@ -11,7 +11,36 @@ use crate::policies::bitier::Tier;
 use crate::{SquadId, TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN};
 use locus_task::Fork;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
+
+/// The hasher of the profile's maps, which take a lookup or two per spawn and per
+/// completion under the profile's lock: a task id is already a 64-bit hash of its spawn
+/// path, so one multiply (FxHash's) spreads it. SipHash's keyed rounds were a third of
+/// `cats`'s instructions per task while profiling, and a fifth of its overhead over `ws`
+/// per task once partitioned (callgrind, `locus bench fib --size 18,cutoff=0` and `heat
+/// --size 256x128,leaf=2,iters=4`, `--policy cats --machine 2x1 --threads 2`).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// A map keyed by task id, hashed by [`IdHasher`].
+pub(crate) type IdMap<V> = HashMap<TaskId, V, BuildHasherDefault<IdHasher>>;
 
 /// CATS Eq. 1: the SOID of a task is its own bytes plus its children's SOIDs.
 pub fn soid(own_bytes: u64, children: &[u64]) -> u64 {
@@ -77,7 +106,7 @@ pub(crate) struct OnlineProfile {
 /// The profiled tasks, and how many of them have not completed.
 #[derive(Debug, Default)]
 struct Table {
-    entries: HashMap<TaskId, Entry>,
+    entries: IdMap<Entry>,
     incomplete: usize,
     /// Completions recorded, and the bytes their tasks touched (for
     /// [`OnlineProfile::finished`]'s answer).
@@ -85,7 +114,7 @@ struct Table {
     bytes: u64,
     /// Per task that spawned, the fork of its latest spawn, and whether that fork
     /// repeats the one the task made before it (see [`OnlineProfile::spawned`]).
-    forks: HashMap<TaskId, (Option<Option<Fork>>, bool)>,
+    forks: IdMap<(Option<Option<Fork>>, bool)>,
     /// Spawns of a position already in the profile that did not begin an iteration
     /// (see [`OnlineProfile::spawned`]).
     revisits: usize,
@@ -118,6 +147,20 @@ impl Table {
         } else {
             Spawned::New
         }
+    }
+
+    /// Whether `spawner` is a root that ran to completion: spawning again, it runs the
+    /// whole profiled tree again from outside the pool (a benchmark's next repetition,
+    /// each `install` a new root with the same id). The profile has then seen all of
+    /// that tree and no iteration inside it; recording the same positions again would
+    /// only add to their costs, at a lock per spawn and per completion, until
+    /// [`PROFILE_BUDGET`] revisits (`locus bench nqueens --policy ws,cats --machine 2x1
+    /// --threads 2`: 1.12-1.21x `ws`'s time over 21 repetitions, about 6,000 tasks each,
+    /// profiled for all of them).
+    fn reruns(&self, spawner: TaskId) -> bool {
+        self.entries
+            .get(&spawner)
+            .is_some_and(|e| e.parent.is_none() && e.soid.is_some())
     }
 
     /// Whether every task that has not completed is `id` or one of its ancestors: the
@@ -159,9 +202,9 @@ pub(crate) enum Spawned {
     /// A task that completed before, spawned when nothing else of the iteration runs:
     /// the second iteration has begun.
     Repeat,
-    /// A new task past [`PROFILE_BUDGET`], or the [`PROFILE_BUDGET`]th spawn at a
-    /// position already profiled that began no iteration: the profile gives up, not
-    /// recorded.
+    /// A new task past [`PROFILE_BUDGET`], the [`PROFILE_BUDGET`]th spawn at a
+    /// position already profiled that began no iteration, or a completed root spawning
+    /// its tree again (see `Table::reruns`): the profile gives up, not recorded.
     OverBudget,
 }
 
@@ -216,6 +259,9 @@ impl OnlineProfile {
                     .is_none_or(|p| p.soid.is_none());
                 if repeating && looping && table.quiescent_below(parent.id) {
                     return Spawned::Repeat;
+                }
+                if table.reruns(parent.id) {
+                    return Spawned::OverBudget;
                 }
                 return table.revisit();
             }
@@ -274,7 +320,10 @@ impl OnlineProfile {
     /// Every entry, completed or not (the loop's own task of an iterative program spawns
     /// the iteration but does not complete within it), for partitioning.
     pub(crate) fn snapshot(&self) -> HashMap<TaskId, Entry> {
-        self.table().entries.clone()
+        let table = self.table();
+        let mut out = HashMap::with_capacity(table.entries.len());
+        out.extend(table.entries.iter().map(|(id, e)| (*id, e.clone())));
+        out
     }
 }
 
@@ -290,7 +339,7 @@ pub(crate) struct Touched {
 /// What the first iteration showed, and the tiers that follow from it.
 #[derive(Debug, Clone)]
 pub(crate) struct LearnedTiers {
-    pub(crate) tiers: HashMap<TaskId, Tier>,
+    pub(crate) tiers: IdMap<Tier>,
     pub(crate) cpu_bound: bool,
     pub(crate) tasks: usize,
     /// Mean children per task that spawned any (CAB's B, learned).
@@ -440,7 +489,7 @@ impl LearnedTiers {
         threshold: f64,
     ) -> LearnedTiers {
         let soid_of = |id: &TaskId| entries.get(id).and_then(|e| e.soid);
-        let tiers: HashMap<TaskId, Tier> = entries
+        let tiers: IdMap<Tier> = entries
             .iter()
             .filter_map(|(id, e)| {
                 let parent_soid = e.parent.and_then(|p| soid_of(&p));
@@ -514,7 +563,7 @@ impl LearnedTiers {
 
     fn describe(
         entries: &HashMap<TaskId, Entry>,
-        tiers: &HashMap<TaskId, Tier>,
+        tiers: &IdMap<Tier>,
         shared_cache: u64,
         cmpi: f64,
         cpu_bound: bool,
@@ -693,7 +742,7 @@ pub(crate) fn share_imbalance(work: &[u64], squads: usize) -> f64 {
 /// Leaf inter-squad tasks of `tiers`, counted by level.
 fn leaves_by_level(
     entries: &HashMap<TaskId, Entry>,
-    tiers: &HashMap<TaskId, Tier>,
+    tiers: &IdMap<Tier>,
 ) -> std::collections::BTreeMap<u32, u64> {
     tiers
         .iter()
@@ -817,14 +866,37 @@ mod tests {
     /// iterations of a loop inside it: the profile gives up after the budget's worth of
     /// such spawns instead of recording for good.
     #[test]
-    fn a_tree_run_again_from_outside_ends_the_profile_at_the_budget() {
+    fn a_tree_run_again_from_outside_ends_the_profile() {
         let p = OnlineProfile::default();
         let root = info(1, 0);
         let (a, b) = halves(&root);
+        for task in [a, b] {
+            assert_eq!(p.spawned(&root, &task), Spawned::New);
+        }
+        for task in [a, b, root] {
+            p.finished(&task, &cost(64), 0);
+        }
+        assert_eq!(
+            p.spawned(&root, &a),
+            Spawned::OverBudget,
+            "the completed root runs its tree again"
+        );
+    }
+
+    /// Revisits that begin no iteration (a task goes over its children again while a
+    /// sibling still runs) end the profile at the budget.
+    #[test]
+    fn revisits_end_the_profile_at_the_budget() {
+        let p = OnlineProfile::default();
+        let root = info(1, 0);
+        let (task, other) = halves(&root);
+        let (a, b) = halves(&task);
+        p.spawned(&root, &task);
+        p.spawned(&root, &other);
         let mut revisits = 0;
         for round in 0.. {
-            for task in [a, b] {
-                match p.spawned(&root, &task) {
+            for t in [a, b] {
+                match p.spawned(&task, &t) {
                     Spawned::OverBudget => {
                         assert_eq!(revisits, PROFILE_BUDGET - 1);
                         return;
@@ -835,8 +907,8 @@ mod tests {
                     revisits += 1;
                 }
             }
-            for task in [a, b, root] {
-                p.finished(&task, &cost(64), 0);
+            for t in [a, b] {
+                p.finished(&t, &cost(64), 0);
             }
         }
     }
