@@ -7,11 +7,13 @@
 //! `LOCUS_POLICY`, `LOCUS_TOPOLOGY`, `LOCUS_COUNTERS`) take it from there when not given;
 //! that fallback is [`crate::given`]'s, so that errors name the variable.
 
+mod bench_matrix;
 mod map;
 mod profile;
 mod run;
 mod sim;
 
+pub(crate) use bench_matrix::{BenchCommand, BenchMatrixArgs};
 pub(crate) use map::{MapArgs, SourceKind};
 pub(crate) use profile::ProfileArgs;
 pub(crate) use run::RunArgs;
@@ -34,18 +36,32 @@ pub(crate) const EXIT_CODES: &str = "Exit status: 0 success; 1 a result failed v
 be made (a thread that cannot start, counters refused, an output that cannot be written).
 
 Files: outputs (--json, --trace, --plot, profile --out) are written only to a new file or \
-over a regular file, never through a symbolic link, to a device or FIFO, or over one of \
-the run's own inputs; inputs are read only from regular files.
+over a regular file this user could write with `>` (written in place: its mode and links \
+stay), never through a symbolic link, to a device or FIFO, or over one of the run's own \
+inputs; inputs are read only from regular files, up to a cap per format (a Matrix Market \
+line: 1 MiB).
 
-Limits: an input whose estimated memory is above what this machine has available \
-(MemAvailable in /proc/meminfo), or whose preparation and one run take more than 2^38 \
-(2.7e11) instructions, is refused before anything is allocated, as is, for sim and \
-profile, a task tree above the recorder's 2^24 tasks (a recording also stops at 2^24 \
-tasks or 2^27 steps); iterations (iters=, --iters) are 1 to 10000, --reps 1 to 10000, \
+Limits: an input whose estimated memory is above what this process has available \
+(MemAvailable in /proc/meminfo, or less under ulimit -v or -d or a cgroup's memory.max), \
+or whose preparation and one run take more than 2^38 (2.7e11) instructions, is refused \
+before anything is allocated, as is, for sim and profile, a task tree above the \
+recorder's 2^24 tasks (a recording also stops at 2^24 tasks or 2^27 steps), and, for \
+sim, simulations above 2^30 events (cache-line accesses and tasks, over every policy; \
+--no-limit runs them); iterations (iters=, --iters) are 1 to 10000, --reps 1 to 10000, \
 --warmup 0 to 1000.
 
 Progress: on a terminal, bench and sim draw a bar on stderr; otherwise a run still going \
 after 10 s prints a line to stderr every 10 s (locus: 20 s, 14/84 done; heat: rep 2/10).";
+
+/// What `-h` prints after the flags of a command without kernels; `--help` prints
+/// [`EXIT_CODES`] in full.
+pub(crate) const SHORT_EXIT_CODES: &str = "Exit status: 0 success; 1 a result failed \
+verification; 2 bad input; 3 the run could not be made. More (files, limits, progress): --help.";
+
+/// What `-h` prints after the flags of a command that takes kernels; `--help` prints
+/// [`kernels_help`].
+pub(crate) const SHORT_KERNELS_HELP: &str = "Kernels with their --size syntax, the policies, \
+exit status, files, limits and progress: --help.";
 
 /// `--threads` (and `LOCUS_NUM_THREADS`): 1 up to the runtime's limit.
 pub(crate) fn threads(s: &str) -> Result<usize, String> {
@@ -97,7 +113,13 @@ fn whole(s: &str, what: &str) -> Result<usize, String> {
 /// Log verbosity follows RUST_LOG (default: warn), e.g. RUST_LOG=locus=debug. Logs go
 /// to stderr.
 #[derive(Debug, Parser)]
-#[command(name = "locus", version, propagate_version = true, after_help = EXIT_CODES)]
+#[command(
+    name = "locus",
+    version,
+    propagate_version = true,
+    after_help = SHORT_EXIT_CODES,
+    after_long_help = EXIT_CODES
+)]
 pub(crate) struct Cli {
     /// What to do; without one, this help is printed.
     #[command(subcommand)]
@@ -127,7 +149,7 @@ pub(crate) enum Command {
 
 /// `locus topo`.
 #[derive(Debug, Args)]
-#[command(after_help = EXIT_CODES)]
+#[command(after_help = SHORT_EXIT_CODES, after_long_help = EXIT_CODES)]
 pub(crate) struct TopoArgs {
     /// The machine to show: a preset (see --list-presets), an hwloc synthetic string
     /// ("pack:2 l3:1(size=32MiB) core:8 pu:2"), the shorthand SxC or SxCxT ("2x8"), or
@@ -148,8 +170,16 @@ pub(crate) struct TopoArgs {
 
 /// `locus bench`.
 #[derive(Debug, Args)]
-#[command(after_help = kernels_help(Some(Engine::Runtime)))]
+#[command(
+    args_conflicts_with_subcommands = true,
+    after_help = SHORT_KERNELS_HELP,
+    after_long_help = kernels_help(Some(Engine::Runtime))
+)]
 pub(crate) struct BenchArgs {
+    /// `matrix`: every locality policy against ws, with the noise measured.
+    #[command(subcommand)]
+    pub(crate) command: Option<BenchCommand>,
+
     /// The kernel to run (one of those below), or `all` for every kernel at its default
     /// size.
     #[arg(value_name = "KERNEL", default_value = "all")]
@@ -159,16 +189,18 @@ pub(crate) struct BenchArgs {
     #[arg(long, short = 'p', value_name = "P", help = policies::flag_help(Engine::Runtime))]
     pub(crate) policy: Option<String>,
 
-    /// Worker threads of every pool, locus and rayon alike. [default: the number of
-    /// CPUs this process may use; with --machine, the described machine's PU count;
-    /// LOCUS_NUM_THREADS if set]
+    /// Worker threads of every pool, locus and rayon alike.
+    ///
+    /// [default: the number of CPUs this process may use; with --machine, the
+    /// described machine's PU count; LOCUS_NUM_THREADS if set]
     #[arg(long, short = 't', value_name = "N", value_parser = threads)]
     pub(crate) threads: Option<usize>,
 
-    /// A described machine to lay under the locus pools (a virtual topology: squads
-    /// follow the description, threads run on this machine's CPUs): a preset, an hwloc
-    /// synthetic string, SxC shorthand or an hwloc XML file. Rayon is unaffected.
-    /// [default: LOCUS_TOPOLOGY if set, else this machine]
+    /// A described machine to lay under the locus pools.
+    ///
+    /// A virtual topology: squads follow the description, threads run on this machine's
+    /// CPUs. A preset, an hwloc synthetic string, SxC shorthand or an hwloc XML file.
+    /// Rayon is unaffected. [default: LOCUS_TOPOLOGY if set, else this machine]
     #[arg(long, short = 'm', value_name = "M")]
     pub(crate) machine: Option<String>,
 
@@ -177,16 +209,19 @@ pub(crate) struct BenchArgs {
     #[arg(long, short = 's', value_name = "S")]
     pub(crate) size: Option<String>,
 
-    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names, for a
-    /// single sparse KERNEL (spmv-crs, spmv-iter, spmv-ccs, spmm); the size's other options stay.
-    /// Refused with a --size that names matrix=PATH itself.
+    /// A Matrix Market file (.mtx) whose matrix replaces the one --size names.
+    ///
+    /// For a single sparse KERNEL (spmv-crs, spmv-iter, spmv-ccs, spmm); the size's other
+    /// options stay. Refused with a --size that names matrix=PATH itself.
     #[arg(long, value_name = "FILE")]
     pub(crate) matrix: Option<PathBuf>,
 
-    /// The schedule file --policy affinity follows, as `locus profile KERNEL --out DIR`
-    /// writes it (DIR/schedule.json). It must have been made for this KERNEL and input
-    /// (--size, --matrix) on the machine the pools use (--machine, or this one) with as
-    /// many --threads; needs affinity in --policy.
+    /// The schedule file --policy affinity follows (DIR/schedule.json of `locus
+    /// profile KERNEL --out DIR`).
+    ///
+    /// It must have been made for this KERNEL and input (--size, --matrix) on the
+    /// machine the pools use (--machine, or this one) with as many --threads; needs
+    /// affinity in --policy.
     #[arg(long, value_name = "FILE")]
     pub(crate) schedule: Option<PathBuf>,
 
@@ -210,27 +245,40 @@ pub(crate) struct BenchArgs {
     #[arg(long)]
     pub(crate) no_rayon: bool,
 
-    /// After each kernel, print what each policy decided and from what: for cab the
-    /// inputs of Eq. 4 and the boundary level; for cats the counter source, the SOIDs
-    /// at the top levels, the leaf inter-squad tasks and whether the program was judged
-    /// CPU-bound; and every policy's own statistics (inter-squad tasks per squad, busy
-    /// refusals, profile iterations). Also written to --json.
+    /// After each kernel, print what each policy decided and from what.
+    ///
+    /// For cab the inputs of Eq. 4 and the boundary level; for cats the counter source,
+    /// the SOIDs at the top levels, the leaf inter-squad tasks and whether the program
+    /// was judged CPU-bound; and every policy's own statistics (inter-squad tasks per
+    /// squad, busy refusals, profile iterations). Also written to --json.
     #[arg(long)]
     pub(crate) explain: bool,
 
-    /// Counter source for policies that measure tasks (cats; cab learning B and S_d):
-    /// perf (hardware counters; an error where they cannot be opened), declared (the
-    /// bytes tasks declare through locus::footprint), or off. [default: perf where it
-    /// works, else declared, and the output says which; LOCUS_COUNTERS if set]
+    /// Counter source for policies that measure tasks: perf, declared or off.
+    ///
+    /// Used by cats, and by cab learning B and S_d: perf (hardware counters; an error
+    /// where they cannot be opened), declared (the bytes tasks declare through
+    /// locus::footprint), or off. [default: perf where it works, else declared, and the
+    /// output says which; LOCUS_COUNTERS if set]
     #[arg(long, value_name = "SOURCE", value_parser = counter_kind)]
     pub(crate) counters: Option<locus::counters::CounterKind>,
 
-    /// Where the locus pools' workers run: pu (each on its own CPU), squad (each on
-    /// the CPUs of its squad: a library that sizes a pool of its own inside a task sees
-    /// the squad's CPUs, not one), or none (the kernel places them). ws-unpinned is
-    /// never pinned. [default: pu; LOCUS_PIN if set]
+    /// Where the locus pools' workers run: pu, squad or none.
+    ///
+    /// pu: each on its own CPU; squad: each on the CPUs of its squad (a library that
+    /// sizes a pool of its own inside a task sees the squad's CPUs, not one); none: the
+    /// kernel places them. ws-unpinned is never pinned. [default: pu; LOCUS_PIN if set]
     #[arg(long, value_name = "WHERE", value_parser = pinning)]
     pub(crate) pin: Option<locus::Pinning>,
+
+    /// Write a trace of each locus pool's run to FILE, for ui.perfetto.dev.
+    ///
+    /// Chrome trace-event JSON, as `locus sim --trace` writes: one track per worker
+    /// grouped by squad, a slice per task, steals as arrows from victim to thief with
+    /// the tier crossed, the policy's placements, idle spells. With several policies or
+    /// kernels, each pool writes FILE with `.KERNEL.POLICY` before its extension.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) trace: Option<PathBuf>,
 }
 
 /// The `--help` text listing the kernels, their size syntax and default sizes, and the

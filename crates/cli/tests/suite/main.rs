@@ -3,9 +3,11 @@
 //! refuses a file of this folder that is not. Tests that need a process to themselves
 //! are files of their own directly under `tests/`.
 
+mod bench_matrix;
 mod cli;
 mod common;
 mod files;
+mod help;
 mod limits;
 mod map;
 mod matrix;

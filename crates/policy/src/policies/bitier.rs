@@ -13,101 +13,93 @@
 //!   and a busy squad takes no inter-squad task, so it runs at most one leaf
 //!   inter-squad subtree at a time. A head that waits inside a `join` searches with the
 //!   same plan, so a busy squad's waiting head does not start a second subtree.
+//! - With iteration affinity ([`IterationAffinity`]), a leaf inter-squad task goes to the
+//!   pool of its home squad instead of the spawner's, and the tasks above it are
+//!   unfolded child-first by whoever runs them (they only spawn), so the pools hold
+//!   leaves only; a head steals from remote pools once its squad has started all its
+//!   own leaves.
 //!
-//! - With iteration affinity ([`IterationAffinity`]), a leaf inter-squad task goes to the pool
-//!   of its home squad instead of the spawner's, and the tasks above it are unfolded
-//!   child-first by whoever runs them (they only spawn), so the pools hold leaves only;
-//!   a head steals from remote pools once its squad has started all its own leaves.
+//! The published forms (`cab-paper`, `cats-paper`) are exactly the above. The forms with
+//! iteration affinity add the rules below, each of which removes a case where the
+//! published rules lose to work stealing; the measurements behind each are in
+//! `docs/results.md` ("Why the bi-tier rules are what they are").
 //!
-//! # Never idle while work waits (with iteration affinity; not in the published forms)
+//! # Never idle while work waits (with iteration affinity)
 //!
-//! The published rules leave workers idle in two cases, and lose to work stealing
-//! there (up to 3.6x on `heat 3072x2048,leaf=96`, where each leaf subtree is one task):
-//! - **A narrow subtree.** `busy_state` lets a squad run one leaf subtree at a time, so a
-//!   subtree with less parallel work than the squad has workers leaves the rest idle.
-//!   Here a squad is *full* when the widths of its running leaf subtrees add up to its
-//!   workers, and until then any of its workers whose search of the squad found nothing
-//!   may start another leaf (its own squad's first, then other squads' when its own have
-//!   all started). A leaf's width is the number of tasks without children in its
-//!   subtree, as the first iteration's profile showed it; a leaf of unknown width counts
-//!   as the whole squad, which is `busy_state` exactly. So a wide subtree still keeps
-//!   other squads' leaves out, as the papers intend, and narrow ones run side by side;
-//!   the squad's own leaves it starts whenever a worker is idle (see "Several leaves
-//!   per squad" below). But a squad already running a leaf starts no second one of
-//!   its own while a squad with no leaf homed there idles, and takes no other squad's
-//!   leaf while any squad idles: the idle squad takes it (its heads were woken by the
-//!   leaf's spawn), and the leaf's data goes to its cache and memory instead of
-//!   crowding one socket. A squad that runs no leaf is never held back, so no leaf
-//!   waits for a busy squad. A squad with no leaf of its own, in turn, takes other
-//!   squads' leaves only from a squad that runs a leaf while leaves homed there wait
-//!   ([`BiTier::leaves_wait_elsewhere`]): an idle home starts its own. (On `sor
-//!   3072x2048,leaf=128` on xeon-6230-2s, 40 workers a squad, both half-grid leaves of
-//!   12 tasks each ended homed in one squad, which ran
-//!   them side by side while the other idled: 1.24 of `ws`'s time, 0.57 with the rules;
-//!   `cats-paper`, one leaf a squad, 0.58. Holding back for any idle squad, homes or
-//!   not, cost epyc-9654-2s's 24 squads, whose squads done with their one leaf then
-//!   kept others from their second: docs/results.md, "No squad left without a leaf".)
-//! - **Work stuck in another squad.** Tasks below a leaf never leave their squad, so a
-//!   squad whose subtree is heavy (a band that moves, a skewed tree) keeps working while
-//!   the others idle. A squad that runs no leaf subtree and whose own leaves of this
-//!   iteration have all started is idle for want of work, not early: as the last place
-//!   of every search its workers steal from any worker's deque, as `ws` does. A squad
-//!   still waiting for a leaf of its own does not, since the wait is short when the
-//!   tree above the leaves unfolds and taking another squad's tasks in the meantime
-//!   costs both squads their caches (on `heat 1024x512` the steals took half the L3
-//!   gain away). So the partition is kept wherever it keeps workers busy, and only
-//!   otherwise idle time is spent away from it. One more case counts as idle: a squad
-//!   whose leaf subtree still runs while every one of its workers searches (each
-//!   worker's own searches and task starts say whether it searches): what is left of
-//!   the subtree is in other squads' hands, the steals of the idle ones.
+//! - **A narrow subtree.** A squad is *full* when the widths of its running leaf
+//!   subtrees add up to its workers; until then any of its workers whose search of the
+//!   squad found nothing may start another leaf (its own squad's first, then other
+//!   squads' once its own have all started). A leaf's width is the number of tasks
+//!   without children in its subtree, from the first iteration's profile; a leaf of
+//!   unknown width counts as the whole squad, which is `busy_state` exactly. A squad
+//!   already running a leaf starts no second one of its own while a squad with no leaf
+//!   homed there idles, and takes no other squad's leaf while any squad idles. A squad
+//!   with no leaf of its own takes other squads' leaves only from a squad that runs a
+//!   leaf while leaves homed there wait ([`BiTier::leaves_wait_elsewhere`]).
+//! - **Work stuck in another squad.** A squad that runs no leaf subtree and whose own
+//!   leaves of this iteration have all started steals, as the last place of every
+//!   search, from any worker's deque, as `ws` does; a squad still waiting for a leaf of
+//!   its own does not. A squad whose leaf subtree still runs while every one of its
+//!   workers searches counts as idle too (each worker's searches and task starts say
+//!   whether it searches).
 //! - **Waiting inside a subtree.** A worker that searches while it waits inside a task
-//!   of a leaf subtree (for a child another worker took) steals from no other squad's
-//!   deque: what it finds runs on top of the waiting task, so its whole subtree, and
-//!   its squad, would wait for a foreign task to end. (Traced on `heat-moving` on
-//!   xeon-x7550: a squad's head, waiting for a last child, took another squad's hot
-//!   leaf of 680 µs while its seven mates idled for the subtree's end.) Waiting in a
-//!   task above the leaves is waiting for other squads anyway, and does steal.
+//!   of a leaf subtree steals from no other squad's deque: what it found would run on
+//!   top of the waiting task and hold up the whole subtree. Waiting in a task above the
+//!   leaves does steal.
 //!
 //! # Several leaves per squad (with iteration affinity)
 //!
-//! Eq. 4 and Fig. 6 cut the tree where the subtrees' data fits a squad's cache, which
-//! often gives each squad exactly one leaf subtree. Then the inter-squad tier cannot
-//! balance: a squad whose subtree holds more work (a hot band that moves between
-//! sweeps) keeps it, and the others help only by stealing single tasks from its deques
-//! once they run dry, late, and at the cost of their caches. So with affinity, where
-//! the first iteration's profile shows the squads' shares of the work uneven (the
+//! Where the first iteration's profile shows the squads' shares of the work uneven (the
 //! largest over [`UNEVEN_SHARES`] times the mean; the work is the tasks' instructions
 //! where the counters count them, else their time), the cut goes deeper, to at least
 //! [`LEAVES_PER_SQUAD`] leaves per squad where the tree has them (`cab`: the first level
 //! below Eq. 4's that has so many tasks; `cats`: Fig. 6's leaves split, the largest
-//! first). Even shares keep the papers' cut: cutting those finer cost them part of their
-//! gain (smaller subtrees go to whichever worker is idle; on `heat 512x512` the L2 misses
-//! rose by a tenth, docs/results.md). The leaves are dealt contiguously, so each squad
-//! still owns one contiguous share of the data, and the subtrees only get smaller (they
-//! fit the cache better). Since a squad's own leaves are its share of the data, its
-//! idle workers start them whatever the squad runs already (the `busy_state` rule
-//! stays for other squads' leaves), and a squad done with its own takes the unstarted
-//! leaves of a late one, which then move home to it.
+//! first). Even shares keep the papers' cut. The leaves are dealt contiguously, so each
+//! squad still owns one contiguous share of the data. A squad's idle workers start its
+//! own leaves whatever the squad runs already (the `busy_state` rule stays for other
+//! squads' leaves), and a squad done with its own takes the unstarted leaves of a late
+//! one, which then move home to it.
 //!
 //! # Data that outgrows every cache (with iteration affinity)
 //!
-//! Iteration affinity gains by keeping each squad's share of the data in its L3 from
-//! one iteration to the next. When the data the profile measured (`S_d`) is larger
-//! than the squads' L3s together (`M · S_c`), no placement can: each squad sweeps more
-//! than its cache holds, and a least-recently-used cache then keeps nothing from the
-//! previous sweep. The partition would still bind each squad's time to its own share
-//! of the tree, to the memory nodes its pages landed on when the profiled iteration
-//! (work stealing) first touched them, and to the coarse granularity of its leaves,
-//! and lose to work stealing, which spreads every squad's misses over every node (on a
-//! simulated opteron-8380, `heat 3072x2048,leaf=32`: 1.30x ws's time with 0.98x its L3
-//! misses; `sor 8192x512`, 32 MiB: 1.15x with 1.00x). So `cab` and `cats` run the
-//! tasks of such a program as `ws` after its profile ([`BiTier::outgrows_caches`]); the
-//! published forms partition it as the papers do. Loop chunks keep their homes: they
-//! have had them since the first iteration, so each squad's chunks first-touched their
-//! pages on its own node, and keeping them there keeps the misses local (`spmv-crs
-//! laplace2d:1024`, 86 MiB: 0.77x ws's time with them, 1.87x when they too ran as `ws`
-//! over pages the homes had placed). `S_d` sums each task's bytes, so data two tasks
-//! share (a stencil's halo rows) counts twice, and the test errs towards `ws`.
+//! When the data the profile measured (`S_d`) is larger than the squads' L3s together
+//! (`M · S_c`), no placement keeps a squad's share in its cache from one iteration to
+//! the next, and a partition only binds each squad to its share, its pages' nodes and
+//! its leaves' granularity. So `cab` and `cats` run the tasks of such a program as `ws`
+//! after its profile ([`BiTier::outgrows_caches`]); the published forms partition it as
+//! the papers do. Loop chunks keep their homes: each squad's chunks first-touched their
+//! pages on its own node. `S_d` sums each task's bytes, so data two tasks share (a
+//! stencil's halo rows) counts twice, and the test errs towards `ws`.
+//!
+//! # N-tier: packages of several squads (with iteration affinity, learned partitions)
+//!
+//! On a machine whose packages hold several squads, the profiled iteration is run where
+//! the partition will put things, a level at a time, so that the move to the
+//! partition's placement does not pull the data across packages:
+//! - the joins at the tree's top are dealt to squads by position: subtree `i` of the
+//!   `2^d` at depth `d` goes to squad `⌊i·m/2^d⌋`, until every squad has one (the
+//!   second half of each join waits in its squad's queue; the first runs where its
+//!   spawner runs, which is where its position puts it; `deal.rs`);
+//! - until a profiled task completes, the top unfolds inside each squad: its workers
+//!   steal from their squad only ([`TopDeal::unfolding`]);
+//! - then work is stolen own package first ([`Victims::Package`]), so that a package's
+//!   part of the tree and of the data stays in it (a package whose other workers are
+//!   all idle is skipped);
+//! - the profile records which squad ran each task, and each leaf's first home is the
+//!   package where its subtree touched most bytes, as far as every package's share of
+//!   the leaves allows (the leaves that lean hardest go first), then contiguously a
+//!   squad of it.
+//!
+//! Dealing and clustering last while the profiled tasks touch memory (a cache line per
+//! completed task on average) and have touched no more bytes than the squads' caches
+//! hold together: a program whose tasks touch nothing (fib, nqueens) is stolen at
+//! random from its first completed task on. Later homes, stealing between squads and
+//! the rules above are the same at every level; remote searches go nearest first
+//! (`WorkerMap::remote_squads`). Where every package holds one squad (the papers'
+//! machines), or there is one package, and for `cab-paper` and `cats-paper`, nothing
+//! changes. CAB with given inputs (no profile) deals its leaves by position.
+//!
+//! # Who may touch what
 //!
 //! A squad's load (the busy state, counted in workers) is added to and taken from by
 //! the workers that start and finish its leaf inter-squad tasks, with read-modify-writes
@@ -116,60 +108,8 @@
 //! Paper-faithful, only the head starts leaves for its squad, so the published invariant
 //! (one leaf subtree per squad) holds exactly, and `leaf_subtree_overlaps` stays 0. With
 //! affinity a full squad starts its own leaves, and two workers of a squad that both
-//! read room before either started its leaf both start one (a preempted worker makes it
-//! likelier); `leaf_subtrees_stacked` counts both, and the squad runs over its size
-//! until one of them finishes.
-//!
-//! # N-tier: packages of several squads (with iteration affinity, learned partitions)
-//!
-//! On a machine whose packages hold several squads (chiplets: eight L3 domains per
-//! EPYC 7763 socket) the move from the profiled iteration's placement to the
-//! partition's is what crosses packages: with the profile stolen at random, the second
-//! iteration pulled about half the data over the links (`locus sim heat --size
-//! 6144x4096,leaf=16,iters=4 --policy cats --machine epyc-7763-2s`: 204-214 MB over
-//! seeds 1-4, every later iteration nothing). So the profiled iteration is run where
-//! the partition will put things, a level at a time:
-//! - the joins at the tree's top are dealt to squads by position: subtree `i` of the
-//!   `2^d` at depth `d` goes to squad `⌊i·m/2^d⌋`, until every squad has one (the
-//!   second half of each join waits in its squad's queue; the first runs where its
-//!   spawner runs, which is where its position puts it; `deal.rs`);
-//! - until a profiled task completes, the top unfolds inside each squad: its workers
-//!   steal from their squad only ([`TopDeal::unfolding`]). A squad's part reaches it
-//!   within a few forks, and a thief that took a piece of the first squads' part
-//!   before its own arrived first-touched that piece in its own package;
-//! - then work is stolen own package first ([`Victims::Package`]), so that a package's
-//!   part of the tree and of the data stays in it (a package whose other workers are
-//!   all idle is skipped, so the search costs no more than ws's where it has no work);
-//! - the profile records which squad ran each task, and each leaf's first home is the
-//!   package where its subtree touched most bytes, as far as every package's share of
-//!   the leaves allows (the leaves that lean hardest go first), then contiguously a
-//!   squad of it.
-//!
-//! The same command: 38.6-88.4 MB over seeds 1-4 (0.19-0.42 of before), in 0.84 of the
-//! time (before the top unfolded inside each squad; see docs/results.md, "The top
-//! unfolds inside each squad"). Dealing and clustering last while the profiled tasks
-//! touch memory (a cache line per completed task on average) and have touched no more
-//! bytes than the squads' caches hold together (data beyond them runs as `ws` after
-//! the profile, see above, and pages first-touched in blocks, a package's part of the
-//! tree in one, serve its sweeps less evenly than work stealing's): a program whose
-//! tasks touch nothing (fib, nqueens) is stolen at random from its first completed task
-//! on, as there is no data
-//! to keep together and a fine-grained tree clustered by package spreads more slowly
-//! (with clustering to its end, `locus sim fib --size 30,cutoff=0 --policy ws,cats
-//! --machine epyc-7763-2s-nps4` took 1.10x ws's time). A
-//! program that never repeats runs as its profile runs, and gains where it touches
-//! memory (`locus sim matrix --machine epyc-7763-2s,epyc-9654-2s,epyc-7763-2s-nps4
-//! --policy cats --seeds 2 -k fib,nqueens,knapsack,mergesort,sort,fft`: mergesort
-//! 0.77-0.95, fft 0.57-0.98, the worst row 1.03). Later homes, stealing between squads
-//! and the rules above are the same at every level; remote searches go nearest first
-//! (`WorkerMap::remote_squads`). Where every package holds one squad (the papers'
-//! machines), or there is one package, and for `cab-paper` and `cats-paper`, nothing
-//! changes. CAB with given inputs (no profile) deals its leaves by position, as before.
-//! (Dealing the profiled top on the papers' machines too was tried and not kept: it
-//! brought heat 1024x512 on opteron-8380 from 0.69 to 0.59 of ws's time, but put the
-//! pages of data beyond the caches in one block per node, and programs that sweep such
-//! data other than by the partition, the next sweeps of an outgrown stencil or a
-//! one-shot merge sort, then took up to 1.17x ws's time: docs/results.md.)
+//! read room before either started its leaf both start one; `leaf_subtrees_stacked`
+//! counts both, and the squad runs over its size until one of them finishes.
 
 use crate::policies::deal::TopDeal;
 use crate::policies::iteration::{contiguous_squad, IterationAffinity};

@@ -152,9 +152,9 @@ const AFFINITY_NEEDS_A_SCHEDULE: &str =
 
 /// The policies locus ships, one row each, in the order reports list them. The parser
 /// ([`PolicyKind`]'s `FromStr`), [`PolicyKind::NAMES`], the CLI's lists and help texts,
-/// the tests that run every policy, and the README's policy table and `LOCUS_POLICY`
-/// row (held to it by `tests/suite/docs.rs`) all read it: a new policy is its file, its
-/// [`PolicyKind`] variant, and a row here.
+/// the tests that run every policy, `docs/policies.md`'s table and the README's
+/// `LOCUS_POLICY` row (held to it by `tests/suite/docs.rs`) all read it: a new policy
+/// is its file, its [`PolicyKind`] variant, and a row here.
 pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "ws",

@@ -5,70 +5,45 @@
 //! paper's best setting in its Figure 10); the others wait for the stolen work to appear
 //! in their queue instead of stealing too.
 //!
-//! Bulk steals try the squads from one random start, near and far alike, until the
-//! program's tree repeats; then, once its tasks go home (below), nearest squads first.
-//! Nearest first from the start kept the top of a one-shot tree in the root's package:
-//! its squads were first to the root's squad queue, so the largest subtrees and their
-//! merges stayed there, and the top merges read the other package's halves from its
-//! DRAM rather than its caches (`locus sim sort --size 8388608,cutoff=8192 --machine
-//! epyc-7763-2s --policy ws,mts --seed N`, seeds 1-4: 1.10/1.05/1.02/0.94 of ws's time,
-//! against 0.99/1.02/1.00/0.97 from any squad). Once tasks go home, what a steal moves
-//! comes back the next time, and near steals move it least (from any squad throughout,
-//! `heat-loop 1024x512` on epyc-7763-2s took 0.59 of ws's time against 0.47 in `locus
-//! sim matrix --policy mts --seeds 2`).
+//! `mts-paper` is the published algorithm: the squad queue popped newest first, bulk
+//! steals from the nearest squads first. `mts` differs in four ways, each measured in
+//! `docs/results.md` ("Why mts is what it is"):
+//! - an idle worker takes the queue's shallow end ([`Probe::SquadQueueShallow`]): the
+//!   oldest task when it roots a larger subtree than the newest, as a work-stealing
+//!   thief does, so a fine-grained tree is not shared piece by piece;
+//! - bulk steals try the squads from one random start, near and far alike, until the
+//!   program's tree repeats, and nearest squads first once its tasks go home, so that
+//!   the top of a one-shot tree does not stay in the root's package;
+//! - iteration affinity (below);
+//! - the first tree's top dealt in turn (below).
 //!
-//! `mts-paper` pops the squad queue newest first, as the paper does. `mts` takes the
-//! shallow end instead ([`Probe::SquadQueueShallow`]): an idle worker takes the oldest
-//! task when it roots a larger subtree than the newest, as a work-stealing thief does,
-//! so that a squad mate no longer takes the smallest task there is and a fine-grained
-//! tree is not shared piece by piece (simulated fib 30 without cutoff: 1.67x ws's time
-//! on xeon-x7550 under `mts-paper`).
+//! # Iteration affinity
 //!
-//! # Iteration affinity (`mts`; `mts-paper` is the published algorithm)
+//! A program that repeats its task tree spawns the same task ids each time round. `mts`
+//! notes the squad each task is first placed in (its spawner's), corrected to the squad
+//! that starts it where a bulk steal took it elsewhere ([`Layout::queued_starts`]: the
+//! engines report the starts of queued tasks only, so the runtime's joins keep their
+//! fast path). From the first placement of an id it has noted on, it places every
+//! noted task in that squad's queue, wherever it was spawned; tasks it has not noted go
+//! to their spawner's squad. The first time round, a squad's tasks first-touched their
+//! pages on its NUMA node, so running the same tasks there keeps a squad's rows in its
+//! L3 where they fit and its misses on its own node where they do not. Bulk steals
+//! still balance the squads; a stolen task runs in the thief's squad that time and goes
+//! home the next. A program that never repeats an id is unaffected, and notes stop at
+//! [`AFFINITY_BUDGET`] tasks without a repeat, after which nothing more is asked.
 //!
-//! A program that repeats its task tree (a stencil's sweeps, an elimination's steps)
-//! spawns the same task ids each time round. `mts` notes the squad each task is first
-//! placed in (its spawner's), corrected to the squad that starts it where a bulk steal
-//! took it elsewhere ([`Layout::queued_starts`]: the engines report the starts of
-//! queued tasks only, so the runtime's joins keep their fast path; with every start
-//! and end reported, [`Layout::task_events`], `locus bench fib --policy mts --machine
-//! 2x1` took 15x its time). From the first placement of an id it has noted on, it
-//! places every noted task in that squad's queue, wherever it was spawned; tasks it has
-//! not noted go to their spawner's squad, as before. The first time round, a squad's
-//! tasks first-touched their pages on its NUMA node; running the same tasks there
-//! every time keeps a squad's rows in its L3 where they fit, and its misses on its own
-//! node's memory where they do not. Without it, the bulk steals deal the tree to
-//! squads anew each time, each squad streaming from whichever nodes hold the rows it
-//! got: on a stencil whose data outgrows every cache that cost `mts` 1.06-1.11x ws's
-//! time (`locus sim heat --size 3072x2048,leaf=8,iters=10 --machine xeon-x7550
-//! --policy ws,mts --seed N`, seeds 1-6), and running as `ws` once the data is found
-//! too large came too late (docs/results.md). Bulk steals still balance the squads;
-//! a stolen task runs in the thief's squad that time and goes home the next. A program
-//! that never repeats an id is unaffected, and notes stop at [`AFFINITY_BUDGET`] tasks
-//! without a repeat (a fine-grained tree), after which nothing more is asked.
+//! # The first tree's top dealt in turn
 //!
-//! # The first tree's top dealt in turn (`mts`; not `mts-paper`)
-//!
-//! A squad's workers share one queue, and a bulk steal takes the oldest tasks of one
-//! squad, neighbours in the tree: so each squad works through a few large contiguous
-//! subtrees, and the pages their tasks first touch land on its node in long runs (a
-//! quarter of the data a node on a four-socket machine). Work stealing's thieves each
-//! take one subtree of a random victim, and spread a tree's pages over the nodes in
-//! many short runs. Where the data outgrows the caches, that placement is what the
-//! later passes over it see: a one-shot merge sort's top merges read their halves in
-//! order, a part at a time, so under `mts` the busiest node's memory served 1.6x its
-//! share of a period's lines on average and up to 2.7x, against 1.3x and 2.3x under ws
-//! (a temporary count per node, seed 4, periods of 8.4 M cycles; `locus sim mergesort
-//! --size 8388608,cutoff=8192 --machine opteron-8380 --policy ws,mts`: 1.06x ws's time
-//! over seeds 1-16, with 1.6x its cycles queued at the memory nodes; 1.005x with
-//! `--memory interleave`). So while `mts` notes (before any id repeats), the top of the
-//! first tree that forks is dealt to the squads in turn, down to
-//! [`IN_TURN_PER_SQUAD`](crate::policies::deal::IN_TURN_PER_SQUAD) subtrees a squad:
-//! every aligned run of as many subtrees as there are squads (rounded up to a power of
-//! two) lies in every squad, at every depth, so each squad's share is many pieces
-//! spread over the whole (`deal.rs`, [`TopDeal::in_turn`]; that sort: 1.00x ws's time
-//! over seeds 1-12). The pieces still move by bulk steals where squads run dry, and a
-//! repeating tree's tasks then go home where they first ran, as above.
+//! A bulk steal takes the oldest tasks of one squad, neighbours in the tree, so each
+//! squad would first-touch its pages in long runs on its node, and later passes over
+//! data that outgrows the caches would queue at a few memory nodes. So while `mts` notes
+//! (before any id repeats), the top of the first tree that forks is dealt to the squads
+//! in turn, down to [`IN_TURN_PER_SQUAD`](crate::policies::deal::IN_TURN_PER_SQUAD)
+//! subtrees a squad: every aligned run of as many subtrees as there are squads (rounded
+//! up to a power of two) lies in every squad, at every depth, so each squad's share is
+//! many pieces spread over the whole (`deal.rs`, [`TopDeal::in_turn`]). The pieces still
+//! move by bulk steals where squads run dry, and a repeating tree's tasks then go home
+//! where they first ran, as above.
 
 use crate::policies::deal::TopDeal;
 use crate::policies::online::PROFILE_BUDGET;

@@ -1,6 +1,6 @@
-//! The documentation's lists of policies are [`POLICIES`]: the README's policy table and
-//! its `LOCUS_POLICY` row, and the table in this crate's docs (`src/lib.rs`), are made
-//! from the table here and must be what it makes now. After changing a row, rewrite
+//! The documentation's lists of policies are [`POLICIES`]: the policy table of
+//! `docs/policies.md`, the README's `LOCUS_POLICY` row, and the table in this crate's
+//! docs (`src/lib.rs`), are made from the table here and must be what it makes now. After changing a row, rewrite
 //! them with `LOCUS_BLESS=1 cargo test -p locus-policy --test suite docs::`.
 
 use locus_policy::{PolicyInfo, PolicyKind, POLICIES};
@@ -36,8 +36,8 @@ fn locus_policy_row() -> String {
         .map(|row: &PolicyInfo| format!("`{}`", row.name))
         .collect();
     format!(
-        "| `LOCUS_POLICY` | a policy of the table below: {} (not {}, which follows a schedule \
-         file) | `{}` |",
+        "| `LOCUS_POLICY` | a policy of [the policy table](docs/policies.md#the-policies): {} \
+         (not {}, which follows a schedule file) | `{}` |",
         named.join(", "),
         unnamed.join(", "),
         PolicyKind::default()
@@ -91,11 +91,17 @@ fn check(file: &str, make: impl Fn(&str) -> String) {
 }
 
 #[test]
-fn the_readme_lists_the_policies_of_the_table() {
+fn the_guide_lists_the_policies_of_the_table() {
+    check("../../docs/policies.md", |text| {
+        replace_block(text, "| name | from |", "|", "", &table())
+    });
+}
+
+#[test]
+fn the_readme_names_the_policies_of_the_table() {
     check("../../README.md", |text| {
-        let text = replace_block(text, "| name | from |", "|", "", &table());
         replace_block(
-            &text,
+            text,
             "| `LOCUS_POLICY` |",
             "| `LOCUS_POLICY`",
             "",

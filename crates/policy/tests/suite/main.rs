@@ -4,4 +4,5 @@
 //! are files of their own directly under `tests/`.
 
 mod docs;
+mod links;
 mod parsers;
