@@ -157,28 +157,9 @@ impl MatrixPlan {
                 Ok((name, topology))
             })
             .collect::<Result<Vec<_>>>()?;
-        let given = policies::flag(&args.policy);
-        let policies: Vec<PolicyKind> = policies::list(&given, Engine::Simulator, None)?
-            .into_iter()
-            .filter(|p| *p != PolicyKind::Ws)
-            .collect();
-        ensure!(
-            !policies.is_empty(),
-            "bad --policy {:?}: name at least one policy to compare with ws",
-            args.policy
-        );
+        let policies = rivals_of_ws(&args.policy, Engine::Simulator)?;
         let table = if args.quick { QUICK } else { FULL };
-        let wanted: Option<Vec<Kernel>> = args
-            .kernel
-            .as_deref()
-            .map(|list| {
-                list.split(',')
-                    .map(|k| {
-                        Kernel::from_str(k.trim()).map_err(|e| anyhow::anyhow!("bad --kernel: {e}"))
-                    })
-                    .collect::<Result<Vec<_>>>()
-            })
-            .transpose()?;
+        let wanted = kernels_wanted(args.kernel.as_deref())?;
         let mut cases = Vec::new();
         for (name, size) in table {
             let kernel = Kernel::from_str(name).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -221,6 +202,31 @@ struct Row {
 }
 
 /// Runs the matrix; the report, and whether every worst ratio is within `--limit`.
+/// The policies `--policy` names besides `ws`, which a matrix compares with `ws`: an
+/// error naming the flag when none is left.
+pub(crate) fn rivals_of_ws(flag: &str, engine: Engine) -> Result<Vec<PolicyKind>> {
+    let policies: Vec<PolicyKind> = policies::list(&policies::flag(flag), engine, None)?
+        .into_iter()
+        .filter(|p| *p != PolicyKind::Ws)
+        .collect();
+    ensure!(
+        !policies.is_empty(),
+        "bad --policy {flag:?}: name at least one policy to compare with ws"
+    );
+    Ok(policies)
+}
+
+/// The kernels a matrix's `--kernel` list keeps (all when absent): an error naming the
+/// flag for a kernel that does not exist.
+pub(crate) fn kernels_wanted(list: Option<&str>) -> Result<Option<Vec<Kernel>>> {
+    list.map(|list| {
+        list.split(',')
+            .map(|k| Kernel::from_str(k.trim()).map_err(|e| anyhow::anyhow!("bad --kernel: {e}")))
+            .collect::<Result<Vec<_>>>()
+    })
+    .transpose()
+}
+
 pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)> {
     let runs_per_machine = (plan.policies.len() + 1) * plan.seeds as usize;
     let per_case = plan.machines.len() * runs_per_machine;

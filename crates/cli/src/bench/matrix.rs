@@ -25,7 +25,7 @@
 use super::{run_kernel, BenchPlan, ExecResult};
 use crate::cli::BenchMatrixArgs;
 use crate::failure::Failure;
-use crate::policies::{self, Engine};
+use crate::policies::Engine;
 use crate::progress::progress_bar;
 use crate::report::{print, sig3, write_json};
 use anyhow::{bail, ensure, Context, Result};
@@ -193,28 +193,9 @@ impl MatrixPlan {
                 oversubscribed: true,
             });
         }
-        let policies: Vec<PolicyKind> =
-            policies::list(&policies::flag(&args.policy), Engine::Runtime, None)?
-                .into_iter()
-                .filter(|p| *p != PolicyKind::Ws)
-                .collect();
-        ensure!(
-            !policies.is_empty(),
-            "bad --policy {:?}: name at least one policy to compare with ws",
-            args.policy
-        );
+        let policies = crate::matrix::rivals_of_ws(&args.policy, Engine::Runtime)?;
         let table = if args.quick { QUICK } else { FULL };
-        let wanted: Option<Vec<Kernel>> = args
-            .kernel
-            .as_deref()
-            .map(|list| {
-                list.split(',')
-                    .map(|k| {
-                        Kernel::from_str(k.trim()).map_err(|e| anyhow::anyhow!("bad --kernel: {e}"))
-                    })
-                    .collect::<Result<Vec<_>>>()
-            })
-            .transpose()?;
+        let wanted = crate::matrix::kernels_wanted(args.kernel.as_deref())?;
         let mut cases = Vec::new();
         for (name, fine, coarse) in table {
             let kernel = Kernel::from_str(name).map_err(|e| anyhow::anyhow!("{e}"))?;
