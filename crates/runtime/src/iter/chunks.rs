@@ -108,37 +108,8 @@ impl<'data, T: Sync> RChunksExact<'data, T> {
     }
 }
 
-/// The iterator impls of a shared source of chunks from the back.
-macro_rules! shared_rchunks {
-    ($name:ident, $method:ident) => {
-        impl<'data, T: Sync> ParallelIterator for $name<'data, T> {
-            type Item = &'data [T];
-            type Seq<'a>
-                = std::slice::$name<'data, T>
-            where
-                Self: 'a;
-
-            fn position_count(&self) -> usize {
-                self.slice.len().div_ceil(self.size)
-            }
-
-            fn exact_len(&self) -> Option<usize> {
-                Some(self.position_count())
-            }
-
-            unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-                let part = &self.slice[from_back(range, self.size, self.slice.len())];
-                footprint::read_slice(part);
-                part.$method(self.size)
-            }
-        }
-
-        impl<T: Sync> IndexedParallelIterator for $name<'_, T> {}
-    };
-}
-
-shared_rchunks!(RChunks, rchunks);
-shared_rchunks!(RChunksExact, rchunks_exact);
+super::source::shared_chunks!(RChunks, rchunks, from_back);
+super::source::shared_chunks!(RChunksExact, rchunks_exact, from_back);
 
 /// A mutable chunk source: a `&mut [T]` lent chunk by chunk, each to one leaf.
 macro_rules! mut_chunks {

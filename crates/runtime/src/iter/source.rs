@@ -296,10 +296,11 @@ impl<'data, T: Sync> Chunks<'data, T> {
 }
 
 /// The iterator impls of a source of shared chunks, `$name`, whose `slice` holds its
-/// chunks of `size` elements (the last possibly shorter) and whose leaves run std's
-/// `$method`.
+/// chunks of `size` elements (the last possibly shorter), whose positions map to
+/// elements by `$elements` (`elements` from the front, `chunks.rs`'s `from_back` from
+/// the back) and whose leaves run std's `$method`.
 macro_rules! shared_chunks {
-    ($name:ident, $method:ident) => {
+    ($name:ident, $method:ident, $elements:path) => {
         impl<'data, T: Sync> ParallelIterator for $name<'data, T> {
             type Item = &'data [T];
             type Seq<'a>
@@ -316,7 +317,7 @@ macro_rules! shared_chunks {
             }
 
             unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-                let part = &self.slice[elements(range, self.size, self.slice.len())];
+                let part = &self.slice[$elements(range, self.size, self.slice.len())];
                 footprint::read_slice(part);
                 part.$method(self.size)
             }
@@ -325,8 +326,9 @@ macro_rules! shared_chunks {
         impl<T: Sync> IndexedParallelIterator for $name<'_, T> {}
     };
 }
+pub(super) use shared_chunks;
 
-shared_chunks!(Chunks, chunks);
+shared_chunks!(Chunks, chunks, elements);
 
 /// The elements of chunks `range` of `size` elements of a slice of `len`.
 fn elements(range: Range<usize>, size: usize, len: usize) -> Range<usize> {
@@ -359,7 +361,7 @@ impl<'data, T: Sync> ChunksExact<'data, T> {
 }
 
 // The slice holds whole chunks only (the remainder is apart), so every chunk is exact.
-shared_chunks!(ChunksExact, chunks_exact);
+shared_chunks!(ChunksExact, chunks_exact, elements);
 
 /// `par_chunks_mut(size)` of a slice: consecutive mutable subslices of `size` elements,
 /// the last possibly shorter.
