@@ -91,6 +91,20 @@ pub(crate) fn threads(flag: Option<usize>, default: usize, what: &str) -> Result
     }
 }
 
+/// The kernels a matrix's `--kernel` list keeps (all when absent): an error naming the
+/// flag for a kernel that does not exist.
+pub(crate) fn kernels_wanted(list: Option<&str>) -> Result<Option<Vec<locus_kernels::Kernel>>> {
+    list.map(|list| {
+        list.split(',')
+            .map(|k| {
+                <locus_kernels::Kernel as std::str::FromStr>::from_str(k.trim())
+                    .map_err(|e| anyhow::anyhow!("bad --kernel: {e}"))
+            })
+            .collect::<Result<Vec<_>>>()
+    })
+    .transpose()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

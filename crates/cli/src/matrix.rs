@@ -15,7 +15,7 @@
 
 use crate::cli::MatrixArgs;
 use crate::policies::{self, Engine};
-use anyhow::{bail, ensure, Context, Result};
+use anyhow::{bail, Context, Result};
 use indicatif::ProgressBar;
 use locus_kernels::record::record;
 use locus_kernels::{Kernel, Params};
@@ -157,9 +157,9 @@ impl MatrixPlan {
                 Ok((name, topology))
             })
             .collect::<Result<Vec<_>>>()?;
-        let policies = rivals_of_ws(&args.policy, Engine::Simulator)?;
+        let policies = policies::rivals_of_ws(&args.policy, Engine::Simulator)?;
         let table = if args.quick { QUICK } else { FULL };
-        let wanted = kernels_wanted(args.kernel.as_deref())?;
+        let wanted = crate::inputs::kernels_wanted(args.kernel.as_deref())?;
         let mut cases = Vec::new();
         for (name, size) in table {
             let kernel = Kernel::from_str(name).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -202,31 +202,6 @@ struct Row {
 }
 
 /// Runs the matrix; the report, and whether every worst ratio is within `--limit`.
-/// The policies `--policy` names besides `ws`, which a matrix compares with `ws`: an
-/// error naming the flag when none is left.
-pub(crate) fn rivals_of_ws(flag: &str, engine: Engine) -> Result<Vec<PolicyKind>> {
-    let policies: Vec<PolicyKind> = policies::list(&policies::flag(flag), engine, None)?
-        .into_iter()
-        .filter(|p| *p != PolicyKind::Ws)
-        .collect();
-    ensure!(
-        !policies.is_empty(),
-        "bad --policy {flag:?}: name at least one policy to compare with ws"
-    );
-    Ok(policies)
-}
-
-/// The kernels a matrix's `--kernel` list keeps (all when absent): an error naming the
-/// flag for a kernel that does not exist.
-pub(crate) fn kernels_wanted(list: Option<&str>) -> Result<Option<Vec<Kernel>>> {
-    list.map(|list| {
-        list.split(',')
-            .map(|k| Kernel::from_str(k.trim()).map_err(|e| anyhow::anyhow!("bad --kernel: {e}")))
-            .collect::<Result<Vec<_>>>()
-    })
-    .transpose()
-}
-
 pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)> {
     let runs_per_machine = (plan.policies.len() + 1) * plan.seeds as usize;
     let per_case = plan.machines.len() * runs_per_machine;

@@ -247,6 +247,20 @@ pub(crate) fn input_identity(params: &Params) -> Result<String> {
     .context("cannot identify the input")
 }
 
+/// The policies `--policy` names besides `ws`, which a matrix compares with `ws`: an
+/// error naming the flag when none is left.
+pub(crate) fn rivals_of_ws(flag_text: &str, engine: Engine) -> Result<Vec<PolicyKind>> {
+    let policies: Vec<PolicyKind> = list(&flag(flag_text), engine, None)?
+        .into_iter()
+        .filter(|p| *p != PolicyKind::Ws)
+        .collect();
+    ensure!(
+        !policies.is_empty(),
+        "bad --policy {flag_text:?}: name at least one policy to compare with ws"
+    );
+    Ok(policies)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -193,9 +193,9 @@ impl MatrixPlan {
                 oversubscribed: true,
             });
         }
-        let policies = crate::matrix::rivals_of_ws(&args.policy, Engine::Runtime)?;
+        let policies = crate::policies::rivals_of_ws(&args.policy, Engine::Runtime)?;
         let table = if args.quick { QUICK } else { FULL };
-        let wanted = crate::matrix::kernels_wanted(args.kernel.as_deref())?;
+        let wanted = crate::inputs::kernels_wanted(args.kernel.as_deref())?;
         let mut cases = Vec::new();
         for (name, fine, coarse) in table {
             let kernel = Kernel::from_str(name).map_err(|e| anyhow::anyhow!("{e}"))?;
