@@ -2,12 +2,12 @@
 //! this machine cannot run is refused as bad input (exit 2) instead of aborting on a
 //! failed allocation or running for hours:
 //!
+//! - **work**: the instructions of preparing the input and one run against
+//!   [`locus_kernels::MAX_WORK`], first, because it is the same on every machine;
 //! - **memory**: [`Params::estimate`]'s bytes against the memory this process may
 //!   take ([`locus_kernels::available_memory`]: `MemAvailable` of `/proc/meminfo`, or
 //!   less where the process's `RLIMIT_AS` or `RLIMIT_DATA` or its cgroup's `memory.max`
 //!   leave less, [`locus_files::memory`]);
-//! - **work**: the instructions of preparing the input and one run against
-//!   [`locus_kernels::MAX_WORK`];
 //! - **recording** (`sim`, `profile`): the task tree against the simulator's recorder
 //!   ([`locus_kernels::record::check`], `MAX_TASKS`);
 //! - **simulation** (`sim`): the simulator's events, the recorded cache-line accesses
@@ -80,9 +80,8 @@ pub(crate) fn given(
 pub(crate) fn check(params: &Params, given: &str, recorded: bool) -> Result<()> {
     let estimate = params.estimate();
     let what = format!("{} {params}", params.kernel());
-    if let Some(reason) = over_memory(estimate.bytes, locus_kernels::available_memory()) {
-        bail!("{given}: {what} {reason}; give a smaller size");
-    }
+    // The work bound first: it is the same on every machine, so an input over it is
+    // refused in the same words wherever it is given, however much memory is free.
     if let Some(work) = estimate.work.filter(|&w| w > MAX_WORK) {
         bail!(
             "{given}: {what} takes about {} instructions to prepare and run once, more than \
@@ -91,6 +90,9 @@ pub(crate) fn check(params: &Params, given: &str, recorded: bool) -> Result<()> 
             sci(work),
             sci(MAX_WORK)
         );
+    }
+    if let Some(reason) = over_memory(estimate.bytes, locus_kernels::available_memory()) {
+        bail!("{given}: {what} {reason}; give a smaller size");
     }
     if recorded {
         if let Err(e) = locus_kernels::record::check(params) {

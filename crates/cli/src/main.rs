@@ -1,4 +1,4 @@
-//! `locus`: the command-line front end of the locus runtime (DESIGN.md, "cli").
+//! `locus`: the command-line front end of the locus runtime (docs/design.md, "cli").
 //!
 //! `main` only sets up logging, parses the command line and turns the outcome into an
 //! exit code. The modules come in three layers, each using only those below it

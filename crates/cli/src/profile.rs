@@ -1,7 +1,7 @@
 //! `locus profile`: the profile run of feedback-directed affinity scheduling. Records a
 //! kernel as `locus sim` does, profiles the cache lines each leaf task touches, builds
 //! the affinity graph, partitions it onto a machine's workers, and writes the schedule
-//! that later runs follow, with the profile and the graph beside it (DESIGN.md,
+//! that later runs follow, with the profile and the graph beside it (docs/design.md,
 //! "profile"; `papers/affinity-graph-feedback-scheduling.txt`).
 //!
 //! Every argument is resolved and the output folder made writable before anything

@@ -18,7 +18,7 @@
 //! both `rayon::prelude` and `locus::prelude`: heat-iter and spmv-iter (heat-loop and
 //! spmv-crs as iterator chains) and [`mapreduce`] (`fold` then `reduce`).
 //! Each module documents what it computes and the footprint its leaf tasks
-//! declare through [`locus::footprint`] (DESIGN.md, "The words").
+//! declare through [`locus::footprint`] (docs/design.md, "The words").
 //!
 //! Each module also documents the work its tasks declare ([`locus::footprint::work`]):
 //! every task declares about the instructions it executes itself, so the simulator can

@@ -1,6 +1,6 @@
 //! locus inside MPI ranks: MPI moves data between ranks, one rank per socket or NUMA
 //! node and bound there, and a locus pool runs each rank's share of the work
-//! (DESIGN.md, "Beyond one machine").
+//! (docs/design.md, "Beyond one machine").
 //!
 //! Two programs, each checked against its serial kernel in `locus-kernels`:
 //! - [`heat`]: the rows of heat's grid split across the ranks; every sweep, each rank

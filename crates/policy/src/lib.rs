@@ -1,6 +1,6 @@
 //! Scheduling policies for locus: decisions only, no threads.
 //!
-//! "One policy, two engines" (DESIGN.md): a [`Policy`] is told what happens (a task is
+//! "One policy, two engines" (docs/design.md): a [`Policy`] is told what happens (a task is
 //! spawned on a worker, a worker is idle, a task starts or finishes) and answers with
 //! decisions: where the new task goes ([`Place`]) and where an idle worker looks, in
 //! order ([`Probe`]). It owns its state (round-robin cursors here; busy states and
@@ -49,7 +49,7 @@
 //! algorithm).
 //!
 //! # Words
-//! One meaning each, across the crates, as DESIGN.md ("The words") uses them:
+//! One meaning each, across the crates, as docs/design.md ("The words") uses them:
 //! - **squad**: the workers under one last-level cache domain; its **head** is its
 //!   lowest worker. A socket holds one squad on the papers' machines, several on a
 //!   chiplet CPU.

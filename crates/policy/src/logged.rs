@@ -1,7 +1,7 @@
 //! [`Logged`]: a decorator around any [`Policy`] that writes down every call an engine
 //! makes to it, with the arguments and the decision returned.
 //!
-//! The decision contract ("one policy, two engines", DESIGN.md) says the runtime and the
+//! The decision contract ("one policy, two engines", docs/design.md) says the runtime and the
 //! simulator ask the same questions at the same points of a program; a log of each
 //! engine's calls makes that testable (`crates/engines/tests/suite/conformance.rs`). The log
 //! is a `Mutex<Vec<_>>`: a test seam, not for measured runs (every call takes the lock).

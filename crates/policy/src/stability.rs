@@ -1,5 +1,5 @@
 //! Placement stability of parallel-loop chunks, kept by the engines for every policy
-//! (DESIGN.md, "Locality across iterations").
+//! (docs/design.md, "Locality across iterations").
 //!
 //! A chunk of a `for_range` loop has the same task id each time the loop runs (see
 //! [`crate::TaskInfo::loop_chunks`]), so the squad that ran it last time is known: a

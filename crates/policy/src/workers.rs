@@ -1,6 +1,6 @@
 //! The workers of a pool as a policy sees them: how many, and which squad each is in.
 //!
-//! A squad is the set of workers under one last-level cache domain (DESIGN.md, "The
+//! A squad is the set of workers under one last-level cache domain (docs/design.md, "The
 //! words"); its head is its lowest-numbered worker. Worker `i` runs on PU `i` of the
 //! topology in tree order, wrapping around when there are more workers than PUs, so a
 //! pool smaller than the machine fills one cache domain before the next (like

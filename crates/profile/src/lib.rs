@@ -1,4 +1,4 @@
-//! locus-profile: feedback-directed affinity scheduling (DESIGN.md, "profile"), after
+//! locus-profile: feedback-directed affinity scheduling (docs/design.md, "profile"), after
 //! Song, Moore and Dongarra, "Feedback-Directed Thread Scheduling with Memory
 //! Considerations" (HPDC'07, `papers/affinity-graph-feedback-scheduling.txt`).
 //!

@@ -5,7 +5,7 @@
 //! [`for_range`], and [`ThreadPool::install`]. What differs is underneath: workers are
 //! grouped into *squads* (the workers under one last-level cache), and a pluggable
 //! [`Policy`] decides where each spawned task goes and where idle workers look, so that
-//! tasks which share data can stay in one cache domain (see DESIGN.md).
+//! tasks which share data can stay in one cache domain (see docs/design.md).
 //!
 //! ```
 //! use locus::{PolicyKind, ThreadPoolBuilder};

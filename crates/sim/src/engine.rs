@@ -3,7 +3,7 @@
 //!
 //! # One policy, two engines
 //! The engine builds the policy with the same `PolicyKind::build` the runtime uses and
-//! asks it the same questions at the same points (DESIGN.md): `place` for every spawn
+//! asks it the same questions at the same points (docs/design.md): `place` for every spawn
 //! the runtime would place, `parent_first` at every join where the runtime asks, `search`
 //! for every search, `task_started` / `task_finished` with the task's own cost when the
 //! policy wants it. The queues are those the policy's [`Layout`] asks for. What the

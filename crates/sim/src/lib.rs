@@ -1,6 +1,6 @@
 //! locus-sim: a deterministic discrete-event simulator of a multi-socket machine's
 //! caches and memory that runs locus's own scheduling policies over task trees
-//! recorded from the real kernels (DESIGN.md, "One policy, two engines").
+//! recorded from the real kernels (docs/design.md, "One policy, two engines").
 //!
 //! The simulator is the runtime's sibling, not its user: it depends on the policies,
 //! the topology and `locus-task`, never on the runtime or the kernels. It runs a

@@ -1,7 +1,7 @@
 //! Declared footprints: the address ranges a task reads and writes.
 //!
 //! Code that knows what memory it touches (a stencil knows its rows, a merge knows its
-//! halves) declares it here. One description serves three listeners (DESIGN.md, "The
+//! halves) declares it here. One description serves three listeners (docs/design.md, "The
 //! words"): the `declared` counter source where hardware counters are missing, the
 //! simulator's memory trace, and the affinity-graph profiler.
 //!

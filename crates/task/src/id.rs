@@ -7,7 +7,7 @@
 //! `install`/`join`/`scope` outside a pool. The id is therefore the same in every
 //! iteration of a program that runs the same code (a loop inside one task, or a new
 //! root from the same call site), which is how a profiling policy recognises a task it
-//! has seen before (DESIGN.md, "task id"). The numbering itself is [`crate::Spawner`]'s.
+//! has seen before (docs/design.md, "task id"). The numbering itself is [`crate::Spawner`]'s.
 
 use std::fmt;
 use std::panic::Location;

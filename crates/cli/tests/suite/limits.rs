@@ -39,8 +39,9 @@ fn refused(args: &[&str], names: &[&str]) -> String {
 /// machine has available.
 const MEMORY: [&str; 3] = ["of memory, more than the", "available", "MemAvailable"];
 
-/// Whether `message` refuses its input for memory (this machine's) or, on a machine with
-/// the memory, for the work bound, which every input below is also far above.
+/// Whether `message` refuses its input for the work bound (checked first, the same on
+/// every machine) or for this machine's memory: the inputs below are over the one or
+/// the other depending on the kernel's estimate, and over memory on every machine.
 fn memory_or_work(message: &str) -> bool {
     MEMORY.iter().all(|m| message.contains(m))
         && (message.contains(" GiB") || message.contains(" TiB"))

@@ -1,6 +1,6 @@
 //! The decision contract: the runtime and the simulator ask a policy the same questions
 //! at the same points of a program, with the same arguments, and so get the same
-//! decisions (DESIGN.md, "One policy, two engines").
+//! decisions (docs/design.md, "One policy, two engines").
 //!
 //! Each kernel (fib with a cutoff, heat, heat-loop, heat-iter, sort, and irreg with a
 //! schedule) runs
@@ -24,7 +24,7 @@
 //! - `layout` and `wants_cost` decide nothing about a task: the runtime asks them at
 //!   set-up and per task event, the simulator once; they are left out.
 //! - On one worker there is one squad, where the bi-tier policies (`cab`, `cats` and
-//!   their paper forms) reduce to work stealing as DESIGN.md requires: like `ws` they
+//!   their paper forms) reduce to work stealing as docs/design.md requires: like `ws` they
 //!   keep every spawn local, want no task events, and are asked searches only, so their
 //!   folded logs are empty in both engines; `static` and `affinity` are asked their loop
 //!   plans.

@@ -100,7 +100,7 @@ fn affinity_does_not_lose_on_spmv_crs() {
             // Random columns give the partition nothing to win: the two schedules
             // differ by balance alone. On the Opteron affinity takes 1.054x static's
             // time under the overlapping clock (1.027x under the serial one), a loss
-            // beyond the 5% DESIGN.md allows a locality policy (not yet explained).
+            // beyond the 5% docs/design.md allows a locality policy (not yet explained).
             let most = if matrix.starts_with("random") && machine == "opteron-8380" {
                 1.06
             } else {

@@ -1,5 +1,5 @@
 //! Iteration affinity for the bi-tier policies, and the placement stability statistic
-//! (DESIGN.md, "Locality across iterations").
+//! (docs/design.md, "Locality across iterations").
 //!
 //! CATS and CAB decide which tasks form one squad's subtree, but not which squad runs
 //! it: the leaf inter-squad tasks wait in inter-squad pools and the first idle head

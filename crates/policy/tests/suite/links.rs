@@ -4,8 +4,8 @@
 //! the crates' module docs (`//!`) cite exists: `crates/...`, `docs/...`, `scripts/...`,
 //! and in module docs also a relative path with a file name, which may be relative to
 //! the file's folder, a folder above it, or a crate (`tests/suite/parsers.rs`); and
-//! every section of "DESIGN.md" a module doc names (`DESIGN.md, "The words"`) is a
-//! section or term of `docs/design.md`, the page those citations mean.
+//! every section of the design a module doc names (`docs/design.md, "The words"`) is a
+//! section or term of `docs/design.md`.
 //!
 //! Paths under a `target/` folder (build outputs) and paths with a wildcard (`*`, `{`)
 //! are not checked.
@@ -122,12 +122,15 @@ fn cited_paths(line: &str, relative: bool) -> Vec<String> {
     out
 }
 
-/// The section names a text cites from DESIGN.md: `DESIGN.md, "X"`, `"X" (DESIGN.md)`
-/// and `("X", DESIGN.md)`.
+/// The design's page, as the code cites it.
+const DESIGN: &str = "docs/design.md";
+
+/// The section names a text cites from the design: `docs/design.md, "X"`,
+/// `"X" (docs/design.md)` and `("X", docs/design.md)`.
 fn design_sections(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for (i, _) in text.match_indices("DESIGN.md") {
-        let after = &text[i + "DESIGN.md".len()..];
+    for (i, _) in text.match_indices(DESIGN) {
+        let after = &text[i + DESIGN.len()..];
         if let Some(rest) = after.strip_prefix(", \"") {
             if let Some(end) = rest.find('"') {
                 out.push(rest[..end].to_owned());
@@ -243,7 +246,7 @@ fn check_module_docs(root: &Path, path: &str, text: &str, design: &str, out: &mu
             out.push(Broken {
                 file: path.to_owned(),
                 line: docs.first().map_or(0, |(n, _)| n + 1),
-                what: format!("cites DESIGN.md, {section:?}, which docs/design.md does not have"),
+                what: format!("cites {DESIGN}, {section:?}, which it does not have"),
             });
         }
     }
@@ -323,9 +326,9 @@ fn a_broken_link_or_citation_is_seen() {
     );
     assert!(out.iter().all(|b| b.line == 5), "{out:?}");
 
-    let source = "//! Pools (DESIGN.md, \"The words\"; \"One policy, two engines\" (DESIGN.md)).\n\
+    let source = "//! Pools (docs/design.md, \"The words\"; \"One policy, two engines\" (docs/design.md)).\n\
                   //! See `lib.rs`, `suite/main.rs`, `src/policies/mts.rs`, `tests/suite/main.rs`,\n\
-                  //! `sleep/README.md` and (DESIGN.md, \"No\n\
+                  //! `sleep/README.md` and (docs/design.md, \"No\n\
                   //! such part\").\n\nfn main() {}\n";
     let design = "## The words\n\n### One policy, two engines\n";
     let mut out = Vec::new();
@@ -335,7 +338,7 @@ fn a_broken_link_or_citation_is_seen() {
         what,
         [
             "cites sleep/README.md, which does not exist",
-            "cites DESIGN.md, \"No such part\", which docs/design.md does not have",
+            "cites docs/design.md, \"No such part\", which it does not have",
         ]
     );
 }
