@@ -33,6 +33,8 @@ pub type SquadId = usize;
 /// The workers of a pool, grouped into squads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkerMap {
+    /// Every worker, `0..num_workers`: the one group of a search over the pool.
+    workers: Vec<WorkerId>,
     pu_of: Vec<usize>,
     squad_of: Vec<SquadId>,
     squads: Vec<Vec<WorkerId>>,
@@ -198,6 +200,7 @@ impl WorkerMap {
             })
             .collect();
         WorkerMap {
+            workers: (0..squad_of.len()).collect(),
             pu_of,
             squad_of,
             squads,
@@ -243,6 +246,11 @@ impl WorkerMap {
     /// Number of workers.
     pub fn num_workers(&self) -> usize {
         self.squad_of.len()
+    }
+
+    /// Every worker, in index order: the one group a search over the whole pool walks.
+    pub fn workers(&self) -> &[WorkerId] {
+        &self.workers
     }
 
     /// Number of squads.
