@@ -100,7 +100,7 @@ pub use policies::{
 };
 pub use search::{SearchCounter, VictimCase, VictimOrder, VICTIM_CASES};
 pub use stability::{ChunkPlacement, CHUNK_COMPARED, CHUNK_SAME_SQUAD};
-pub use workers::{from_random_start, Groups, SquadId, WorkerId, WorkerMap};
+pub use workers::{Groups, SquadId, WorkerId, WorkerMap};
 
 /// A scheduling policy: decisions only (see the crate documentation).
 pub trait Policy: Send + Sync + std::fmt::Debug {

@@ -147,7 +147,7 @@ impl<'m> VictimOrder<'m> {
                 Some(first) => (first, self.walk == Walk::Workers(Victims::Package)),
                 None => (self.groups.as_mut()?.next()?, false),
             };
-            // As `from_random_start`: a number drawn even for an empty group.
+            // A number is drawn even for an empty group.
             let r = random();
             let start = if group.is_empty() {
                 0
