@@ -789,7 +789,7 @@ fn table(results: &[SimResult]) -> String {
             sig3(t.interconnect_bytes as f64 / 1e6),
             count(r.sched.steals_squad as f64),
             count(r.sched.steals_remote as f64),
-            count(r.sched.failed_steals as f64),
+            count(r.sched.empty_scans as f64),
             count(r.sched.bulk_steals as f64),
             r.placement_stability
                 .map_or("-".to_string(), |s| format!("{s:.2}")),

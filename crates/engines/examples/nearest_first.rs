@@ -145,8 +145,8 @@ fn in_the_runtime(topology: &Topology, workers: usize) {
     );
     println!("runtime: {}", pool.explain());
     println!(
-        "runtime: sum of 0..2^20 = {total} ({} tasks, {joins} joins); steals: {} in the squad, {} remote, {} failed",
-        stats.tasks, stats.steals_squad, stats.steals_remote, stats.failed_steals
+        "runtime: sum of 0..2^20 = {total} ({} tasks, {joins} joins); steals: {} in the squad, {} remote, {} lost",
+        stats.tasks, stats.steals_squad, stats.steals_remote, stats.lost_steals
     );
 }
 
@@ -175,7 +175,7 @@ fn in_the_simulator(topology: &Topology) {
     );
     println!(
         "{:<14} {:>10} {:>10} {:>13} {:>14} {:>14}",
-        "policy", "makespan", "L3 misses", "squad steals", "remote steals", "failed steals"
+        "policy", "makespan", "L3 misses", "squad steals", "remote steals", "empty scans"
     );
     for r in [&ws, &nearest] {
         println!(
@@ -185,7 +185,7 @@ fn in_the_simulator(topology: &Topology) {
             r.l3_misses(),
             r.sched.steals_squad,
             r.sched.steals_remote,
-            r.sched.failed_steals
+            r.sched.empty_scans
         );
     }
     println!(

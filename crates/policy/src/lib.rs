@@ -81,6 +81,7 @@ mod decision;
 mod factory;
 mod logged;
 mod policies;
+mod search;
 mod stability;
 mod workers;
 
@@ -97,8 +98,9 @@ pub use policies::{
     StaticBlocks, TaskSchedule, TaskScheduleError, Tier, WorkStealing, DEFAULT_CMPI_THRESHOLD,
     POLICIES, SCHEDULE_PLACED, SCHEDULE_UNKNOWN,
 };
+pub use search::{SearchCounter, VictimCase, VictimOrder, VICTIM_CASES};
 pub use stability::{ChunkPlacement, CHUNK_COMPARED, CHUNK_SAME_SQUAD};
-pub use workers::{from_random_start, Groups, SquadId, WorkerId, WorkerMap};
+pub use workers::{Groups, SquadId, WorkerId, WorkerMap};
 
 /// A scheduling policy: decisions only (see the crate documentation).
 pub trait Policy: Send + Sync + std::fmt::Debug {

@@ -12,7 +12,7 @@
 //! and keeps, for each squad, the other squads grouped by distance, nearest group first
 //! ([`WorkerMap::remote_squads`], and their workers: [`WorkerMap::remote_workers`]).
 //! Both engines search other squads in this order: group by group, and inside a group
-//! from a random start ([`from_random_start`], one random number per group reached), so
+//! from a random start ([`crate::VictimOrder`], one random number per group reached), so
 //! squads at one distance are still chosen at random. The groups are made once, with
 //! the map: a search allocates nothing.
 //!
@@ -33,6 +33,8 @@ pub type SquadId = usize;
 /// The workers of a pool, grouped into squads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkerMap {
+    /// Every worker, `0..num_workers`: the one group of a search over the pool.
+    workers: Vec<WorkerId>,
     pu_of: Vec<usize>,
     squad_of: Vec<SquadId>,
     squads: Vec<Vec<WorkerId>>,
@@ -80,18 +82,6 @@ impl<'a> Iterator for Groups<'a> {
         self.start = end;
         Some(group)
     }
-}
-
-/// The members of `group` from a random start: from `group[r % len]` to the end, then
-/// from the beginning. How both engines scan one group of a nearest-first search, so
-/// that they agree on the order a random number gives.
-pub fn from_random_start(group: &[usize], r: u64) -> impl Iterator<Item = usize> + '_ {
-    let start = if group.is_empty() {
-        0
-    } else {
-        (r % group.len() as u64) as usize
-    };
-    group[start..].iter().chain(&group[..start]).copied()
 }
 
 impl WorkerMap {
@@ -198,6 +188,7 @@ impl WorkerMap {
             })
             .collect();
         WorkerMap {
+            workers: (0..squad_of.len()).collect(),
             pu_of,
             squad_of,
             squads,
@@ -243,6 +234,11 @@ impl WorkerMap {
     /// Number of workers.
     pub fn num_workers(&self) -> usize {
         self.squad_of.len()
+    }
+
+    /// Every worker, in index order: the one group a search over the whole pool walks.
+    pub fn workers(&self) -> &[WorkerId] {
+        &self.workers
     }
 
     /// Number of squads.
@@ -466,14 +462,5 @@ mod tests {
         assert_eq!(abstract_map.num_packages(), 3);
         assert_eq!(abstract_map.package_workers(1), &[2, 3, 4]);
         assert_eq!(WorkerMap::from_squad_sizes(&[3]).num_packages(), 1);
-    }
-
-    #[test]
-    fn a_random_start_rotates_the_group() {
-        let order = |r| from_random_start(&[4, 7, 9], r).collect::<Vec<_>>();
-        assert_eq!(order(0), [4, 7, 9]);
-        assert_eq!(order(4), [7, 9, 4]);
-        assert_eq!(order(2), [9, 4, 7]);
-        assert_eq!(from_random_start(&[], 5).count(), 0);
     }
 }

@@ -52,11 +52,13 @@
 //! 4. The registry is freed with its last reference: the last worker's, or that of a
 //!    [`CrossLatch`]'s setter in another pool, which holds it until its wake-up is done.
 
+mod search;
+
 use crate::counters::{CounterSource, Sample, ThreadCounters};
 use crate::job::{JobRef, StackJob};
 use crate::latch::{CrossLatch, HasSleep, LockLatch};
 use crate::pin;
-use crate::queue::{self, BulkSteal, Queued, SharedQueue};
+use crate::queue::{Queued, SharedQueue};
 use crate::raw::BACKLOG;
 use crate::sleep::Sleep;
 use crate::stats::{bump, Counters, PoolStats};
@@ -65,12 +67,11 @@ use crate::trace::{Event, StealKind, Trace};
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::CachePadded;
 use locus_policy::{
-    from_random_start, own_task_scan, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy,
-    Probe, Source, TaskCost, TaskId, TaskInfo, Victims, WorkerMap,
+    ChunkPlacement, Layout, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo, WorkerMap,
 };
 use locus_task::rng::XorShift64Star;
 use locus_task::Spawner;
-use locus_topo::{SquadTier, Topology};
+use locus_topo::Topology;
 use std::cell::{Cell, RefCell};
 use std::panic::Location;
 use std::ptr;
@@ -114,7 +115,7 @@ pub(crate) struct Registry {
     /// hint for `offers_enough`, changed once per idle spell.
     idle: CachePadded<AtomicUsize>,
     /// The same per package where the machine has several (`WorkerMap::package_of`),
-    /// for [`Victims::Package`]; empty with one package.
+    /// for [`locus_policy::Victims::Package`]; empty with one package.
     package_idle: Box<[CachePadded<AtomicUsize>]>,
     counters: Box<[CachePadded<Counters>]>,
     /// Zero of the idle clock (see `stats.rs`).
@@ -1055,276 +1056,6 @@ impl WorkerThread {
         let counts = &self.registry.package_idle;
         (!counts.is_empty()).then(|| &*counts[self.registry.map.package_of(self.squad)])
     }
-
-    /// Whether every other worker of this worker's package is in an idle spell (a
-    /// relaxed read: a hint, as the pool's idle count is), so that none of them has a
-    /// task to steal.
-    fn package_idles(&self) -> bool {
-        let Some(count) = self.package_idle() else {
-            return false;
-        };
-        self.registry.map.others_in_package_idle(
-            self.squad,
-            count.load(Ordering::Relaxed),
-            self.idle.get(),
-        )
-    }
-
-    #[inline]
-    fn next_random(&self) -> u64 {
-        // xorshift64*: the victim order needs speed, not quality.
-        let mut rng = self.rng.get();
-        let x = rng.next_u64();
-        self.rng.set(rng);
-        x
-    }
-
-    /// One search for work: the policy's plan, then the injector. `waiting`: the worker
-    /// waits inside a task.
-    fn find_work(&self, waiting: bool) -> Option<(JobRef, Source)> {
-        let mut plan = self.plan.take();
-        plan.clear();
-        self.registry.policy.search(self.index, &mut plan);
-        let found = plan
-            .iter()
-            .find_map(|&probe| self.try_probe(probe, waiting));
-        self.plan.set(plan);
-        found.or_else(|| self.steal_injected().map(|job| (job, Source::OwnSquad)))
-    }
-
-    fn try_probe(&self, probe: Probe, waiting: bool) -> Option<(JobRef, Source)> {
-        let registry = &*self.registry;
-        let local = |job: Option<JobRef>| job.map(|j| (j, Source::OwnSquad));
-        match probe {
-            Probe::OwnDeque => local(self.deque.pop()),
-            Probe::OwnInbox => local(match registry.layout.inbox {
-                Some(Order::Fifo) => registry.inboxes[self.index].pop_oldest(),
-                Some(Order::Lifo) => registry.inboxes[self.index].pop_newest(),
-                None => None,
-            }),
-            Probe::Steal(victims) => self.steal_one(victims),
-            Probe::SquadQueue(squad) => {
-                // An empty queue is passed without taking its lock (`ws:near` looks at
-                // its squad's queue in every search); the sleep protocol looks again.
-                let queue = &registry.squad_queues[squad];
-                let found = if queue.is_empty() {
-                    None
-                } else {
-                    queue.pop_newest()
-                };
-                local(found.map(|q| q.job))
-            }
-            Probe::SquadQueueShallow(squad) => {
-                let scan = own_task_scan(registry.map.squad(squad).len());
-                let me = self.index;
-                let picked = registry.squad_queues[squad].pop_picked(|queue| {
-                    pick_shallow(queue, waiting, scan, |q| q.by == me, |q| q.level)
-                });
-                local(picked.map(|q| q.job))
-            }
-            Probe::BulkSteal { batch, nearest } => self
-                .bulk_steal(batch, nearest)
-                .map(|j| (j, Source::OtherSquad)),
-            Probe::Central => local(registry.central.pop_newest()),
-            Probe::InterPool(squad) => local(registry.inter_pools[squad].pop_newest()),
-            Probe::RemoteInterPools => self.steal_inter_remote().map(|j| (j, Source::OtherSquad)),
-        }
-    }
-
-    /// Counts a steal (a task, a batch or an inter-squad task) from `victim_squad` by
-    /// its tier, and says where the task came from.
-    fn count_steal(&self, victim_squad: usize) -> Source {
-        let c = self.counters();
-        let tier = match self.registry.map.tier(self.squad, victim_squad) {
-            SquadTier::SameSquad => {
-                bump(&c.steals_squad, 1);
-                return Source::OwnSquad;
-            }
-            SquadTier::SameNode => &c.steals_same_node,
-            SquadTier::SamePackage => &c.steals_same_package,
-            SquadTier::OtherPackage => &c.steals_other_package,
-        };
-        bump(tier, 1);
-        bump(&c.steals_remote, 1);
-        Source::OtherSquad
-    }
-
-    /// A head steals the oldest inter-squad task of another squad, nearest squads first
-    /// (`WorkerMap::remote_squads`), from a random start in each group.
-    fn steal_inter_remote(&self) -> Option<JobRef> {
-        let registry = &*self.registry;
-        let pools = &registry.inter_pools;
-        for group in registry.map.remote_squads(self.squad) {
-            let others = from_random_start(group, self.next_random()).filter(|&s| s != self.squad);
-            for victim in others {
-                if pools[victim].is_empty() {
-                    continue;
-                }
-                if let Some(job) = pools[victim].pop_oldest() {
-                    self.count_steal(victim);
-                    self.note_steal(registry.map.head(victim), false);
-                    return Some(job);
-                }
-                bump(&self.counters().failed_steals, 1);
-            }
-        }
-        None
-    }
-
-    fn is_victim(&self, victim: usize, victims: Victims) -> bool {
-        victim != self.index
-            && match victims {
-                Victims::All | Victims::Package => true,
-                Victims::Squad => self.registry.map.squad_of(victim) == self.squad,
-                Victims::Remote => self.registry.map.squad_of(victim) != self.squad,
-            }
-    }
-
-    /// Steals one job from the first of `victims` that has one.
-    fn steal_from(&self, victims: impl Iterator<Item = usize>) -> Option<(JobRef, Source)> {
-        let registry = &*self.registry;
-        for victim in victims {
-            let stealer = &registry.stealers[victim];
-            if victim == self.index || stealer.is_empty() {
-                continue;
-            }
-            match stealer.steal() {
-                Steal::Success(job) => {
-                    self.note_steal(victim, false);
-                    return Some((job, self.count_steal(registry.map.squad_of(victim))));
-                }
-                Steal::Empty | Steal::Retry => bump(&self.counters().failed_steals, 1),
-            }
-        }
-        None
-    }
-
-    /// Steals one job: `All` and `Squad` from the first victim, from a random start over
-    /// the pool, that has one; `Remote` nearest first, group by group, from a random
-    /// start in each group; `Package` the own package from a random start (unless every
-    /// other worker of it is idle), then the other packages nearest first.
-    pub(crate) fn steal_one(&self, victims: Victims) -> Option<(JobRef, Source)> {
-        let registry = &*self.registry;
-        let map = &registry.map;
-        match victims {
-            Victims::Package => {
-                if !self.package_idles() {
-                    let package = map.package_workers(self.squad);
-                    let found = self.steal_from(from_random_start(package, self.next_random()));
-                    if found.is_some() {
-                        return found;
-                    }
-                }
-                map.remote_workers(self.squad).find_map(|group| {
-                    let others = from_random_start(group, self.next_random());
-                    self.steal_from(
-                        others.filter(|&v| !map.same_package(map.squad_of(v), self.squad)),
-                    )
-                })
-            }
-            Victims::All | Victims::Squad => {
-                let n = registry.num_workers();
-                let start = (self.next_random() % n as u64) as usize;
-                self.steal_from(
-                    (start..n)
-                        .chain(0..start)
-                        .filter(|&v| self.is_victim(v, victims)),
-                )
-            }
-            Victims::Remote => map.remote_workers(self.squad).find_map(|group| {
-                let start = self.next_random();
-                let others = from_random_start(group, start);
-                self.steal_from(others.filter(|&v| map.squad_of(v) != self.squad))
-            }),
-        }
-    }
-
-    /// MTS: steal a batch from one remote squad for the squad: nearest squads first
-    /// where `nearest`, from a random start in each group, else all of them from one
-    /// random start (`WorkerMap::squad_search`).
-    fn bulk_steal(&self, batch: usize, nearest: bool) -> Option<JobRef> {
-        let registry = &*self.registry;
-        let own = &registry.squad_queues[self.squad];
-        let flag = &registry.squad_stealing[self.squad];
-        let mut scratch = self.scratch.take();
-        let mut result = None;
-        'groups: for group in registry.map.squad_search(self.squad, nearest) {
-            let others = from_random_start(group, self.next_random()).filter(|&s| s != self.squad);
-            for victim in others {
-                match queue::bulk_steal(
-                    flag,
-                    &registry.squad_queues[victim],
-                    own,
-                    batch,
-                    &mut scratch,
-                ) {
-                    BulkSteal::Empty => continue,
-                    BulkSteal::Busy => break 'groups,
-                    BulkSteal::Failed => bump(&self.counters().failed_steals, 1),
-                    BulkSteal::Took { first, moved } => {
-                        self.count_steal(victim);
-                        self.note_steal(first.by, true);
-                        let c = self.counters();
-                        bump(&c.bulk_steals, 1);
-                        bump(&c.bulk_tasks, moved as u64);
-                        if moved > 1 {
-                            registry.sleep.new_work(registry.map.squad(self.squad));
-                        }
-                        result = Some(first.job);
-                        break 'groups;
-                    }
-                }
-            }
-        }
-        self.scratch.set(scratch);
-        result
-    }
-
-    fn steal_injected(&self) -> Option<JobRef> {
-        loop {
-            match self.registry.injector.steal() {
-                Steal::Success(job) => {
-                    bump(&self.counters().injected, 1);
-                    return Some(job);
-                }
-                Steal::Empty => return None,
-                Steal::Retry => {}
-            }
-        }
-    }
-
-    /// Whether the policy's plan would find work now (probes only; takes nothing).
-    /// Called by the sleep protocol after its fence.
-    fn has_work(&self) -> bool {
-        let registry = &*self.registry;
-        let mut plan = Vec::with_capacity(4);
-        registry.policy.search(self.index, &mut plan);
-        let any = plan.iter().any(|&probe| match probe {
-            Probe::OwnDeque => !self.deque.is_empty(),
-            Probe::OwnInbox => registry
-                .inboxes
-                .get(self.index)
-                .is_some_and(|q| !q.is_empty()),
-            Probe::Steal(victims) => (0..registry.num_workers())
-                .any(|v| self.is_victim(v, victims) && !registry.stealers[v].is_empty()),
-            Probe::SquadQueue(squad) | Probe::SquadQueueShallow(squad) => {
-                !registry.squad_queues[squad].is_empty()
-            }
-            Probe::BulkSteal { .. } => registry
-                .squad_queues
-                .iter()
-                .enumerate()
-                .any(|(s, q)| s != self.squad && !q.is_empty()),
-            Probe::Central => !registry.central.is_empty(),
-            Probe::InterPool(squad) => !registry.inter_pools[squad].is_empty(),
-            Probe::RemoteInterPools => registry
-                .inter_pools
-                .iter()
-                .enumerate()
-                .any(|(s, q)| s != self.squad && !q.is_empty()),
-        });
-        any || !registry.injector.is_empty() || !registry.broadcasts[self.index].is_empty()
-    }
 }
 
 /// One task being measured on a worker: where its counters and clock stood when it
@@ -1385,108 +1116,5 @@ fn add(a: &Sample, b: &Sample) -> Sample {
         instructions: a.instructions.saturating_add(b.instructions),
         cycles: a.cycles.saturating_add(b.cycles),
         bytes: a.bytes.saturating_add(b.bytes),
-    }
-}
-
-#[cfg(all(test, not(loom)))]
-mod tests {
-    use super::*;
-    use locus_policy::PolicyKind;
-
-    type IdleJob = StackJob<LockLatch, fn(), ()>;
-
-    /// Workers of a `kind` pool over two EPYC 7763 packages (16 squads of 16 workers,
-    /// 8 per package), with no threads: `thief` and each of `victims`.
-    fn workers(kind: PolicyKind, thief: usize, victims: &[usize]) -> Vec<WorkerThread> {
-        let topology = Topology::preset("epyc-7763-2s").expect("preset");
-        let map = WorkerMap::new(&topology, 256);
-        let policy = kind.build(&map);
-        let (registry, deques) = Registry::new(policy, map, topology, None);
-        let mut deques: Vec<Option<Worker<JobRef>>> = deques.into_iter().map(Some).collect();
-        std::iter::once(thief)
-            .chain(victims.iter().copied())
-            .map(|w| WorkerThread::new(Arc::clone(&registry), w, deques[w].take().unwrap()))
-            .collect()
-    }
-
-    fn job() -> Box<IdleJob> {
-        let info = TaskInfo {
-            id: TaskId(1),
-            level: 0,
-            loop_chunks: 0,
-        };
-        Box::new(StackJob::new(info, || {}, LockLatch::new()))
-    }
-
-    #[test]
-    fn package_first_steals_take_the_own_package_then_the_other_and_skip_an_idle_package() {
-        // Thief 3 (squad 0, package 0); victims 200 (the other package) and 40 (squad 2,
-        // package 0) hold a job each, the other package's pushed first. The own package
-        // goes first, its squads in one group.
-        let jobs: Vec<Box<IdleJob>> = (0..2).map(|_| job()).collect();
-        let w = workers(PolicyKind::Ws, 3, &[200, 40]);
-        // SAFETY: the jobs outlive the workers (dropped after them, below) and are never
-        // run: each is stolen back unrun and compared by identity.
-        let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
-        for (victim, job) in w[1..].iter().zip(&refs) {
-            victim.push(*job);
-        }
-        let thief = &w[0];
-        let (first, _) = thief.steal_one(Victims::Package).expect("a job");
-        assert!(first.same(&refs[1]), "the own package's job first");
-        let (second, _) = thief.steal_one(Victims::Package).expect("a job");
-        assert!(second.same(&refs[0]));
-        assert!(thief.steal_one(Victims::Package).is_none());
-        // Every other worker of package 0 idle: its 128 deques are not looked at (a
-        // job left in one of them is not found), the other package's are.
-        let jobs: Vec<Box<IdleJob>> = (0..2).map(|_| job()).collect();
-        // SAFETY: as above.
-        let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
-        w[2].push(refs[0]);
-        w[1].push(refs[1]);
-        let idle = thief.package_idle().expect("two packages");
-        idle.store(127, Ordering::Relaxed);
-        assert!(thief.package_idles());
-        let (job, _) = thief.steal_one(Victims::Package).expect("a job");
-        assert!(job.same(&refs[1]), "the idle package skipped");
-        assert!(thief.steal_one(Victims::Package).is_none());
-        // The thief in its own idle spell counts itself there.
-        thief.idle.set(true);
-        idle.store(127, Ordering::Relaxed);
-        assert!(!thief.package_idles(), "one other worker is not idle");
-        idle.store(128, Ordering::Relaxed);
-        assert!(thief.package_idles());
-        idle.store(0, Ordering::Relaxed);
-        thief.idle.set(false);
-        assert!(
-            thief.steal_one(Victims::Package).is_some(),
-            "40's job again"
-        );
-        drop(w);
-        drop(jobs);
-    }
-
-    #[test]
-    fn remote_searches_go_nearest_first_and_count_by_tier() {
-        // `Victims::Remote` skips the own squad: the other package's job comes last.
-        let jobs: Vec<Box<IdleJob>> = (0..3).map(|_| job()).collect();
-        let w = workers(PolicyKind::Ws, 3, &[200, 5, 40]);
-        // SAFETY: as above.
-        let refs: Vec<JobRef> = jobs.iter().map(|j| unsafe { j.as_job_ref() }).collect();
-        for (victim, job) in w[1..].iter().zip(&refs) {
-            victim.push(*job);
-        }
-        let thief = &w[0];
-        let first = thief.steal_one(Victims::Remote).unwrap().0;
-        let second = thief.steal_one(Victims::Remote).unwrap().0;
-        assert!(first.same(&refs[2]) && second.same(&refs[0]));
-        assert!(
-            thief.steal_one(Victims::Remote).is_none(),
-            "5 is in the own squad"
-        );
-        let s = thief.registry.stats().total();
-        assert_eq!((s.steals_same_node, s.steals_other_package), (1, 1));
-        drop(w);
-        drop(jobs);
     }
 }

@@ -9,6 +9,7 @@
 //! the difference of two snapshots ([`PoolStats::since`]) is the idle time between them,
 //! not time slept before the first.
 
+use locus_policy::SearchCounter;
 use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -72,27 +73,28 @@ macro_rules! stats {
 }
 
 stats! {
-    /// Tasks run (both halves of every `join`, every spawn, every injected root).
+    /// Tasks run: both halves of every `join`, every spawn, every injected root (the
+    /// simulator's `tasks`, which counts each as it starts).
     tasks,
-    /// Tasks stolen from the deque of a worker in the thief's own squad.
+    /// [`SearchCounter::StealsSquad`]: tasks stolen from the deque of a worker in the
+    /// thief's own squad.
     steals_squad,
-    /// Steals from another squad: single tasks from a remote worker's deque, bulk
-    /// steals from a remote squad's queue (each bulk steal counts once), or inter-squad
-    /// tasks from a remote squad's pool. The three fields that follow split them by the
-    /// victim squad's tier (`locus_topo::SquadTier`).
+    /// [`SearchCounter::StealsRemote`]: steals from another squad (deques, bulk steals,
+    /// inter-squad pools; one each), split by tier in the three fields that follow.
     steals_remote,
-    /// Of `steals_remote`, those from a squad in the thief's NUMA node.
+    /// [`SearchCounter::StealsSameNode`].
     steals_same_node,
-    /// Of `steals_remote`, those from a squad in the thief's package, another node.
+    /// [`SearchCounter::StealsSamePackage`].
     steals_same_package,
-    /// Of `steals_remote`, those from a squad in another package (across the interconnect).
+    /// [`SearchCounter::StealsOtherPackage`].
     steals_other_package,
-    /// Steals where a probe saw work but the steal found none (another thief or the
-    /// owner got there first).
-    failed_steals,
-    /// Bulk steals (`mts`): one worker taking a batch from a remote squad for its squad.
+    /// [`SearchCounter::LostSteals`]: a victim showed work, the steal got none.
+    lost_steals,
+    /// [`SearchCounter::EmptyScans`]: stealing probes that came back with nothing.
+    empty_scans,
+    /// [`SearchCounter::BulkSteals`].
     bulk_steals,
-    /// Tasks moved by bulk steals.
+    /// [`SearchCounter::BulkTasks`].
     bulk_tasks,
     /// Tasks a worker took back from a shared queue at a `join` because nobody had
     /// started them yet (policies that place spawns outside the worker's own deque).
@@ -102,12 +104,39 @@ stats! {
     /// which already held a task for each of the squad's workers (`raw::BACKLOG` at
     /// least) more than the pool had idle workers.
     run_at_once,
-    /// Root tasks taken from the pool's injector (work submitted from outside).
+    /// [`SearchCounter::Injected`]: root tasks taken from the pool's injector.
     injected,
     /// Times the worker went to sleep.
     sleeps,
     /// Nanoseconds spent looking for work without finding any (spinning or asleep).
     idle_ns,
+}
+
+impl Counters {
+    /// The counter of `counter`, a field of the same name.
+    #[inline]
+    pub(crate) fn search(&self, counter: SearchCounter) -> &AtomicU64 {
+        match counter {
+            SearchCounter::StealsSquad => &self.steals_squad,
+            SearchCounter::StealsRemote => &self.steals_remote,
+            SearchCounter::StealsSameNode => &self.steals_same_node,
+            SearchCounter::StealsSamePackage => &self.steals_same_package,
+            SearchCounter::StealsOtherPackage => &self.steals_other_package,
+            SearchCounter::LostSteals => &self.lost_steals,
+            SearchCounter::EmptyScans => &self.empty_scans,
+            SearchCounter::BulkSteals => &self.bulk_steals,
+            SearchCounter::BulkTasks => &self.bulk_tasks,
+            SearchCounter::Injected => &self.injected,
+        }
+    }
+}
+
+impl WorkerStats {
+    /// The value of the search's `counter`.
+    pub fn search_count(&self, counter: SearchCounter) -> u64 {
+        let at = Self::NAMES.iter().position(|&n| n == counter.name());
+        at.map_or(0, |at| self.values()[at])
+    }
 }
 
 /// Increments one of the calling worker's own counters.
@@ -174,6 +203,23 @@ mod tests {
         assert_eq!(run.total().tasks, 2);
         assert_eq!(run.total().steals_remote, 1);
         assert_eq!(WorkerStats::NAMES.len(), run.workers[0].values().len());
+    }
+
+    #[test]
+    fn each_search_counter_is_the_field_of_its_name() {
+        for counter in SearchCounter::ALL {
+            let c = Counters::default();
+            bump(c.search(counter), 1);
+            let s = c.snapshot(0);
+            let set: Vec<&str> = WorkerStats::NAMES
+                .iter()
+                .zip(s.values())
+                .filter(|(_, v)| *v == 1)
+                .map(|(n, _)| *n)
+                .collect();
+            assert_eq!(set, [counter.name()]);
+            assert_eq!(s.search_count(counter), 1);
+        }
     }
 
     #[test]

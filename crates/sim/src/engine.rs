@@ -45,10 +45,10 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use locus_policy::{
-    from_random_start, own_task_scan, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy,
-    PolicyFactory, PolicyKind, Probe, Source, TaskCost, TaskInfo, Victims, WorkerMap,
+    own_task_scan, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy, PolicyFactory,
+    PolicyKind, Probe, SearchCounter, Source, TaskCost, TaskInfo, VictimOrder, Victims, WorkerMap,
 };
-use locus_topo::{SquadTier, Topology};
+use locus_topo::Topology;
 use serde::Serialize;
 
 use crate::clock::{ClockCounts, ClockKind, MemoryClock};
@@ -133,32 +133,34 @@ pub enum SimError {
     },
 }
 
-/// Counters of one simulated worker.
+/// Counters of one simulated worker. The search's counters (from `steals_squad` to
+/// `bulk_tasks`, and `injected`) are [`SearchCounter`]s, with the meaning it gives them
+/// in both engines.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct WorkerCounts {
-    /// Tasks started.
+    /// Tasks run (counted as each starts; the runtime's `tasks`).
     pub tasks: u64,
-    /// Tasks stolen from a deque of the worker's own squad.
+    /// [`SearchCounter::StealsSquad`].
     pub steals_squad: u64,
-    /// Steals from another squad (deques, inter-squad pools, bulk steals: one each).
-    /// The three fields that follow split them by the victim squad's tier.
+    /// [`SearchCounter::StealsRemote`].
     pub steals_remote: u64,
-    /// Of `steals_remote`, those from a squad in the thief's NUMA node.
+    /// [`SearchCounter::StealsSameNode`].
     pub steals_same_node: u64,
-    /// Of `steals_remote`, those from a squad in the thief's package, another node.
+    /// [`SearchCounter::StealsSamePackage`].
     pub steals_same_package: u64,
-    /// Of `steals_remote`, those from a squad in another package (across the
-    /// interconnect).
+    /// [`SearchCounter::StealsOtherPackage`].
     pub steals_other_package: u64,
-    /// Steal probes (a whole scan of the victims a probe names) that found nothing.
-    pub failed_steals: u64,
-    /// Bulk steals (MTS).
+    /// [`SearchCounter::LostSteals`]: none in the simulator.
+    pub lost_steals: u64,
+    /// [`SearchCounter::EmptyScans`].
+    pub empty_scans: u64,
+    /// [`SearchCounter::BulkSteals`].
     pub bulk_steals: u64,
-    /// Tasks moved by bulk steals.
+    /// [`SearchCounter::BulkTasks`].
     pub bulk_tasks: u64,
     /// Tasks taken back at a join from a shared queue.
     pub taken_back: u64,
-    /// Roots taken from the injector.
+    /// [`SearchCounter::Injected`].
     pub injected: u64,
     /// Cycles running tasks' steps.
     pub busy_cycles: u64,
@@ -176,7 +178,8 @@ impl WorkerCounts {
         self.steals_same_node += o.steals_same_node;
         self.steals_same_package += o.steals_same_package;
         self.steals_other_package += o.steals_other_package;
-        self.failed_steals += o.failed_steals;
+        self.lost_steals += o.lost_steals;
+        self.empty_scans += o.empty_scans;
         self.bulk_steals += o.bulk_steals;
         self.bulk_tasks += o.bulk_tasks;
         self.taken_back += o.taken_back;
@@ -184,6 +187,33 @@ impl WorkerCounts {
         self.busy_cycles += o.busy_cycles;
         self.sched_cycles += o.sched_cycles;
         self.empty_searches += o.empty_searches;
+    }
+
+    /// Adds `by` to `counter`'s field.
+    fn bump(&mut self, counter: SearchCounter, by: u64) {
+        *self.search_field(counter) += by;
+    }
+
+    /// The value of `counter`'s field.
+    pub fn search_count(&self, counter: SearchCounter) -> u64 {
+        let mut copy = *self;
+        *copy.search_field(counter)
+    }
+
+    /// The field of `counter`.
+    fn search_field(&mut self, counter: SearchCounter) -> &mut u64 {
+        match counter {
+            SearchCounter::StealsSquad => &mut self.steals_squad,
+            SearchCounter::StealsRemote => &mut self.steals_remote,
+            SearchCounter::StealsSameNode => &mut self.steals_same_node,
+            SearchCounter::StealsSamePackage => &mut self.steals_same_package,
+            SearchCounter::StealsOtherPackage => &mut self.steals_other_package,
+            SearchCounter::LostSteals => &mut self.lost_steals,
+            SearchCounter::EmptyScans => &mut self.empty_scans,
+            SearchCounter::BulkSteals => &mut self.bulk_steals,
+            SearchCounter::BulkTasks => &mut self.bulk_tasks,
+            SearchCounter::Injected => &mut self.injected,
+        }
     }
 }
 
@@ -917,7 +947,7 @@ impl<'w> Sim<'w> {
         self.plan = plan;
         if found.is_none() {
             if let Some(root) = self.queues.injector.pop_front() {
-                self.workers[w].counts.injected += 1;
+                self.workers[w].counts.bump(SearchCounter::Injected, 1);
                 found = Some((root, Source::OwnSquad, None));
             }
         }
@@ -1000,137 +1030,81 @@ impl<'w> Sim<'w> {
                 local(self.queues.inter[s].pop_back())
             }
             Probe::RemoteInterPools => {
-                let map = self.map;
-                for group in map.remote_squads(own_squad) {
-                    let r = self.workers[w].rng.next_u64();
-                    for s in from_random_start(group, r).filter(|&s| s != own_squad) {
-                        self.spend(w, self.lat.probe_remote);
-                        if let Some(t) = self.queues.inter[s].pop_front() {
-                            self.spend(w, self.lat.steal_remote);
-                            let source = self.count_steal(w, s);
-                            return Some((t, source, Some(StealKind::Remote)));
-                        }
+                let mut squads = VictimOrder::squads(self.map, own_squad, true);
+                while let Some(s) = squads.next(|| self.workers[w].rng.next_u64()) {
+                    self.spend(w, self.lat.probe_remote);
+                    if let Some(t) = self.queues.inter[s].pop_front() {
+                        self.spend(w, self.lat.steal_remote);
+                        let source = self.count_steal(w, s);
+                        return Some((t, source, Some(StealKind::Remote)));
                     }
                 }
-                self.workers[w].counts.failed_steals += 1;
+                self.workers[w].counts.bump(SearchCounter::EmptyScans, 1);
                 None
             }
             Probe::BulkSteal { batch, nearest } => {
-                let map = self.map;
-                for group in map.squad_search(own_squad, nearest) {
-                    let r = self.workers[w].rng.next_u64();
-                    for s in from_random_start(group, r).filter(|&s| s != own_squad) {
-                        self.spend(w, self.lat.probe_remote);
-                        if self.queues.squad[s].is_empty() {
-                            continue;
-                        }
-                        let take = batch.max(1).min(self.queues.squad[s].len());
-                        let mut stolen = self.queues.squad[s].drain(..take);
-                        let first = stolen.next().expect("the queue was not empty");
-                        let rest: Vec<u32> = stolen.collect();
-                        // Oldest first into the own queue, as the runtime does.
-                        self.queues.squad[own_squad].extend(rest);
-                        self.spend(w, self.lat.steal_remote);
-                        let source = self.count_steal(w, s);
-                        let c = &mut self.workers[w].counts;
-                        c.bulk_steals += 1;
-                        c.bulk_tasks += take as u64;
-                        if take > 1 {
-                            let now = self.workers[w].clock;
-                            self.wake_idle(now);
-                        }
-                        return Some((first, source, Some(StealKind::Bulk)));
+                let mut squads = VictimOrder::squads(self.map, own_squad, nearest);
+                while let Some(s) = squads.next(|| self.workers[w].rng.next_u64()) {
+                    self.spend(w, self.lat.probe_remote);
+                    if self.queues.squad[s].is_empty() {
+                        continue;
                     }
+                    let take = batch.max(1).min(self.queues.squad[s].len());
+                    let mut stolen = self.queues.squad[s].drain(..take);
+                    let first = stolen.next().expect("the queue was not empty");
+                    let rest: Vec<u32> = stolen.collect();
+                    // Oldest first into the own queue, as the runtime does.
+                    self.queues.squad[own_squad].extend(rest);
+                    self.spend(w, self.lat.steal_remote);
+                    let source = self.count_steal(w, s);
+                    let c = &mut self.workers[w].counts;
+                    c.bump(SearchCounter::BulkSteals, 1);
+                    c.bump(SearchCounter::BulkTasks, take as u64);
+                    if take > 1 {
+                        let now = self.workers[w].clock;
+                        self.wake_idle(now);
+                    }
+                    return Some((first, source, Some(StealKind::Bulk)));
                 }
-                self.workers[w].counts.failed_steals += 1;
+                self.workers[w].counts.bump(SearchCounter::EmptyScans, 1);
                 None
             }
         }
     }
 
-    /// Counts a steal by `w` from `victim_squad` by its tier (as the runtime does), and
-    /// says where the task came from.
+    /// Counts a steal by `w` from `victim_squad` by its tier, and says where the task
+    /// came from ([`SearchCounter::for_steal`]).
     fn count_steal(&mut self, w: usize, victim_squad: usize) -> Source {
         let tier = self.map.tier(self.workers[w].squad, victim_squad);
-        let c = &mut self.workers[w].counts;
-        match tier {
-            SquadTier::SameSquad => {
-                c.steals_squad += 1;
-                return Source::OwnSquad;
-            }
-            SquadTier::SameNode => c.steals_same_node += 1,
-            SquadTier::SamePackage => c.steals_same_package += 1,
-            SquadTier::OtherPackage => c.steals_other_package += 1,
+        let (counters, source) = SearchCounter::for_steal(tier);
+        for &c in counters {
+            self.workers[w].counts.bump(c, 1);
         }
-        c.steals_remote += 1;
-        Source::OtherSquad
+        source
     }
 
-    /// Steals the oldest task of the first victim with one: for `All` and `Squad` from
-    /// a random start over the pool; for `Remote` nearest first, group by group, from a
-    /// random start in each group; for `Package` the own package from a random start
-    /// (unless all of it but `w` is without work), then the other packages nearest
-    /// first; as the runtime does.
+    /// Steals the oldest task of the first victim with one, in the [`VictimOrder`] of
+    /// `victims`, the own package skipped by `Victims::Package` while all of it but `w`
+    /// is without work.
     fn steal(&mut self, w: usize, victims: Victims) -> Option<(u32, Source, Option<StealKind>)> {
-        let n = self.workers.len();
-        let own = self.workers[w].squad;
         let map = self.map;
+        let own = self.workers[w].squad;
+        let (idle, without_work) = (
+            self.package_idle[map.package_of(own)],
+            self.workers[w].without_work,
+        );
+        let mut order = VictimOrder::workers(map, w, victims, || {
+            map.others_in_package_idle(own, idle, without_work)
+        });
         let mut probed = false;
-        match victims {
-            Victims::All | Victims::Squad => {
-                let start = (self.workers[w].rng.next_u64() % n as u64) as usize;
-                for v in (start..n).chain(0..start) {
-                    let ok = v != w && (victims == Victims::All || self.workers[v].squad == own);
-                    if !ok {
-                        continue;
-                    }
-                    probed = true;
-                    if let Some(found) = self.steal_from(w, v) {
-                        return Some(found);
-                    }
-                }
-            }
-            Victims::Package => {
-                let package = map.package_workers(own);
-                // The own package is skipped while every other worker of it is without
-                // work, as the runtime does.
-                let skip = map.others_in_package_idle(
-                    own,
-                    self.package_idle[map.package_of(own)],
-                    self.workers[w].without_work,
-                );
-                let own_group = (!skip).then_some((true, package));
-                let rest = map.remote_workers(own).map(|g| (false, g));
-                for (first, group) in own_group.into_iter().chain(rest) {
-                    let r = self.workers[w].rng.next_u64();
-                    for v in from_random_start(group, r) {
-                        if v == w || (!first && map.same_package(self.workers[v].squad, own)) {
-                            continue;
-                        }
-                        probed = true;
-                        if let Some(found) = self.steal_from(w, v) {
-                            return Some(found);
-                        }
-                    }
-                }
-            }
-            Victims::Remote => {
-                for group in map.remote_workers(own) {
-                    let r = self.workers[w].rng.next_u64();
-                    for v in from_random_start(group, r) {
-                        if v == w || self.workers[v].squad == own {
-                            continue;
-                        }
-                        probed = true;
-                        if let Some(found) = self.steal_from(w, v) {
-                            return Some(found);
-                        }
-                    }
-                }
+        while let Some(v) = order.next(|| self.workers[w].rng.next_u64()) {
+            probed = true;
+            if let Some(found) = self.steal_from(w, v) {
+                return Some(found);
             }
         }
         if probed {
-            self.workers[w].counts.failed_steals += 1;
+            self.workers[w].counts.bump(SearchCounter::EmptyScans, 1);
         }
         None
     }
@@ -1290,35 +1264,48 @@ mod tests {
         found.expect("a task is left").0
     }
 
+    /// The victim order's cases, shared with the runtime's tests
+    /// ([`locus_policy::VICTIM_CASES`]), under several seeds.
     #[test]
-    fn package_first_steals_take_the_own_package_then_the_other_and_skip_an_idle_one() {
-        for seed in 0..8 {
-            on_epyc(PolicyKind::Ws, seed, |sim| {
-                // Worker 3: squad 0, package 0. Tasks at 200 (package 1), 5 (squad 0)
-                // and 40 (squad 2, package 0): the own package's two in either order,
-                // then the other's.
-                for v in [200, 5, 40] {
-                    sim.queues.deques[v].push_back(v as u32);
-                }
-                let mut own: Vec<u32> = (0..2)
-                    .map(|_| took(sim.steal(3, Victims::Package)))
-                    .collect();
-                own.sort_unstable();
-                assert_eq!(own, [5, 40], "seed {seed}");
-                assert_eq!(took(sim.steal(3, Victims::Package)), 200);
-                assert!(sim.steal(3, Victims::Package).is_none());
-                // Every other worker of package 0 without work: its deques are not
-                // looked at.
-                sim.queues.deques[40].push_back(40);
-                sim.queues.deques[200].push_back(200);
-                for w in (0..128).filter(|&w| w != 3) {
-                    sim.go_idle(w);
-                }
-                assert_eq!(took(sim.steal(3, Victims::Package)), 200);
-                assert!(sim.steal(3, Victims::Package).is_none(), "40 skipped");
-                sim.found_work(40);
-                assert_eq!(took(sim.steal(3, Victims::Package)), 40);
-            });
+    fn steals_follow_the_shared_victim_order() {
+        for case in locus_policy::VICTIM_CASES {
+            for seed in 0..8 {
+                on_epyc(PolicyKind::Ws, seed, |sim| {
+                    for &v in case.holders {
+                        sim.queues.deques[v].push_back(v as u32);
+                    }
+                    if case.own_package_idle {
+                        let package = sim.map.package_workers(sim.workers[case.thief].squad);
+                        for &w in package.iter().filter(|&&w| w != case.thief) {
+                            sim.go_idle(w);
+                        }
+                    }
+                    let taken: Vec<usize> =
+                        std::iter::from_fn(|| sim.steal(case.thief, case.victims))
+                            .map(|(t, _, _)| t as usize)
+                            .collect();
+                    let counts = sim.workers[case.thief].counts;
+                    case.check("simulator", &taken, |c| counts.search_count(c));
+                });
+            }
+        }
+    }
+
+    #[test]
+    fn each_search_counter_is_the_field_of_its_name() {
+        for counter in SearchCounter::ALL {
+            let mut c = WorkerCounts::default();
+            c.bump(counter, 1);
+            let json = serde_json::to_value(c).expect("counts serialize");
+            let set: Vec<&str> = json
+                .as_object()
+                .expect("an object")
+                .iter()
+                .filter(|(_, v)| v.as_u64() == Some(1))
+                .map(|(k, _)| k.as_str())
+                .collect();
+            assert_eq!(set, [counter.name()]);
+            assert_eq!(c.search_count(counter), 1);
         }
     }
 
@@ -1362,7 +1349,7 @@ mod tests {
             assert!(sim.probe(0, Probe::RemoteInterPools).is_none());
             let c = sim.workers[0].counts;
             assert_eq!((c.steals_same_node, c.steals_other_package), (1, 1));
-            assert_eq!(c.failed_steals, 1);
+            assert_eq!(c.empty_scans, 1);
         });
     }
 }

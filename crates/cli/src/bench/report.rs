@@ -90,7 +90,7 @@ pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
         "min..max ms",
         "tasks",
         "steals sq/rem",
-        "failed",
+        "lost",
         "bulk st/tasks",
         "taken back/at once",
         "idle ms",
@@ -113,7 +113,7 @@ pub(crate) fn table(kernel: &KernelResult, reps: usize) -> String {
                 row.extend([
                     c(s.tasks),
                     format!("{}/{}", c(s.steals_squad), c(s.steals_remote)),
-                    c(s.failed_steals),
+                    c(s.lost_steals),
                     format!("{}/{}", c(s.bulk_steals), c(s.bulk_tasks)),
                     format!("{}/{}", c(s.taken_back), c(s.run_at_once)),
                     sig3(s.idle_ns as f64 / 1e6 / n),

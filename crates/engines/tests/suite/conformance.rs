@@ -30,7 +30,8 @@
 //!   plans.
 //! - More than one worker: the runtime's interleaving of workers is not deterministic
 //!   (who steals first is a race), so two runs of the runtime alone do not give one log;
-//!   only one worker is compared.
+//!   here only one worker is compared. On two squads, where the bi-tier policies decide,
+//!   `conformance_squads.rs` compares the decisions task by task instead.
 
 use std::sync::Arc;
 
@@ -103,12 +104,17 @@ fn take(slot: &std::sync::Mutex<Option<Arc<Logged>>>) -> Vec<PolicyCall> {
         .take_calls()
 }
 
-/// The runtime's calls: the kernel run once in a pool of one worker.
-fn runtime_calls(params: &Params, topology: &Topology, kind: &PolicyKind) -> Vec<PolicyCall> {
+/// The runtime's calls: the kernel run once in a pool of `threads` workers.
+pub(super) fn runtime_calls(
+    params: &Params,
+    topology: &Topology,
+    kind: &PolicyKind,
+    threads: usize,
+) -> Vec<PolicyCall> {
     let (factory, slot) = logged(kind);
     let pool = ThreadPoolBuilder::new()
         .topology(topology.clone())
-        .num_threads(1)
+        .num_threads(threads)
         .pin(false)
         .counters(CounterKind::Declared)
         .policy_factory(factory)
@@ -125,11 +131,16 @@ fn runtime_calls(params: &Params, topology: &Topology, kind: &PolicyKind) -> Vec
     take(&slot)
 }
 
-/// The simulator's calls on the recorded kernel, one worker.
-fn sim_calls(workload: &Workload, topology: &Topology, kind: &PolicyKind) -> Vec<PolicyCall> {
+/// The simulator's calls on the recorded kernel, `threads` workers.
+pub(super) fn sim_calls(
+    workload: &Workload,
+    topology: &Topology,
+    kind: &PolicyKind,
+    threads: usize,
+) -> Vec<PolicyCall> {
     let (factory, slot) = logged(kind);
     let config = SimConfig {
-        threads: Some(1),
+        threads: Some(threads),
         ..SimConfig::for_machine(topology)
     };
     simulate_with(workload, topology, &factory, &config).expect("the simulation runs");
@@ -150,14 +161,16 @@ fn every_policy(schedule: Option<&Schedule>) -> Vec<PolicyKind> {
     kinds
 }
 
-/// The schedule for `params` on one worker of the machine, as `locus profile` makes it.
-fn schedule_for(
+/// The schedule for `params` on `threads` workers of the machine, as `locus profile`
+/// makes it.
+pub(super) fn schedule_for(
     params: &Params,
     kernel: Kernel,
     workload: &Workload,
     topology: &Topology,
+    threads: usize,
 ) -> Schedule {
-    let desc = MachineDesc::new(topology, 1).unwrap();
+    let desc = MachineDesc::new(topology, threads).unwrap();
     let input = input_identity(kernel.name(), &params.to_string(), &params.input_files()).unwrap();
     let profile = Profile::from_workload(workload, desc.clone(), &input, 4096).unwrap();
     let graph = AffinityGraph::build(&profile, &GraphOptions::default()).unwrap();
@@ -170,11 +183,11 @@ fn conforms(kernel: Kernel, size: &str, with_schedule: bool) {
     let params = kernel.parse_size(size).unwrap();
     let topology = Topology::preset(MACHINE).unwrap();
     let workload = record(&params).unwrap();
-    let schedule = with_schedule.then(|| schedule_for(&params, kernel, &workload, &topology));
+    let schedule = with_schedule.then(|| schedule_for(&params, kernel, &workload, &topology, 1));
     let mut asked = 0;
     for kind in every_policy(schedule.as_ref()) {
-        let sim = compared(sim_calls(&workload, &topology, &kind));
-        let runtime = compared(runtime_calls(&params, &topology, &kind));
+        let sim = compared(sim_calls(&workload, &topology, &kind, 1));
+        let runtime = compared(runtime_calls(&params, &topology, &kind, 1));
         // `ws` and its kin keep every spawn local and want no task events: a search is
         // all they are asked.
         asked += sim.len();

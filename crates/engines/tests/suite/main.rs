@@ -5,6 +5,7 @@
 //! `tests/`.
 
 mod conformance;
+mod conformance_squads;
 mod papers_table;
 mod profile_affinity;
 mod profile_recorded;
