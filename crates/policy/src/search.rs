@@ -2,7 +2,7 @@
 //! worker tries its victims ([`VictimOrder`]), and what the search counts
 //! ([`SearchCounter`]).
 //!
-//! "One policy, two engines" (DESIGN.md): a policy's [`Probe`](crate::Probe)s name the
+//! "One policy, two engines" (docs/design.md): a policy's [`Probe`](crate::Probe)s name the
 //! victims ([`Victims`], or other squads' queues); this module turns them into one order,
 //! which the runtime walks over concurrent deques and the simulator over simulated
 //! queues, so that the same random numbers give the same victims in both. Neither

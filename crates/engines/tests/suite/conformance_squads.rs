@@ -1,6 +1,6 @@
 //! The decision contract on two squads, where the locality policies decide: the runtime
 //! and the simulator, each on eight workers in two squads of the same machine, must get
-//! the same decision for each task (DESIGN.md, "One policy, two engines").
+//! the same decision for each task (docs/design.md, "One policy, two engines").
 //!
 //! Which worker runs what is a race in the runtime, so the logs of calls
 //! ([`locus_policy::Logged`]) are not compared in order, as `conformance.rs` does on one

@@ -2,9 +2,10 @@
 //! policy's plan ([`Probe`]s), then the injector.
 //!
 //! The victims of each stealing probe come in the order `locus_policy::VictimOrder`
-//! gives, the one the simulator walks too (DESIGN.md, "One policy, two engines"); this
-//! file only carries each step out on the concurrent queues, and counts what it did in
-//! the worker's own counters, by the names and meanings of `locus_policy::SearchCounter`.
+//! gives, the one the simulator walks too (docs/design.md, "One policy, two
+//! engines"); this file only carries each step out on the concurrent queues, and counts
+//! what it did in the worker's own counters, by the names and meanings of
+//! `locus_policy::SearchCounter`.
 //!
 //! # Who calls what
 //! Only the worker itself, on its own thread: [`WorkerThread::find_work`] from its wait
