@@ -47,14 +47,8 @@ fn summarize_command(args: &SummarizeArgs) -> Result<(), Failure> {
             .output("--plot", plot)
             .map_err(|e| Failure::Input(e.into()))?;
     }
-    let bytes =
-        locus_files::read_input(origin, &args.file, MAX_TRACE_BYTES, "a trace").map_err(|e| {
-            if e.is_io() {
-                Failure::Run(e.into())
-            } else {
-                Failure::Input(e.into())
-            }
-        })?;
+    let bytes = locus_files::read_input(origin, &args.file, MAX_TRACE_BYTES, "a trace")
+        .map_err(|e| Failure::Input(e.into()))?;
     let trace = read::parse(&bytes)
         .map_err(|why| Failure::Input(anyhow!("{origin} {:?}: {why}", args.file)))?;
     let summary = summarize(&trace, args.top);
@@ -159,6 +153,14 @@ fn table(file: &str, s: &Summary) -> String {
                 squads.join(", ")
             );
         }
+    }
+    if s.steals_not_drawn > 0 {
+        let _ = writeln!(
+            out,
+            "steals not drawn: {} (the victim was in no slice and the placement is unknown; \
+             not counted above)",
+            s.steals_not_drawn
+        );
     }
     let _ = match (s.dropped_events, s.cap_per_worker) {
         (Some(0), Some(cap)) => writeln!(out, "dropped events: none (a worker keeps {cap})"),

@@ -53,6 +53,9 @@ pub(crate) enum Source {
         dropped: u64,
         /// The events a worker keeps at most.
         cap_per_worker: u64,
+        /// Steals the writer left out, their arrows binding to no slice (0 where the
+        /// writer does not say).
+        not_drawn: u64,
     },
     /// The simulator (a `clock_ghz`), or a writer that says nothing of dropped events.
     Simulator,
@@ -130,6 +133,8 @@ struct RawOther<'a> {
     dropped_events: Option<u64>,
     #[serde(default)]
     cap_per_worker: Option<u64>,
+    #[serde(default)]
+    steals_not_drawn: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -452,6 +457,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Trace, String> {
         Some((Some(dropped), Some(cap_per_worker))) => Source::Runtime {
             dropped,
             cap_per_worker,
+            not_drawn: other.and_then(|o| o.steals_not_drawn).unwrap_or(0),
         },
         Some((Some(_), None)) => {
             return Err("otherData has dropped_events but no cap_per_worker".to_owned())

@@ -41,6 +41,9 @@ pub(crate) struct Summary {
     pub(crate) dropped_events: Option<u64>,
     /// The events a runtime worker keeps; `None` for a simulated trace.
     pub(crate) cap_per_worker: Option<u64>,
+    /// Steals the runtime left out of the trace, their arrows binding to no slice
+    /// (not in `steals_in` and `steals_out`).
+    pub(crate) steals_not_drawn: u64,
 }
 
 /// One squad's part of a run.
@@ -215,12 +218,13 @@ pub(crate) fn summarize(trace: &Trace, top: usize) -> Summary {
             s.idle = (1.0 - s.busy - s.sleep).max(0.0);
         }
     }
-    let (dropped_events, cap_per_worker) = match trace.source {
+    let (dropped_events, cap_per_worker, steals_not_drawn) = match trace.source {
         Source::Runtime {
             dropped,
             cap_per_worker,
-        } => (Some(dropped), Some(cap_per_worker)),
-        Source::Simulator => (None, None),
+            not_drawn,
+        } => (Some(dropped), Some(cap_per_worker), not_drawn),
+        Source::Simulator => (None, None, 0),
     };
     Summary {
         title: trace.title.clone(),
@@ -235,6 +239,7 @@ pub(crate) fn summarize(trace: &Trace, top: usize) -> Summary {
         moved: moved(runs, top),
         dropped_events,
         cap_per_worker,
+        steals_not_drawn,
     }
 }
 

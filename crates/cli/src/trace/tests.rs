@@ -26,7 +26,7 @@ const RUNTIME: &str = r#"{"traceEvents":[
 {"name":"steal-remote","cat":"steal-remote","ph":"f","bp":"e","id":0,"pid":2,"tid":2,"ts":2.000,"args":{"task":"00000000000000cc","tier":"other package"}}
 ],
 "displayTimeUnit":"ns",
-"otherData":{"title":"locus cats on t, 2 workers","events":9,"dropped_events":3,"cap_per_worker":64}}
+"otherData":{"title":"locus cats on t, 2 workers","events":9,"dropped_events":3,"cap_per_worker":64,"steals_not_drawn":2}}
 "#;
 
 /// A simulated trace: one process, a task in two parts around its child, two
@@ -55,7 +55,8 @@ fn a_runtime_trace_is_read_and_summed_up() {
         trace.source,
         Source::Runtime {
             dropped: 3,
-            cap_per_worker: 64
+            cap_per_worker: 64,
+            not_drawn: 2
         }
     );
     assert_eq!(trace.title, "locus cats on t, 2 workers");
@@ -68,6 +69,7 @@ fn a_runtime_trace_is_read_and_summed_up() {
 
     let s = summarize(&trace, 10);
     assert_eq!(s.dropped_events, Some(3));
+    assert_eq!(s.steals_not_drawn, 2);
     assert_eq!(s.span_ms, 10e-3);
     let (q0, q1) = (&s.squads[0], &s.squads[1]);
     assert_eq!((q0.tasks, q1.tasks), (2, 1));
