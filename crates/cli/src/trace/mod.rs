@@ -89,6 +89,7 @@ fn plot(trace: &read::Trace) -> Plot {
             })
             .collect(),
         marker: None,
+        y_from_zero: true,
     }
 }
 
