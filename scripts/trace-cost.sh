@@ -6,13 +6,15 @@
 #   bash scripts/trace-cost.sh on ROUNDS -- BENCH-ARGS...
 #       tracing off, then on (--trace to a scratch file), with one binary;
 #   bash scripts/trace-cost.sh off OLD-LOCUS ROUNDS -- BENCH-ARGS...
-#       tracing off in both, OLD-LOCUS (a build without tracing) against this one.
+#       tracing off in both, OLD-LOCUS (a build without tracing's checks: this source
+#       with `self.tracing` replaced by `false` in crates/runtime/src/registry.rs)
+#       against this one.
 #
 # BENCH-ARGS are `locus bench`'s, with a single --policy, e.g.
 #   bash scripts/trace-cost.sh on 7 -- fib --size 30,cutoff=0 --policy ws --threads 2
-# Each round prints both configurations' ratio to rayon; the last line, the median
-# over rounds of (second / first). LOCUS (default target/release/locus) is the binary
-# measured.
+# Each round prints both configurations' ratio to rayon (they take turns going
+# first); the last line, the median over rounds of (second / first). LOCUS (default
+# target/release/locus) is the binary measured.
 set -euo pipefail
 
 mode=${1:?usage: trace-cost.sh on ROUNDS -- ARGS | off OLD-LOCUS ROUNDS -- ARGS}
@@ -37,12 +39,24 @@ ratio() {
 }
 
 ratios=()
-for ((r = 1; r <= rounds; r++)); do
-  a=$(ratio "$first" bench "$@")
+# The second configuration's ratio to rayon in one `locus bench` run.
+second() {
   if [ "$mode" = on ]; then
-    b=$(ratio "$locus" bench "$@" --trace "$scratch/trace.json" 2>/dev/null)
+    ratio "$locus" bench "$@" --trace "$scratch/trace.json" 2>/dev/null
   else
-    b=$(ratio "$locus" bench "$@")
+    ratio "$locus" bench "$@"
+  fi
+}
+
+# Odd rounds run the first configuration first, even rounds the second, so that
+# neither gains from going first (a warm file cache, a quieter machine).
+for ((r = 1; r <= rounds; r++)); do
+  if ((r % 2)); then
+    a=$(ratio "$first" bench "$@")
+    b=$(second "$@")
+  else
+    b=$(second "$@")
+    a=$(ratio "$first" bench "$@")
   fi
   echo "round $r: first $a, second $b of rayon's time"
   ratios+=("$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.4f", b / a }')")
