@@ -26,6 +26,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Some(Command::Map(args)) => crate::map::run(&args),
         Some(Command::Profile(args)) => crate::profile::command(&args),
         Some(Command::Run(args)) => crate::run::run(&args),
+        Some(Command::Trace(args)) => crate::trace::command(&args),
     }
 }
 

@@ -7,7 +7,7 @@
 //! - the top: [`app`], which sends each subcommand to its module;
 //! - the subcommands, which know the shared modules and not each other: [`topo`],
 //!   [`bench`](mod@bench), [`sim`] (with [`matrix`] and [`sim_threads`]), [`profile`],
-//!   [`map`];
+//!   [`map`], [`run`], [`trace`];
 //! - the shared modules: [`cli`] (the flags, clap's structs), [`given`] (a flag or its
 //!   variable), [`policies`] (the lists of policies, from the policy crate's table),
 //!   [`inputs`] (kernel inputs, machine, workers), [`limits`], [`failure`] (errors and
@@ -31,6 +31,7 @@ mod run;
 mod sim;
 mod sim_threads;
 mod topo;
+mod trace;
 
 use clap::Parser;
 use std::io::IsTerminal;

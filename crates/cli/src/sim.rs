@@ -532,6 +532,7 @@ fn sweep_plot(plan: &SweepPlan, results: &[(Option<u64>, SimResult)]) -> Plot {
         y_label: "simulated makespan (ms)".to_string(),
         series,
         marker: plan.marker.clone(),
+        y_from_zero: false,
     }
 }
 

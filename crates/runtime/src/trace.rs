@@ -46,8 +46,14 @@
 //!    "steal-package", "steal-remote" (another package), or "steal-bulk" for a batch
 //!    moved between squads' queues (`args` `{tier}`). The victim of a steal from a
 //!    squad's queue is the worker that queued the task; from an inter-squad pool, the
-//!    squad's head, whose pool it is.
-//! 4. `otherData`: `{title, events, dropped_events, cap_per_worker}`.
+//!    squad's head, whose pool it is. A viewer binds a flow's start to the slice
+//!    enclosing it on its track and drops an arrow that has none, and the victim may
+//!    have been in no slice when the task left (a head asleep while others filled its
+//!    squad's pool, a worker between tasks): such an arrow starts instead where and
+//!    when the task was placed (its latest placement by then, inside the placing
+//!    task's slice), and where that is unknown too it is not written, only counted.
+//! 4. `otherData`: `{title, events, dropped_events, cap_per_worker,
+//!    steals_not_drawn}`.
 //!
 //! Times are nanoseconds since the pool started, written as microseconds with three
 //! decimals, so each instant is rounded once and a flow's finish equals its slice's
@@ -554,6 +560,7 @@ fn write_json<W: Write>(
     }
     let mut count = 0;
     let mut flows = Vec::new();
+    let anchors = Anchors::new(per_worker);
     for (w, events) in per_worker.iter().enumerate() {
         let squad = tracks[w].squad;
         let (pid, tid) = (squad + 1, w + 1);
@@ -618,6 +625,7 @@ fn write_json<W: Write>(
             count += 1;
         }
     }
+    let mut not_drawn = 0;
     for (id, (thief, event)) in flows.into_iter().enumerate() {
         let Event::Steal {
             time,
@@ -629,8 +637,12 @@ fn write_json<W: Write>(
         else {
             continue;
         };
-        let victim = victim as usize;
+        let Some((victim, time)) = anchors.start_of(victim as usize, time, task) else {
+            not_drawn += 1;
+            continue;
+        };
         let Some(from) = tracks.get(victim) else {
+            not_drawn += 1;
             continue;
         };
         let name = kind.name();
@@ -655,11 +667,76 @@ fn write_json<W: Write>(
     }
     write!(
         out,
-        "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{{\"title\":{},\"events\":{count},\"dropped_events\":{dropped},\"cap_per_worker\":{cap}}}}}\n",
+        "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{{\"title\":{},\"events\":{count},\"dropped_events\":{dropped},\"cap_per_worker\":{cap},\"steals_not_drawn\":{not_drawn}}}}}\n",
         json(title)?
     )?;
     out.flush()?;
     Ok(count)
+}
+
+/// Where a steal's arrow can start so that a viewer draws it (see the module doc, 3.):
+/// per worker, its slices sorted by start with the greatest end so far, and each
+/// task's placements.
+struct Anchors {
+    slices: Vec<Vec<(u64, u64)>>,
+    placed: std::collections::HashMap<u64, Vec<(u64, usize)>>,
+}
+
+impl Anchors {
+    fn new(per_worker: &[Vec<Event>]) -> Anchors {
+        let mut placed: std::collections::HashMap<u64, Vec<(u64, usize)>> =
+            std::collections::HashMap::new();
+        let slices = per_worker
+            .iter()
+            .enumerate()
+            .map(|(w, events)| {
+                let mut spans: Vec<(u64, u64)> = Vec::new();
+                for event in events {
+                    match *event {
+                        Event::Task { start, end, .. } | Event::Idle { start, end, .. } => {
+                            spans.push((start, end.max(start)))
+                        }
+                        Event::Placed { time, task, .. } => {
+                            placed.entry(task).or_default().push((time, w))
+                        }
+                        Event::Steal { .. } => {}
+                    }
+                }
+                spans.sort_unstable();
+                let mut reach = 0;
+                for span in &mut spans {
+                    reach = reach.max(span.1);
+                    span.1 = reach;
+                }
+                spans
+            })
+            .collect();
+        for list in placed.values_mut() {
+            list.sort_unstable();
+        }
+        Anchors { slices, placed }
+    }
+
+    /// Whether a slice of `worker` encloses `time`.
+    fn encloses(&self, worker: usize, time: u64) -> bool {
+        let Some(spans) = self.slices.get(worker) else {
+            return false;
+        };
+        let before = spans.partition_point(|&(start, _)| start <= time);
+        before > 0 && spans[before - 1].1 >= time
+    }
+
+    /// The worker and instant a steal of `task` from `victim` at `time` is drawn from:
+    /// there, or at the task's latest placement by then; `None` where neither lies in a
+    /// slice.
+    fn start_of(&self, victim: usize, time: u64, task: u64) -> Option<(usize, u64)> {
+        if self.encloses(victim, time) {
+            return Some((victim, time));
+        }
+        let placed = self.placed.get(&task)?;
+        let &(at, by) = placed[..placed.partition_point(|&(t, _)| t <= time)].last()?;
+        self.encloses(by, at).then_some((by, at))
+    }
 }
 
 #[cfg(all(test, not(loom)))]
@@ -690,6 +767,70 @@ mod tests {
             out[SEGMENT + 2],
             task(SEGMENT as u64 + 2, SEGMENT as u64 + 3)
         );
+    }
+
+    fn steal(time: u64, start: u64, task: u64, victim: u32) -> Event {
+        Event::Steal {
+            time,
+            start,
+            task,
+            victim,
+            kind: StealKind::One(SquadTier::OtherPackage),
+        }
+    }
+
+    #[test]
+    fn an_arrow_starts_in_a_slice_or_at_the_placement_or_is_not_drawn() {
+        let placed = |time, task| Event::Placed {
+            time,
+            task,
+            place: Place::InterPool(1),
+            at_once: false,
+        };
+        let per_worker = vec![
+            // Worker 0 runs a task over 0..100 and places tasks 7 and 8 inside it.
+            vec![task(0, 100), placed(10, 7), placed(20, 8)],
+            // Worker 1, squad 1's head, idles over 50..60 only.
+            vec![Event::Idle {
+                start: 50,
+                end: 60,
+                sleep: true,
+            }],
+            // Worker 2 steals from worker 1: at 55 (in its idle spell), at 200 (in no
+            // slice: task 7 was placed inside worker 0's slice), at 300 (task 9, never
+            // placed).
+            vec![
+                steal(55, 56, 8, 1),
+                task(56, 57),
+                steal(200, 201, 7, 1),
+                task(201, 202),
+                steal(300, 301, 9, 1),
+                task(301, 302),
+            ],
+        ];
+        let tracks: Vec<TrackInfo> = [(0, 0, 0), (1, 1, 4), (1, 1, 5)]
+            .iter()
+            .map(|&(squad, package, pu)| TrackInfo { squad, package, pu })
+            .collect();
+        let mut out = Vec::new();
+        write_json(&mut out, "t", &tracks, &per_worker, 0, 64).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let starts: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("\"ph\":\"s\""))
+            .collect();
+        assert_eq!(starts.len(), 2, "{text}");
+        assert!(
+            starts[0].contains("\"tid\":2,\"ts\":0.055"),
+            "{}",
+            starts[0]
+        );
+        assert!(
+            starts[1].contains("\"tid\":1,\"ts\":0.010"),
+            "{}",
+            starts[1]
+        );
+        assert!(text.contains("\"steals_not_drawn\":1"), "{text}");
     }
 
     #[test]

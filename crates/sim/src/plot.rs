@@ -10,7 +10,8 @@
 //! (wrapping after ten), an optional dashed vertical [`Plot::marker`] line labelled at
 //! its top, and a legend naming every series and the marker, in the plot's emptiest
 //! corner. Ranges fit the data (and the marker) with a 5% margin each side; a y range
-//! of non-negative data never dips below 0, and a range of one value is widened.
+//! of non-negative data never dips below 0, and a range of one value is widened. With
+//! [`Plot::y_from_zero`] the y range reaches down to 0 whatever the data.
 //!
 //! # Text without fonts
 //! The crate builds `plotters` without its `ttf` and `ab_glyph` features, so no font
@@ -84,6 +85,10 @@ pub struct Plot {
     pub series: Vec<Series>,
     /// A labelled vertical line (e.g. "Eq. 4's choice" at x = 4), drawn dashed.
     pub marker: Option<(f64, String)>,
+    /// Whether the y axis starts at 0 however far above it the data lie: for counts a
+    /// reader compares with 0 (busy workers near 1 then read as full, not as noise
+    /// magnified to the plot's height).
+    pub y_from_zero: bool,
 }
 
 /// Why a plot could not be drawn or written. Each message names the output.
@@ -352,7 +357,8 @@ impl Ranges {
         let points = || plot.series.iter().flat_map(|s| s.points.iter().copied());
         let marker = plot.marker.as_ref().map(|(x, _)| *x);
         let x = pad(bounds(points().map(|(x, _)| x).chain(marker)), false);
-        let y = pad(bounds(points().map(|(_, y)| y)), true);
+        let zero = plot.y_from_zero.then_some(0.0);
+        let y = pad(bounds(points().map(|(_, y)| y).chain(zero)), true);
         Ranges {
             x,
             y,
@@ -448,6 +454,7 @@ mod tests {
                 },
             ],
             marker: Some((4.0, "Eq. 4's choice".into())),
+            y_from_zero: false,
         }
     }
 
@@ -611,6 +618,7 @@ mod tests {
                 },
             ],
             marker: None,
+            y_from_zero: false,
         };
         let svg = plot.to_svg_string().unwrap();
         let doc = roxmltree::Document::parse(&svg).unwrap();
@@ -636,6 +644,12 @@ mod tests {
         let ranges = Ranges::fit(&sweep());
         assert_eq!(ranges.x, pad((1.0, 8.0), false));
         assert_eq!(ranges.y, pad((5.5, 10.0), true));
+        let from_zero = Ranges::fit(&Plot {
+            y_from_zero: true,
+            ..sweep()
+        });
+        assert_eq!(from_zero.x, ranges.x);
+        assert_eq!(from_zero.y, pad((0.0, 10.0), true));
     }
 
     #[test]

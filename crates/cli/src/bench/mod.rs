@@ -62,8 +62,9 @@ pub(crate) struct BenchPlan {
     pub(crate) counters: Option<locus::counters::CounterKind>,
     /// Where the workers run, if forced.
     pub(crate) pin: Option<locus::Pinning>,
-    /// Where to write each locus pool's trace, if anywhere (see [`trace_path`]).
-    pub(crate) trace: Option<PathBuf>,
+    /// Where to write each locus pool's trace, if anywhere (see [`trace_path`]), and
+    /// the events a worker keeps (`LOCUS_TRACE_CAP`, as the library reads it).
+    pub(crate) trace: Option<(PathBuf, Option<usize>)>,
 }
 
 impl BenchPlan {
@@ -130,9 +131,20 @@ impl BenchPlan {
         if let Some(path) = &args.json {
             files.output("--json", path)?;
         }
-        if let Some(path) = &args.trace {
-            files.output("--trace", path)?;
-        }
+        let trace = match &args.trace {
+            Some(path) => {
+                files.output("--trace", path)?;
+                let cap = flag_or_env(None, "--trace", "LOCUS_TRACE_CAP", |s| {
+                    s.trim()
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&c| c > 0)
+                        .ok_or_else(|| "expected a positive whole number of events".to_owned())
+                })?;
+                Some((path.clone(), cap.map(|given| given.value)))
+            }
+            None => None,
+        };
         Ok(BenchPlan {
             jobs,
             policies,
@@ -145,7 +157,7 @@ impl BenchPlan {
             explain: args.explain,
             counters,
             pin,
-            trace: args.trace.clone(),
+            trace,
         })
     }
 
@@ -422,8 +434,11 @@ pub(crate) fn run_kernel(
         if let Some(pin) = plan.pin.filter(|_| *kind != locus::PolicyKind::WsUnpinned) {
             builder = builder.pinning(pin);
         }
-        if let Some(path) = &plan.trace {
+        if let Some((path, cap)) = &plan.trace {
             builder = builder.trace(trace_path(plan, path, kernel.name(), kind));
+            if let Some(cap) = cap {
+                builder = builder.trace_cap(*cap);
+            }
         }
         let pool = builder
             .build()

@@ -12,6 +12,7 @@ mod map;
 mod profile;
 mod run;
 mod sim;
+mod trace;
 
 pub(crate) use bench_matrix::{BenchCommand, BenchMatrixArgs};
 pub(crate) use map::{MapArgs, SourceKind};
@@ -23,6 +24,7 @@ pub(crate) use sim::{
     MatrixArgs, SimArgs, SimCommand, SimCommonArgs, SimRunArgs, SweepArgs, SweepParam, ThreadsArgs,
     DEFAULT_MACHINE,
 };
+pub(crate) use trace::{SummarizeArgs, TraceArgs, TraceCommand};
 
 use crate::policies::{self, Engine};
 use clap::{Args, Parser, Subcommand};
@@ -145,6 +147,9 @@ pub(crate) enum Command {
     Profile(Box<ProfileArgs>),
     /// Run an OpenMP program (built with gcc -fopenmp) on locus's libgomp.
     Run(Box<RunArgs>),
+    /// Read a trace of a real or simulated run (`--trace`): per squad, tasks, busy and
+    /// idle shares, steals per tier, the tasks that moved most; `--plot` for an SVG.
+    Trace(TraceArgs),
 }
 
 /// `locus topo`.

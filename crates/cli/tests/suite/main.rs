@@ -16,3 +16,4 @@ mod parsers;
 mod profile;
 mod run;
 mod schedule;
+mod trace;

@@ -18,6 +18,7 @@ const COMMANDS: &[&str] = &[
     "map",
     "topo",
     "run",
+    "trace",
 ];
 /// What the subcommands share.
 const SHARED: &[&str] = &[
