@@ -13,7 +13,7 @@
 //!   (`args.iteration`, the simulator's, which splits a task around its children) are
 //!   one run, on the squad of its first slice's worker.
 //! - A task moves each time one of its runs is on another squad than its previous run,
-//!   by start time: across iterations, the placement stability DESIGN.md ("Locality
+//!   by start time: across iterations, the placement stability docs/design.md ("Locality
 //!   across iterations") asks of the bi-tier policies.
 
 use super::read::{Kind, Slice, Source, Trace, TIERS};
