@@ -14,6 +14,7 @@ mod iter_more;
 mod panics;
 mod plans;
 mod raw;
+mod spawn;
 mod stress;
 mod tiers;
 mod trace;
