@@ -406,6 +406,14 @@ pub struct WalkSeq<'a, S, B> {
     postfix_stack: Vec<(S, std::vec::IntoIter<S>)>,
 }
 
+impl<S, B> std::fmt::Debug for WalkSeq<'_, S, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalkSeq")
+            .field("postfix", &self.postfix)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S, B, I> WalkSeq<'_, S, B>
 where
     B: Fn(&S) -> I,

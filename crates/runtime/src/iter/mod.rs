@@ -49,6 +49,8 @@
 //! the pool goes on. Items owned by the chain (a `Vec`'s `into_par_iter`, a `collect`'s
 //! result so far) are dropped exactly once.
 
+#![warn(missing_debug_implementations)]
+
 pub mod hook;
 
 mod adapt;
@@ -59,6 +61,7 @@ mod collections;
 mod extend;
 mod generate;
 mod per_leaf;
+pub mod plumbing;
 mod range;
 mod reshape;
 mod slice;
@@ -804,6 +807,19 @@ pub trait ParallelIterator: Sized + Send + Sync {
     fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
         collect::vec_list(self)
     }
+
+    /// Drives a rayon consumer with the items (rayon's `drive_unindexed`): the leaves a
+    /// terminal would cut, each folded into a consumer split off the left, the results
+    /// reduced in order (see [`plumbing`]).
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: plumbing::UnindexedConsumer<Self::Item>,
+    {
+        plumbing::drive_leaves(self, consumer, |right: C, _| {
+            let (left, reducer) = (right.split_off_left(), right.to_reducer());
+            (left, right, reducer)
+        })
+    }
 }
 
 /// A parallel iterator whose item `i` is its position `i`: it can be enumerated, zipped
@@ -817,6 +833,26 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// Whether there are no items.
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Drives a rayon consumer with the items, split by index (rayon's `drive`; see
+    /// [`plumbing`]).
+    fn drive<C>(self, consumer: C) -> C::Result
+    where
+        C: plumbing::Consumer<Self::Item>,
+    {
+        plumbing::drive_leaves(self, consumer, |c: C, at| c.split_at(at))
+    }
+
+    /// Hands the items to `callback` as a rayon producer (rayon's `with_producer`; see
+    /// [`plumbing`]).
+    fn with_producer<CB>(mut self, callback: CB) -> CB::Output
+    where
+        CB: plumbing::ProducerCallback<Self::Item>,
+    {
+        let positions = self.position_count();
+        self.driven(positions);
+        callback.callback(plumbing::LeafProducer::new(&self, positions))
     }
 
     /// Each item with its index.

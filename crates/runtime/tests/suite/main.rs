@@ -13,6 +13,7 @@ mod iter;
 mod iter_more;
 mod panics;
 mod plans;
+mod plumbing;
 mod raw;
 mod spawn;
 mod stress;
