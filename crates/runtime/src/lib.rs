@@ -97,7 +97,7 @@ pub mod range_inclusive {
 /// rayon's `rayon::slice`: the slice traits and the types of their iterators.
 pub mod slice {
     pub use crate::iter::{
-        Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, ParallelSlice,
+        ArrayWindows, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, ParallelSlice,
         ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit as Split,
         Windows,
     };

@@ -64,6 +64,48 @@ impl<'data, T: Sync> ParallelIterator for Windows<'data, T> {
 
 impl<T: Sync> IndexedParallelIterator for Windows<'_, T> {}
 
+/// `par_array_windows::<N>()`: every run of `N` consecutive elements, as an array.
+#[derive(Debug, Clone)]
+pub struct ArrayWindows<'data, T, const N: usize> {
+    windows: Windows<'data, T>,
+}
+
+impl<'data, T: Sync, const N: usize> ArrayWindows<'data, T, N> {
+    pub(super) fn new(slice: &'data [T]) -> Self {
+        ArrayWindows {
+            windows: Windows::new(slice, N),
+        }
+    }
+}
+
+/// A window of `N` elements as the array it is.
+fn as_array<T, const N: usize>(window: &[T]) -> &[T; N] {
+    window.try_into().expect("a window holds N elements")
+}
+
+impl<'data, T: Sync, const N: usize> ParallelIterator for ArrayWindows<'data, T, N> {
+    type Item = &'data [T; N];
+    type Seq<'a>
+        = std::iter::Map<std::slice::Windows<'data, T>, fn(&'data [T]) -> &'data [T; N]>
+    where
+        Self: 'a;
+
+    fn position_count(&self) -> usize {
+        self.windows.position_count()
+    }
+
+    fn exact_len(&self) -> Option<usize> {
+        self.windows.exact_len()
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.windows.seq(range) }.map(as_array::<T, N>)
+    }
+}
+
+impl<T: Sync, const N: usize> IndexedParallelIterator for ArrayWindows<'_, T, N> {}
+
 /// The elements under chunks `range` of `size`, counted from the back of `len`.
 fn from_back(range: Range<usize>, size: usize, len: usize) -> Range<usize> {
     let hi = len - range.start.saturating_mul(size).min(len);

@@ -60,6 +60,7 @@ mod collect;
 mod collections;
 mod extend;
 mod generate;
+mod multizip;
 mod per_leaf;
 pub mod plumbing;
 mod range;
@@ -73,7 +74,8 @@ mod try_op;
 pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, Fold, Map, MaxLen, MinLen, Zip};
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chunks::{
-    ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit, Windows,
+    ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit,
+    Windows,
 };
 pub use collect::FromParallelIterator;
 pub use collections::{ParallelDrainFull, ParallelDrainRange};
@@ -82,6 +84,7 @@ pub use generate::{
     empty, once, repeat, repeat_n, repeatn, split, walk_tree, walk_tree_postfix, walk_tree_prefix,
     Empty, Once, Repeat, RepeatN, Split, WalkTree, WalkTreePostfix, WalkTreePrefix, EXPAND_LIMIT,
 };
+pub use multizip::{MultiZip, MultiZipSeq};
 pub use per_leaf::{
     FlatMap, FlatMapIter, Flatten, FlattenIter, FoldWith, Inspect, MapInit, MapWith, PanicFuse,
     TryFold, TryFoldWith, Update, WhileSome, NESTED_LOOP,

@@ -11,6 +11,7 @@ mod domains;
 mod events;
 mod iter;
 mod iter_more;
+mod multizip;
 mod panics;
 mod plans;
 mod plumbing;
