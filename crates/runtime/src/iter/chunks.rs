@@ -12,6 +12,7 @@
 
 use super::{IndexedParallelIterator, ParallelIterator};
 use crate::footprint;
+use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 
@@ -351,7 +352,6 @@ exact_mut!(RChunksExactMut, ExactBodyRevMut);
 
 /// `par_split(separator)` of a slice: the subslices between elements for which
 /// `separator` holds, as std's `split`.
-#[derive(Debug)]
 pub struct SliceSplit<'data, T, P> {
     slice: &'data [T],
     separator: P,
@@ -427,4 +427,8 @@ impl<'data, T, P: Fn(&T) -> bool> Iterator for SliceSplitSeq<'data, '_, T, P> {
             None => Some(rest),
         }
     }
+}
+
+debug_fields! {
+    ['data, T: fmt::Debug, P] SliceSplit<'data, T, P> { slice };
 }

@@ -51,6 +51,20 @@
 
 #![warn(missing_debug_implementations)]
 
+/// `Debug` for adapters and sources holding closures: the named fields only, as
+/// rayon's do, so a chain is `Debug` whatever its closures.
+macro_rules! debug_fields {
+    ($([$($g:tt)*] $name:ident<$($p:tt),*> { $($field:ident),* };)*) => {$(
+        impl<$($g)*> fmt::Debug for $name<$($p),*> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish_non_exhaustive()
+            }
+        }
+    )*};
+}
+
 pub mod hook;
 
 mod adapt;

@@ -7,6 +7,7 @@ mod api;
 mod bitier;
 mod common;
 mod cross;
+mod debug;
 mod domains;
 mod events;
 mod iter;
