@@ -68,6 +68,7 @@ macro_rules! debug_fields {
 pub mod hook;
 
 mod adapt;
+mod any;
 mod bridge;
 mod chunks;
 mod collect;
@@ -86,6 +87,10 @@ pub mod string;
 mod try_op;
 
 pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, Fold, Map, MaxLen, MinLen, Zip};
+pub use any::{
+    AnyItems, AnyRule, AnySeq, AnyStep, SkipAny, SkipAnyWhile, SkipCount, SkipWhile, TakeAny,
+    TakeAnyWhile, TakeCount, TakeWhile,
+};
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chunks::{
     ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit,
@@ -677,6 +682,33 @@ pub trait ParallelIterator: Sized + Send + Sync {
         T: Send,
     {
         WhileSome::new(self)
+    }
+
+    /// The items but any `n` of them (which ones depends on the order leaves run in).
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        AnyItems::skip(self, n)
+    }
+
+    /// Any `n` of the items (all if there are fewer).
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        AnyItems::take(self, n)
+    }
+
+    /// The items, skipping those that satisfy `predicate` until one does not (after
+    /// that, leaves stop skipping).
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        AnyItems::skip_while(self, predicate)
+    }
+
+    /// The items that satisfy `predicate`, until one does not (then every leaf stops).
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        AnyItems::take_while(self, predicate)
     }
 
     /// The least item by `f`; the first of equal ones.

@@ -3,9 +3,11 @@
 //! refuses a file of this folder that is not. Tests that need a process to themselves
 //! are files of their own directly under `tests/`.
 
+mod any;
 mod api;
 mod bitier;
 mod common;
+mod counted;
 mod cross;
 mod debug;
 mod domains;

@@ -1,6 +1,7 @@
 //! Tuples zipped by `into_par_iter` (`src/iter/multizip.rs`) and `par_array_windows`:
 //! rayon's answers, owned items dropped once.
 
+use crate::counted::Counted;
 use locus::prelude::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -37,15 +38,6 @@ fn tuples_zip_their_members_up_to_the_shortest() {
         .into_par_iter()
         .for_each(|(x, y)| std::mem::swap(x, y));
     assert_eq!(pair, (vec![2u8; 10], vec![1u8; 10]));
-}
-
-/// Counts its drops.
-struct Counted(Arc<AtomicUsize>);
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
 }
 
 #[test]

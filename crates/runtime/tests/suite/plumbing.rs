@@ -4,6 +4,7 @@
 //! bridges; owned items dropped exactly once.
 
 use crate::common::pool;
+use crate::counted::Counted;
 use locus::iter::plumbing::{
     bridge, bridge_producer_consumer, bridge_unindexed, producer_iter, unindexed_iter, Consumer,
     Folder, Producer, ProducerCallback, Reducer, UnindexedConsumer, UnindexedProducer,
@@ -296,15 +297,6 @@ fn locus_iterators_give_producers_that_split_anywhere() {
                 .with_producer(SplitTwice(i, j));
             assert_eq!(items, v.iter().rev().copied().collect::<Vec<_>>());
         }
-    }
-}
-
-/// Counts its drops.
-struct Counted(Arc<AtomicUsize>);
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
     }
 }
 
