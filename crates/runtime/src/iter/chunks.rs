@@ -122,6 +122,12 @@ pub struct RChunks<'data, T> {
     size: usize,
 }
 
+impl<T> Clone for RChunks<'_, T> {
+    fn clone(&self) -> Self {
+        RChunks { ..*self }
+    }
+}
+
 /// `par_rchunks_exact(size)`: chunks of exactly `size` from the back; the
 /// [`RChunksExact::remainder`] at the front is left out.
 #[derive(Debug)]
@@ -129,6 +135,12 @@ pub struct RChunksExact<'data, T> {
     slice: &'data [T],
     rem: &'data [T],
     size: usize,
+}
+
+impl<T> Clone for RChunksExact<'_, T> {
+    fn clone(&self) -> Self {
+        RChunksExact { ..*self }
+    }
 }
 
 impl<'data, T: Sync> RChunks<'data, T> {

@@ -454,6 +454,15 @@ pub struct WhileSome<I> {
     stopped: AtomicBool,
 }
 
+impl<I: Clone> Clone for WhileSome<I> {
+    fn clone(&self) -> Self {
+        WhileSome {
+            base: self.base.clone(),
+            stopped: AtomicBool::new(self.stopped.load(Ordering::Relaxed)),
+        }
+    }
+}
+
 impl<I> WhileSome<I> {
     pub(super) fn new(base: I) -> Self {
         WhileSome {

@@ -6,6 +6,7 @@
 mod any;
 mod api;
 mod bitier;
+mod clone;
 mod common;
 mod counted;
 mod cross;
