@@ -7,16 +7,20 @@
 # RAYON_SOURCES is a checkout of rayon (github.com/rayon-rs/rayon). Without one the
 # script says so and does nothing. Nothing of rayon's is copied into this repository:
 # the port is made in $SCRATCH (default: a fresh folder under /tmp) by rewriting the
-# `rayon::` paths of each file to `locus::` paths (sed over the paths, nothing else),
-# and each file is built twice, once against rayon (from the local registry, offline)
-# and once against locus (by path). For each test file the table gives whether it
-# compiles and how many of its tests pass; for each demo module, whether it compiles
-# and how many of its tests and benchmarks (run once each, as `cargo test` does) pass.
-# Demo modules that need a crate the offline registry lacks (docopt, cgmath, glium,
-# ...) are marked so under both.
+# `rayon::` paths of each file to `locus::` paths (sed over the paths, nothing else).
+# Each file is built once per flavour: `rayon` (rayon from the local registry,
+# offline), `locus` (the ported file against locus, by path) and `dropin` (the file
+# unchanged, with `[patch.crates-io] rayon = { path = crates/rayon-compat }`, as a user
+# moves a whole dependency tree to locus). For each test file the table gives whether
+# it compiles and how many of its tests pass; for each demo module, whether it
+# compiles and how many of its tests and benchmarks (run once each, as `cargo test`
+# does) pass. Demo modules that need a crate the offline registry lacks (docopt,
+# cgmath, glium, ...) are marked so under every flavour.
 #
 # Environment: SCRATCH (the scratch folder), CARGO_TARGET_DIR (shared by all builds
-# here; default $SCRATCH/target), RAYON_SUITE_TIMEOUT (seconds per test binary, 300).
+# here; default $SCRATCH/target), RAYON_SUITE_TIMEOUT (seconds per test binary, 300),
+# RAYON_SUITE_FLAVOURS (which to build; "rayon locus dropin"), RAYON_SUITE_PROFILE
+# (`release` to build optimised).
 set -u
 
 src=${1:-${RAYON_SRC:-}}
@@ -30,7 +34,7 @@ scratch=${SCRATCH:-$(mktemp -d /tmp/rayon-suite.XXXXXX)}
 mkdir -p "$scratch"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$scratch/target}
 limit=${RAYON_SUITE_TIMEOUT:-300}
-flavours=(${RAYON_SUITE_FLAVOURS:-rayon locus})
+flavours=(${RAYON_SUITE_FLAVOURS:-rayon locus dropin})
 profile=()
 if [ "${RAYON_SUITE_PROFILE:-}" = release ]; then
     profile=(--release)
@@ -55,12 +59,15 @@ package() {
         echo 'edition = "2021"'
         echo 'publish = false'
         echo '[dependencies]'
-        if [ "$flavour" = rayon ]; then
-            echo 'rayon = "1"'
-        else
-            echo "locus = { path = \"$repo/crates/runtime\" }"
-        fi
+        case $flavour in
+        locus) echo "locus = { path = \"$repo/crates/runtime\" }" ;;
+        *) echo 'rayon = "1"' ;;
+        esac
         printf '%b' "$extra"
+        if [ "$flavour" = dropin ]; then
+            echo '[patch.crates-io]'
+            echo "rayon = { path = \"$repo/crates/rayon-compat\" }"
+        fi
         echo '[workspace]'
     } >"$dir/Cargo.toml"
 }

@@ -99,7 +99,7 @@ fn resume_first_panic(results: impl Iterator<Item = std::thread::Result<()>>) {
     }
 }
 
-fn broadcast_in<F>(registry: &Arc<Registry>, location: &Location<'_>, op: &F)
+pub(crate) fn broadcast_in<F>(registry: &Arc<Registry>, location: &Location<'_>, op: &F)
 where
     F: Fn(usize) + Sync,
 {

@@ -162,6 +162,9 @@ impl<P: HasSleep> Latch for CrossLatch<P> {
 pub(crate) struct CountLatch {
     count: AtomicUsize,
     latch: WorkerLatch,
+    /// Set instead of `latch` for an owner that is no worker of the pool and blocks
+    /// (`CountLatch::blocking`, rayon's `in_place_scope` from outside a pool).
+    blocking: Option<LockLatch>,
 }
 
 impl CountLatch {
@@ -169,6 +172,28 @@ impl CountLatch {
         CountLatch {
             count: AtomicUsize::new(1),
             latch: WorkerLatch::new(sleep, owner),
+            blocking: None,
+        }
+    }
+
+    /// A count latch whose owner is no worker of the pool: it waits with
+    /// [`CountLatch::wait_blocking`].
+    pub(crate) fn blocking(sleep: &Sleep) -> CountLatch {
+        CountLatch {
+            blocking: Some(LockLatch::new()),
+            ..CountLatch::new(sleep, 0)
+        }
+    }
+
+    /// Whether the owner blocks ([`CountLatch::blocking`]) rather than works.
+    pub(crate) fn is_blocking(&self) -> bool {
+        self.blocking.is_some()
+    }
+
+    /// Blocks until the count reaches zero, for a [`CountLatch::blocking`] latch.
+    pub(crate) fn wait_blocking(&self) {
+        if let Some(lock) = &self.blocking {
+            lock.wait();
         }
     }
 
@@ -190,7 +215,12 @@ impl Latch for CountLatch {
         // owner (which acquires the latch) sees all the work of the counted tasks.
         if unsafe { (*this).count.fetch_sub(1, Ordering::AcqRel) } == 1 {
             // SAFETY: still live; the owner waits for the inner latch, not the count.
-            unsafe { WorkerLatch::set(&(*this).latch) };
+            match unsafe { &(*this).blocking } {
+                // SAFETY: as above; `LockLatch::set` keeps it live until it is done.
+                Some(lock) => unsafe { LockLatch::set(lock) },
+                // SAFETY: as above.
+                None => unsafe { WorkerLatch::set(&(*this).latch) },
+            }
         }
     }
 }

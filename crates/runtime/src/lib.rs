@@ -61,6 +61,7 @@ pub mod raw;
 mod registry;
 mod scope;
 mod sleep;
+mod spawn;
 mod split;
 mod stats;
 mod sync;
@@ -96,7 +97,7 @@ pub mod range_inclusive {
 /// rayon's `rayon::slice`: the slice traits and the types of their iterators.
 pub mod slice {
     pub use crate::iter::{
-        Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, ParallelSlice,
+        ArrayWindows, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, ParallelSlice,
         ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit as Split,
         Windows,
     };
@@ -118,6 +119,10 @@ pub use locus_topo::Topology;
 pub use pin::Pinning;
 pub use pool::{global, BuildError, ThreadPool, ThreadPoolBuilder, DEFAULT_PINNING, MAX_THREADS};
 pub use scope::{for_range, scope, Scope};
+pub use spawn::{
+    broadcast, current_num_threads, current_thread_index, in_place_scope, in_place_scope_fifo,
+    scope_fifo, spawn, spawn_fifo, yield_local, yield_now, BroadcastContext, ScopeFifo, Yield,
+};
 pub use stats::{PoolStats, WorkerStats};
 pub use trace::{TraceReport, DEFAULT_TRACE_CAP};
 

@@ -220,6 +220,18 @@ pub struct ThreadPoolBuilder {
     trace: Option<(std::path::PathBuf, Option<&'static str>)>,
     /// Events each worker keeps for the trace.
     trace_cap: usize,
+    /// Where the panics of detached spawns go (`crate::spawn`).
+    panic_handler: Option<PanicHandlerSlot>,
+}
+
+/// A builder's panic handler, shown by `Debug` as being there.
+#[derive(Clone)]
+struct PanicHandlerSlot(crate::spawn::PanicHandler);
+
+impl fmt::Debug for PanicHandlerSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PanicHandler")
+    }
 }
 
 impl Default for ThreadPoolBuilder {
@@ -244,6 +256,7 @@ impl ThreadPoolBuilder {
             origin_pus: None,
             trace: None,
             trace_cap: crate::trace::DEFAULT_TRACE_CAP,
+            panic_handler: None,
         }
     }
 
@@ -385,6 +398,18 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// What the panic of a detached spawn ([`ThreadPool::spawn`], [`crate::spawn`]) is
+    /// handed to, on the worker that ran it. Without a handler such a panic aborts the
+    /// process, as rayon's does; a panicking handler aborts too. Panics of `join`,
+    /// `scope` and `install` reach their caller either way.
+    pub fn panic_handler<H>(mut self, handler: H) -> Self
+    where
+        H: Fn(Box<dyn std::any::Any + Send>) + Send + Sync + 'static,
+    {
+        self.panic_handler = Some(PanicHandlerSlot(Arc::new(handler)));
+        self
+    }
+
     /// Starts the workers.
     pub fn build(self) -> Result<ThreadPool, BuildError> {
         let topology = match self.topology {
@@ -452,6 +477,10 @@ impl ThreadPoolBuilder {
             None
         };
         let (mut registry, deques) = Registry::new(policy, map, topology, counter_source);
+        if let (Some(handler), Some(r)) = (&self.panic_handler, Arc::get_mut(&mut registry)) {
+            // No worker has started yet: the registry has no other reference.
+            r.detached.panic_handler = Some(Arc::clone(&handler.0));
+        }
         if let Some(path) = trace_path {
             let title = format!(
                 "locus {} on {}, {n} workers",
@@ -733,7 +762,9 @@ impl Drop for ThreadPool {
         self.registry.terminate();
         let on_own_worker = crate::registry::WorkerThread::current()
             .is_some_and(|w| Arc::ptr_eq(&w.registry, &self.registry));
-        if !on_own_worker {
+        // Outstanding detached spawns keep the workers until they are done; the handle
+        // waits for none of them (see `crate::spawn`).
+        if !on_own_worker && self.registry.detached.none_outstanding() {
             let threads =
                 std::mem::take(&mut *self.threads.lock().unwrap_or_else(|e| e.into_inner()));
             for t in threads {

@@ -45,10 +45,13 @@
 //! # Shutdown
 //! 1. The `ThreadPool` handle is dropped: `terminate` is set (`Release`) and every
 //!    sleeper woken.
-//! 2. Each worker, on its next idle check, sees `terminate` (`Acquire`) and leaves its
-//!    main loop. No job can be outstanding then: every `install`, `join` and `scope`
-//!    waits for its jobs, and the handle cannot be dropped while one of them runs.
-//! 3. The handle's drop joins the threads (unless it runs on one of them).
+//! 2. Each worker, on its next idle check, sees `terminate` (`Acquire`) and no detached
+//!    spawn outstanding (`crate::spawn`), and leaves its main loop. No other job can be
+//!    outstanding then: every `install`, `join` and `scope` waits for its jobs, and the
+//!    handle cannot be dropped while one of them runs. The last detached spawn to end
+//!    after `terminate` wakes every worker (`Detached::done`).
+//! 3. The handle's drop joins the threads (unless it runs on one of them, or detached
+//!    spawns are outstanding: then the workers exit on their own once those are done).
 //! 4. The registry is freed with its last reference: the last worker's, or that of a
 //!    [`CrossLatch`]'s setter in another pool, which holds it until its wake-up is done.
 
@@ -121,6 +124,8 @@ pub(crate) struct Registry {
     /// Zero of the idle clock (see `stats.rs`).
     epoch: Instant,
     terminate: AtomicBool,
+    /// Detached spawns (`crate::spawn`): their count, panic handler and FIFO queues.
+    pub(crate) detached: crate::spawn::Detached,
     /// The pool's trace, if it is traced (`trace.rs`); set before the workers start.
     pub(crate) trace: Option<Trace>,
 }
@@ -192,6 +197,7 @@ impl Registry {
                 .collect(),
             epoch: Instant::now(),
             terminate: AtomicBool::new(false),
+            detached: crate::spawn::Detached::new(n),
             trace: None,
             map,
             topology,
@@ -258,6 +264,11 @@ impl Registry {
     pub(crate) fn terminate(&self) {
         self.terminate.store(true, Ordering::Release);
         self.sleep.wake_all();
+    }
+
+    /// The flag `terminate` sets, for the last detached spawn's check (`crate::spawn`).
+    pub(crate) fn terminate_flag(&self) -> &AtomicBool {
+        &self.terminate
     }
 
     /// Publishes a broadcast's share, which only `worker` runs, and wakes it (fenced: the
@@ -385,7 +396,9 @@ impl Registry {
         let worker = WorkerThread::new(self, index, deque);
         WORKER.with(|w| w.set(&worker));
         let registry = Arc::clone(&worker.registry);
-        worker.work_until(|| registry.terminate.load(Ordering::Acquire), false);
+        let leave =
+            || registry.terminate.load(Ordering::Acquire) && registry.detached.none_outstanding();
+        worker.work_until(leave, false);
         WORKER.with(|w| w.set(ptr::null()));
     }
 }
@@ -912,6 +925,31 @@ impl WorkerThread {
             }
         }
         true
+    }
+
+    /// One job for rayon's `yield_now` (`local`: `yield_local`, the own deque only),
+    /// found as a waiting worker finds one; whether one ran.
+    pub(crate) fn yield_one(&self, local: bool) -> bool {
+        if local {
+            return match self.deque.pop() {
+                Some(job) => {
+                    self.execute(job, Source::OwnSquad);
+                    true
+                }
+                None => false,
+            };
+        }
+        if let Some(job) = self.take_broadcast() {
+            self.run_share(job);
+            return true;
+        }
+        match self.find_work(true) {
+            Some((job, source)) => {
+                self.execute(job, source);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Works (or sleeps) until `done` holds: the wait of a join, scope or raw wait whose

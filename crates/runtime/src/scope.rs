@@ -21,6 +21,15 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicPtr, AtomicU32, Ordering};
 use std::sync::Arc;
 
+impl std::fmt::Debug for Scope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scope")
+            .field("pool", &format_args!("{:p}", Arc::as_ptr(&self.registry)))
+            .field("owner_task", &self.owner_task.info().id)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What a scope's marker stands for: a spawned body borrowing for `'scope`.
 type ScopeBody<'scope> = Box<dyn FnOnce(&Scope<'scope>) + Send + Sync + 'scope>;
 
@@ -70,46 +79,87 @@ where
 
 pub(crate) fn scope_in<'scope, OP, R>(worker: &WorkerThread, op: OP) -> R
 where
-    OP: FnOnce(&Scope<'scope>) -> R + Send,
-    R: Send,
+    OP: FnOnce(&Scope<'scope>) -> R,
 {
-    // The owner's spawns into this scope are numbered from the first again (see
-    // `Spawner::new_scope`), so a scope opened in a loop spawns the same ids every time.
-    let outer = worker.ctx.get();
-    worker.ctx.set(outer.new_scope());
-    let scope = Scope {
-        latch: CountLatch::new(&worker.registry.sleep, worker.index),
-        registry: Arc::clone(&worker.registry),
-        owner_task: outer,
-        foreign_spawns: AtomicU32::new(0),
-        panic: AtomicPtr::new(std::ptr::null_mut()),
-        marker: PhantomData,
-    };
-    let result = match unwind::halt_unwinding(|| op(&scope)) {
-        Ok(r) => Some(r),
-        Err(p) => {
-            scope.keep_panic(p);
-            None
-        }
-    };
-    // Release the body's share, then wait for the spawns.
-    // SAFETY: the latch lives on this frame until we return, after the wait below.
-    unsafe { Latch::set(&scope.latch) };
-    if !scope.latch.probe() {
-        worker.wait_until_cold(|| scope.latch.probe());
-    }
-    worker.ctx.set(outer);
-    let panic = scope.panic.swap(std::ptr::null_mut(), Ordering::Acquire);
-    if !panic.is_null() {
-        // SAFETY: a non-null pointer came from `Box::into_raw` in `keep_panic`, and the
-        // swap gave it to us alone.
-        let panic = unsafe { Box::from_raw(panic) };
-        unwind::resume_unwinding(*panic);
-    }
-    result.expect("the scope body returned, or its panic was kept and resumed above")
+    let scope = Scope::open(worker);
+    let result = unwind::halt_unwinding(|| op(&scope));
+    scope.complete(result)
 }
 
 impl<'scope> Scope<'scope> {
+    /// A scope owned by `worker`, which waits for it working (`complete`).
+    pub(crate) fn open(worker: &WorkerThread) -> Scope<'scope> {
+        // The owner's spawns into this scope are numbered from the first again (see
+        // `Spawner::new_scope`), so a scope opened in a loop spawns the same ids every time.
+        let outer = worker.ctx.get();
+        worker.ctx.set(outer.new_scope());
+        Scope {
+            latch: CountLatch::new(&worker.registry.sleep, worker.index),
+            registry: Arc::clone(&worker.registry),
+            owner_task: outer,
+            foreign_spawns: AtomicU32::new(0),
+            panic: AtomicPtr::new(std::ptr::null_mut()),
+            marker: PhantomData,
+        }
+    }
+
+    /// A scope of `registry` owned by a thread that is no worker of it, which blocks
+    /// until the spawns are done (rayon's `in_place_scope` from outside); its spawns are
+    /// named from a root at `location`.
+    pub(crate) fn open_blocking(
+        registry: &Arc<crate::registry::Registry>,
+        location: &Location<'_>,
+    ) -> Scope<'scope> {
+        Scope {
+            latch: CountLatch::blocking(&registry.sleep),
+            registry: Arc::clone(registry),
+            owner_task: Spawner::of(Spawner::root_info(location)),
+            foreign_spawns: AtomicU32::new(0),
+            panic: AtomicPtr::new(std::ptr::null_mut()),
+            marker: PhantomData,
+        }
+    }
+
+    /// Ends the scope whose body gave `result`: waits for every spawn, restores the
+    /// owner's task context, and returns the body's value or resumes the first panic.
+    /// Called on the thread that opened the scope.
+    pub(crate) fn complete<R>(&self, result: std::thread::Result<R>) -> R {
+        let result = match result {
+            Ok(r) => Some(r),
+            Err(p) => {
+                self.keep_panic(p);
+                None
+            }
+        };
+        // Release the body's share, then wait for the spawns.
+        // SAFETY: the latch lives in `self` until the wait below has returned.
+        unsafe { Latch::set(&self.latch) };
+        if self.latch.is_blocking() {
+            self.latch.wait_blocking();
+        } else {
+            let worker = WorkerThread::current().expect("a scope completes where it opened");
+            if !self.latch.probe() {
+                worker.wait_until_cold(|| self.latch.probe());
+            }
+            worker.ctx.set(self.owner_task);
+        }
+        let panic = self.panic.swap(std::ptr::null_mut(), Ordering::Acquire);
+        if !panic.is_null() {
+            // SAFETY: a non-null pointer came from `Box::into_raw` in `keep_panic`, and the
+            // swap gave it to us alone.
+            let panic = unsafe { Box::from_raw(panic) };
+            unwind::resume_unwinding(*panic);
+        }
+        result.expect("the scope body returned, or its panic was kept and resumed above")
+    }
+
+    /// The index of the calling worker if it is a worker of this scope's pool.
+    pub(crate) fn own_worker(&self) -> Option<usize> {
+        WorkerThread::current()
+            .filter(|w| std::ptr::eq(&*w.registry, &*self.registry))
+            .map(|w| w.index)
+    }
+
     /// Spawns `body` into the scope. It runs before the scope returns, possibly on
     /// another worker, and gets the scope to spawn more.
     pub fn spawn<BODY>(&self, body: BODY)
@@ -322,7 +372,7 @@ enum Spawned {
 }
 
 /// A scope pointer a spawned job carries to the worker that runs it.
-struct ScopePtr<T>(*const T);
+pub(crate) struct ScopePtr<T>(pub(crate) *const T);
 // SAFETY: it points to a `Scope`, which is `Sync` (atomics, an Arc, a latch), and the
 // scope outlives every job that carries the pointer.
 unsafe impl<T: Sync> Send for ScopePtr<T> {}

@@ -7,5 +7,5 @@ mod loom_runner;
 
 #[test]
 fn loom_models_pass() {
-    loom_runner::run_loom_models(env!("CARGO_MANIFEST_DIR"), 7);
+    loom_runner::run_loom_models(env!("CARGO_MANIFEST_DIR"), 8);
 }

@@ -2,6 +2,7 @@
 //! adapter over the inner leaf's items, so a leaf runs as a sequential chain does.
 
 use super::{IndexedParallelIterator, ParallelIterator};
+use std::fmt;
 use std::ops::Range;
 
 /// Forwards the position plumbing of an adapter to its inner iterator `$inner` (all
@@ -26,7 +27,7 @@ macro_rules! forward_positions {
 }
 
 /// [`ParallelIterator::map`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Map<I, F> {
     base: I,
     f: F,
@@ -71,7 +72,7 @@ where
 }
 
 /// [`ParallelIterator::filter`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Filter<I, P> {
     base: I,
     predicate: P,
@@ -107,7 +108,7 @@ where
 }
 
 /// [`ParallelIterator::filter_map`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FilterMap<I, F> {
     base: I,
     f: F,
@@ -347,7 +348,7 @@ leaf_bound!(
 );
 
 /// [`ParallelIterator::fold`]: one accumulator per leaf.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Fold<I, ID, F> {
     base: I,
     identity: ID,
@@ -389,4 +390,11 @@ where
         let items = unsafe { self.base.seq(range) };
         std::iter::once(items.fold((self.identity)(), &self.fold_op))
     }
+}
+
+debug_fields! {
+    [I: fmt::Debug, F] Map<I, F> { base };
+    [I: fmt::Debug, P] Filter<I, P> { base };
+    [I: fmt::Debug, F] FilterMap<I, F> { base };
+    [I: fmt::Debug, ID, F] Fold<I, ID, F> { base };
 }

@@ -12,6 +12,7 @@
 
 use super::{IndexedParallelIterator, ParallelIterator};
 use crate::footprint;
+use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 
@@ -64,6 +65,48 @@ impl<'data, T: Sync> ParallelIterator for Windows<'data, T> {
 
 impl<T: Sync> IndexedParallelIterator for Windows<'_, T> {}
 
+/// `par_array_windows::<N>()`: every run of `N` consecutive elements, as an array.
+#[derive(Debug, Clone)]
+pub struct ArrayWindows<'data, T, const N: usize> {
+    windows: Windows<'data, T>,
+}
+
+impl<'data, T: Sync, const N: usize> ArrayWindows<'data, T, N> {
+    pub(super) fn new(slice: &'data [T]) -> Self {
+        ArrayWindows {
+            windows: Windows::new(slice, N),
+        }
+    }
+}
+
+/// A window of `N` elements as the array it is.
+fn as_array<T, const N: usize>(window: &[T]) -> &[T; N] {
+    window.try_into().expect("a window holds N elements")
+}
+
+impl<'data, T: Sync, const N: usize> ParallelIterator for ArrayWindows<'data, T, N> {
+    type Item = &'data [T; N];
+    type Seq<'a>
+        = std::iter::Map<std::slice::Windows<'data, T>, fn(&'data [T]) -> &'data [T; N]>
+    where
+        Self: 'a;
+
+    fn position_count(&self) -> usize {
+        self.windows.position_count()
+    }
+
+    fn exact_len(&self) -> Option<usize> {
+        self.windows.exact_len()
+    }
+
+    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.windows.seq(range) }.map(as_array::<T, N>)
+    }
+}
+
+impl<T: Sync, const N: usize> IndexedParallelIterator for ArrayWindows<'_, T, N> {}
+
 /// The elements under chunks `range` of `size`, counted from the back of `len`.
 fn from_back(range: Range<usize>, size: usize, len: usize) -> Range<usize> {
     let hi = len - range.start.saturating_mul(size).min(len);
@@ -79,6 +122,12 @@ pub struct RChunks<'data, T> {
     size: usize,
 }
 
+impl<T> Clone for RChunks<'_, T> {
+    fn clone(&self) -> Self {
+        RChunks { ..*self }
+    }
+}
+
 /// `par_rchunks_exact(size)`: chunks of exactly `size` from the back; the
 /// [`RChunksExact::remainder`] at the front is left out.
 #[derive(Debug)]
@@ -86,6 +135,12 @@ pub struct RChunksExact<'data, T> {
     slice: &'data [T],
     rem: &'data [T],
     size: usize,
+}
+
+impl<T> Clone for RChunksExact<'_, T> {
+    fn clone(&self) -> Self {
+        RChunksExact { ..*self }
+    }
 }
 
 impl<'data, T: Sync> RChunks<'data, T> {
@@ -309,7 +364,6 @@ exact_mut!(RChunksExactMut, ExactBodyRevMut);
 
 /// `par_split(separator)` of a slice: the subslices between elements for which
 /// `separator` holds, as std's `split`.
-#[derive(Debug)]
 pub struct SliceSplit<'data, T, P> {
     slice: &'data [T],
     separator: P,
@@ -385,4 +439,8 @@ impl<'data, T, P: Fn(&T) -> bool> Iterator for SliceSplitSeq<'data, '_, T, P> {
             None => Some(rest),
         }
     }
+}
+
+debug_fields! {
+    ['data, T: fmt::Debug, P] SliceSplit<'data, T, P> { slice };
 }

@@ -12,6 +12,7 @@
 
 use super::source::{Drain, IntoIter};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator, LEAVES};
+use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 
@@ -160,7 +161,6 @@ impl<T: Clone + Send + Sync> ParallelIterator for RepeatN<T> {
 impl<T: Clone + Send + Sync> IndexedParallelIterator for RepeatN<T> {}
 
 /// [`split`]: the pieces `splitter` cuts `data` into.
-#[derive(Debug)]
 pub struct Split<D, S> {
     pieces: IntoIter<D>,
     marker: PhantomData<fn() -> S>,
@@ -287,7 +287,6 @@ impl<S> Top<S> {
 }
 
 /// [`walk_tree_prefix`], [`walk_tree_postfix`] and [`walk_tree`]: the nodes of a tree.
-#[derive(Debug)]
 pub struct WalkTree<S, B> {
     entries: IntoIter<Entry<S>>,
     children_of: B,
@@ -406,6 +405,14 @@ pub struct WalkSeq<'a, S, B> {
     postfix_stack: Vec<(S, std::vec::IntoIter<S>)>,
 }
 
+impl<S, B> std::fmt::Debug for WalkSeq<'_, S, B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalkSeq")
+            .field("postfix", &self.postfix)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S, B, I> WalkSeq<'_, S, B>
 where
     B: Fn(&S) -> I,
@@ -459,4 +466,9 @@ where
             }
         }
     }
+}
+
+debug_fields! {
+    [D: fmt::Debug, S] Split<D, S> { pieces };
+    [S: fmt::Debug, B] WalkTree<S, B> { entries, postfix };
 }

@@ -49,16 +49,35 @@
 //! the pool goes on. Items owned by the chain (a `Vec`'s `into_par_iter`, a `collect`'s
 //! result so far) are dropped exactly once.
 
+#![warn(missing_debug_implementations)]
+
+/// `Debug` for adapters and sources holding closures: the named fields only, as
+/// rayon's do, so a chain is `Debug` whatever its closures.
+macro_rules! debug_fields {
+    ($([$($g:tt)*] $name:ident<$($p:tt),*> { $($field:ident),* };)*) => {$(
+        impl<$($g)*> fmt::Debug for $name<$($p),*> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    $(.field(stringify!($field), &self.$field))*
+                    .finish_non_exhaustive()
+            }
+        }
+    )*};
+}
+
 pub mod hook;
 
 mod adapt;
+mod any;
 mod bridge;
 mod chunks;
 mod collect;
 mod collections;
 mod extend;
 mod generate;
+mod multizip;
 mod per_leaf;
+pub mod plumbing;
 mod range;
 mod reshape;
 mod slice;
@@ -68,9 +87,14 @@ pub mod string;
 mod try_op;
 
 pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, Fold, Map, MaxLen, MinLen, Zip};
+pub use any::{
+    AnyItems, AnyRule, AnySeq, AnyStep, SkipAny, SkipAnyWhile, SkipCount, SkipWhile, TakeAny,
+    TakeAnyWhile, TakeCount, TakeWhile,
+};
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chunks::{
-    ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit, Windows,
+    ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit,
+    Windows,
 };
 pub use collect::FromParallelIterator;
 pub use collections::{ParallelDrainFull, ParallelDrainRange};
@@ -79,6 +103,7 @@ pub use generate::{
     empty, once, repeat, repeat_n, repeatn, split, walk_tree, walk_tree_postfix, walk_tree_prefix,
     Empty, Once, Repeat, RepeatN, Split, WalkTree, WalkTreePostfix, WalkTreePrefix, EXPAND_LIMIT,
 };
+pub use multizip::{MultiZip, MultiZipSeq};
 pub use per_leaf::{
     FlatMap, FlatMapIter, Flatten, FlattenIter, FoldWith, Inspect, MapInit, MapWith, PanicFuse,
     TryFold, TryFoldWith, Update, WhileSome, NESTED_LOOP,
@@ -659,6 +684,33 @@ pub trait ParallelIterator: Sized + Send + Sync {
         WhileSome::new(self)
     }
 
+    /// The items but any `n` of them (which ones depends on the order leaves run in).
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        AnyItems::skip(self, n)
+    }
+
+    /// Any `n` of the items (all if there are fewer).
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        AnyItems::take(self, n)
+    }
+
+    /// The items, skipping those that satisfy `predicate` until one does not (after
+    /// that, leaves stop skipping).
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        AnyItems::skip_while(self, predicate)
+    }
+
+    /// The items that satisfy `predicate`, until one does not (then every leaf stops).
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        AnyItems::take_while(self, predicate)
+    }
+
     /// The least item by `f`; the first of equal ones.
     #[track_caller]
     fn min_by<F>(self, f: F) -> Option<Self::Item>
@@ -804,6 +856,19 @@ pub trait ParallelIterator: Sized + Send + Sync {
     fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
         collect::vec_list(self)
     }
+
+    /// Drives a rayon consumer with the items (rayon's `drive_unindexed`): the leaves a
+    /// terminal would cut, each folded into a consumer split off the left, the results
+    /// reduced in order (see [`plumbing`]).
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: plumbing::UnindexedConsumer<Self::Item>,
+    {
+        plumbing::drive_leaves(self, consumer, |right: C, _| {
+            let (left, reducer) = (right.split_off_left(), right.to_reducer());
+            (left, right, reducer)
+        })
+    }
 }
 
 /// A parallel iterator whose item `i` is its position `i`: it can be enumerated, zipped
@@ -817,6 +882,26 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// Whether there are no items.
     fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Drives a rayon consumer with the items, split by index (rayon's `drive`; see
+    /// [`plumbing`]).
+    fn drive<C>(self, consumer: C) -> C::Result
+    where
+        C: plumbing::Consumer<Self::Item>,
+    {
+        plumbing::drive_leaves(self, consumer, |c: C, at| c.split_at(at))
+    }
+
+    /// Hands the items to `callback` as a rayon producer (rayon's `with_producer`; see
+    /// [`plumbing`]).
+    fn with_producer<CB>(mut self, callback: CB) -> CB::Output
+    where
+        CB: plumbing::ProducerCallback<Self::Item>,
+    {
+        let positions = self.position_count();
+        self.driven(positions);
+        callback.callback(plumbing::LeafProducer::new(&self, positions))
     }
 
     /// Each item with its index.

@@ -17,6 +17,7 @@
 use super::reshape::{CloneOf, Init};
 use super::try_op::{try_fold_items, Try};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,7 +51,7 @@ macro_rules! same_positions {
 }
 
 /// [`ParallelIterator::inspect`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Inspect<I, F> {
     base: I,
     f: F,
@@ -89,7 +90,7 @@ where
 }
 
 /// [`ParallelIterator::update`].
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Update<I, F> {
     base: I,
     f: F,
@@ -153,7 +154,7 @@ impl<S: Iterator, F: Fn(&mut S::Item)> Iterator for UpdateSeq<'_, S, F> {
 }
 
 /// [`ParallelIterator::map_with`]: each leaf maps with its own clone of `init`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct MapWith<I, T, F> {
     base: I,
     init: T,
@@ -167,7 +168,7 @@ impl<I, T, F> MapWith<I, T, F> {
 }
 
 /// [`ParallelIterator::map_init`]: each leaf maps with its own `init()`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct MapInit<I, INIT, F> {
     base: I,
     init: INIT,
@@ -275,7 +276,7 @@ where
 }
 
 /// [`ParallelIterator::fold_with`]: one accumulator per leaf, from a clone of `init`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FoldWith<I, T, F> {
     base: I,
     init: T,
@@ -319,7 +320,7 @@ where
 
 /// [`ParallelIterator::try_fold`] and [`ParallelIterator::try_fold_with`]: one result
 /// per leaf, the leaf's items folded until a step fails.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct TryFold<I, N, F, R> {
     base: I,
     init: N,
@@ -453,6 +454,15 @@ pub struct WhileSome<I> {
     stopped: AtomicBool,
 }
 
+impl<I: Clone> Clone for WhileSome<I> {
+    fn clone(&self) -> Self {
+        WhileSome {
+            base: self.base.clone(),
+            stopped: AtomicBool::new(self.stopped.load(Ordering::Relaxed)),
+        }
+    }
+}
+
 impl<I> WhileSome<I> {
     pub(super) fn new(base: I) -> Self {
         WhileSome {
@@ -532,7 +542,7 @@ pub(super) fn gather<I: ParallelIterator>(mut iter: I) -> Vec<I::Item> {
 
 /// [`ParallelIterator::flat_map`]: each item mapped to a parallel iterator, whose items
 /// follow in order.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FlatMap<I, F> {
     base: I,
     f: F,
@@ -646,7 +656,7 @@ where
 
 /// [`ParallelIterator::flat_map_iter`]: each item mapped to a sequential iterator,
 /// whose items follow in order.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FlatMapIter<I, F> {
     base: I,
     f: F,
@@ -717,4 +727,15 @@ where
         // SAFETY: forwarded from the caller.
         unsafe { self.base.seq(range) }.flatten()
     }
+}
+
+debug_fields! {
+    [I: fmt::Debug, F] Inspect<I, F> { base };
+    [I: fmt::Debug, F] Update<I, F> { base };
+    [I: fmt::Debug, T: fmt::Debug, F] MapWith<I, T, F> { base, init };
+    [I: fmt::Debug, INIT, F] MapInit<I, INIT, F> { base };
+    [I: fmt::Debug, T: fmt::Debug, F] FoldWith<I, T, F> { base, init };
+    [I: fmt::Debug, N, F, R] TryFold<I, N, F, R> { base };
+    [I: fmt::Debug, F] FlatMap<I, F> { base };
+    [I: fmt::Debug, F] FlatMapIter<I, F> { base };
 }

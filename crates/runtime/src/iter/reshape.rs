@@ -8,6 +8,7 @@
 //! once in `driven` and dropped there, so owning sources drop every item exactly once.
 
 use super::{IndexedParallelIterator, ParallelIterator};
+use std::fmt;
 use std::ops::Range;
 
 /// [`ParallelIterator::chain`]: `a`'s positions, then `b`'s.
@@ -499,7 +500,7 @@ where
 
 /// [`IndexedParallelIterator::fold_chunks`]: each chunk of `size` items folded from
 /// `identity()`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FoldChunks<I, ID, F> {
     base: I,
     size: usize,
@@ -557,7 +558,7 @@ where
 
 /// [`IndexedParallelIterator::fold_chunks_with`]: each chunk of `size` items folded
 /// from a clone of `init`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct FoldChunksWith<I, T, F> {
     base: I,
     size: usize,
@@ -762,4 +763,9 @@ impl<S: Iterator<Item = T>, T: Clone> Iterator for IntersperseSeq<'_, S, T> {
             Some(self.separator.clone())
         }
     }
+}
+
+debug_fields! {
+    [I: fmt::Debug, ID, F] FoldChunks<I, ID, F> { base, size };
+    [I: fmt::Debug, T: fmt::Debug, F] FoldChunksWith<I, T, F> { base, size, init };
 }

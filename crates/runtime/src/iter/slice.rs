@@ -2,7 +2,8 @@
 //! slices.
 
 use super::chunks::{
-    ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit, Windows,
+    ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit,
+    Windows,
 };
 use super::sort;
 use super::source::{Chunks, ChunksExact, ChunksMut};
@@ -37,6 +38,14 @@ pub trait ParallelSlice<T: Sync> {
     /// If `window_size` is 0, as rayon's does.
     fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
         Windows::new(self.as_parallel_slice(), window_size)
+    }
+
+    /// Every run of `N` consecutive elements, as an array (rayon's `par_array_windows`).
+    ///
+    /// # Panics
+    /// If `N` is 0, as rayon's does.
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        ArrayWindows::new(self.as_parallel_slice())
     }
 
     /// Chunks of `chunk_size` elements from the back, the last (the front) possibly

@@ -288,6 +288,12 @@ pub struct Chunks<'data, T> {
     size: usize,
 }
 
+impl<T> Clone for Chunks<'_, T> {
+    fn clone(&self) -> Self {
+        Chunks { ..*self }
+    }
+}
+
 impl<'data, T: Sync> Chunks<'data, T> {
     pub(super) fn new(slice: &'data [T], size: usize) -> Self {
         assert!(size != 0, "chunk size must not be zero");
@@ -344,6 +350,12 @@ pub struct ChunksExact<'data, T> {
     slice: &'data [T],
     rem: &'data [T],
     size: usize,
+}
+
+impl<T> Clone for ChunksExact<'_, T> {
+    fn clone(&self) -> Self {
+        ChunksExact { ..*self }
+    }
 }
 
 impl<'data, T: Sync> ChunksExact<'data, T> {

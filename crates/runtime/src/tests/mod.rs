@@ -3,6 +3,7 @@
 //! (`LOOM_MAX_PREEMPTIONS=2` as CI does; 1 for a quick local check).
 
 mod loom_cross;
+mod loom_detached;
 mod loom_queue;
 mod loom_sleep;
 mod loom_trace;

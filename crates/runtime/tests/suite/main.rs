@@ -3,17 +3,24 @@
 //! refuses a file of this folder that is not. Tests that need a process to themselves
 //! are files of their own directly under `tests/`.
 
+mod any;
 mod api;
 mod bitier;
+mod clone;
 mod common;
+mod counted;
 mod cross;
+mod debug;
 mod domains;
 mod events;
 mod iter;
 mod iter_more;
+mod multizip;
 mod panics;
 mod plans;
+mod plumbing;
 mod raw;
+mod spawn;
 mod stress;
 mod tiers;
 mod trace;
