@@ -361,7 +361,7 @@ fn build(k: usize) -> Arc<Crew> {
         .name("locus-crew".into())
         .stack_size(HELPER_STACK)
         .spawn(move || {
-            crate::abi::guard("a team's workers", || {
+            crate::guard::guard("a team's workers", || {
                 serving.pool.broadcast(|i| serving.serve(i))
             })
         });

@@ -36,13 +36,16 @@
 //!
 //! # Safety at the boundary
 //! Every entry point is `extern "C"`, so a Rust panic cannot unwind into C: the entry
-//! points catch it, print it, naming themselves, and abort (`abi.rs`), but for the
+//! points catch it, print it, naming themselves, and abort (`guard.rs`), but for the
 //! hottest two (`GOMP_task`, `GOMP_taskwait`, a task's fixed cost), which leave it to
 //! the boundary itself: a panic reaching an `extern "C"` function's end aborts the
 //! process after the panic's message. Bad settings (`OMP_*`, `LOCUS_*`)
 //! are reported by name and the program exits with status 2 (`env.rs`).
 
 #![deny(missing_docs)]
+// The entry points' tables (`abi.rs`) are built by a recursive macro, one level per
+// entry point.
+#![recursion_limit = "512"]
 
 pub mod abi;
 mod affinity;
@@ -51,6 +54,7 @@ mod blocks;
 mod crew;
 mod env;
 mod footprint;
+mod guard;
 mod lock;
 mod loops;
 mod reduction;

@@ -32,7 +32,7 @@
 //! always go on.
 //!
 //! A doacross loop may have any number of ordered dimensions (GCC passes the sink
-//! vectors of `GOMP_doacross_wait` as variadic arguments, which `abi.rs` reads as
+//! vectors of `GOMP_doacross_wait` as variadic arguments, which `abi/doacross.rs` reads as
 //! far as the loop has dimensions).
 //!
 //! A construct may carry scratch memory shared by its members ([`scratch`]: GCC 9's

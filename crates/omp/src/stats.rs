@@ -34,7 +34,7 @@ pub(crate) fn print_at_exit() {
 }
 
 extern "C" fn report() {
-    crate::abi::guard("the LOCUS_STATS report", || {
+    crate::guard::guard("the LOCUS_STATS report", || {
         for report in crate::crew::reports() {
             eprint!("{report}");
         }

@@ -494,10 +494,8 @@ mod tests {
         assert_ne!(copy, private.as_mut_ptr().cast());
         assert_eq!(copy as usize % 64, 0);
         // SAFETY: the copy holds 20 bytes.
-        assert_eq!(
-            unsafe { std::slice::from_raw_parts(copy.cast::<u32>(), 5) },
-            &private
-        );
+        let copied = unsafe { std::slice::from_raw_parts(copy.cast::<u32>(), 5) };
+        assert_eq!(copied, &private);
     }
 
     #[test]

@@ -412,7 +412,7 @@ impl Region {
     /// Crew worker `i`'s part: thread `i + 1` of the team, from the region's opening to
     /// its closing barrier.
     fn run_worker(&self, i: usize) {
-        crate::abi::guard("a parallel region", || {
+        crate::guard::guard("a parallel region", || {
             let num = i + 1;
             let node = Node::implicit(self.fn_id(), num as u32, false);
             // SAFETY: the starter outlives the region (see `Sync`).

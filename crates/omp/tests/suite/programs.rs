@@ -415,6 +415,12 @@ fn every_export_carries_gccs_version() {
         assert!(gcc.contains(entry), "{entry:?} is not in GCC's libgomp");
     }
     assert!(ours.contains(&("locus_footprint_read".into(), "LOCUS_1.0".into())));
+    // What the library exports is exactly its table (`abi.rs`): each symbol bound to
+    // the version written beside it.
+    let table: BTreeSet<(String, String)> = locus_omp::abi::symbols()
+        .map(|(name, version)| (name.to_string(), version.to_string()))
+        .collect();
+    assert_eq!(ours, table);
 }
 
 /// The environments the settings test runs `icvs` with: each sets ICVs that locus
