@@ -1,5 +1,5 @@
 //! Every entry point this library exports, by construct, each with its GCC symbol
-//! version written once: in the file of its construct, an [`exports!`] block lists the
+//! version written once: in the file of its construct, an `exports!` block lists the
 //! entry points as `"VERSION" fn NAME(...) { ... }` (or `"VERSION" fn NAME =
 //! family!(...);` for one of a family written by a macro). The block makes each an
 //! `extern "C"` function, binds it to its version node of `libgomp.map` with a
@@ -10,7 +10,7 @@
 //! symbol not listed is not exported, so a program that needs it fails to load (with
 //! `LD_BIND_NOW=1`, as `locus run` sets) naming it.
 //!
-//! Bodies run under [`guard`](crate::guard::guard), so that a Rust panic prints and
+//! Bodies run under `guard` (`guard.rs`), so that a Rust panic prints and
 //! aborts instead of unwinding into C, except the hottest two (`GOMP_task`,
 //! `GOMP_taskwait`). Signatures follow GCC 12's libgomp (`libgomp_g.h`, `omp.h.in`) and
 //! what `gcc -fopenmp -fdump-tree-optimized` emits; `tests/suite/programs.rs` compares

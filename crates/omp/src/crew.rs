@@ -183,7 +183,7 @@ impl Crew {
     /// Waits until every worker has finished the posted job, running nothing.
     pub(crate) fn wait_left(&self) {
         let n = self.workers();
-        crate::team::wait_outside(|| self.posts.all_left(n));
+        crate::wait::outside(|| self.posts.all_left(n));
         self.posts.clear();
     }
 
@@ -339,7 +339,7 @@ pub(crate) fn lease(wanted: usize) -> Option<Lease> {
         c.live.len() == 1 && c.retired.is_empty()
     };
     if first && crate::env::settings().stats {
-        crate::stats::print_at_exit();
+        print_at_exit();
     }
     Some(Lease { crew })
 }
@@ -435,4 +435,21 @@ pub(crate) fn reports() -> Vec<String> {
         }),
     );
     out
+}
+
+/// Registers the report with `atexit`; called once, as the first crew is built.
+pub(crate) fn print_at_exit() {
+    // SAFETY: `report` is an `extern "C" fn()` that stays loaded until exit (this
+    // library is never unloaded: it is the program's libgomp).
+    if unsafe { libc::atexit(report) } != 0 {
+        eprintln!("locus: could not register the LOCUS_STATS report");
+    }
+}
+
+extern "C" fn report() {
+    crate::guard::guard("the LOCUS_STATS report", || {
+        for report in reports() {
+            eprint!("{report}");
+        }
+    });
 }

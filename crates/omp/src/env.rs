@@ -39,7 +39,7 @@
 //! (cancel constructs are ignored, as they are by default), `OMP_TOOL=enabled` and
 //! `OMP_TOOL_LIBRARIES` (locus has no tool interface), `OMP_DEBUG=enabled`.
 
-use crate::loops::{Kind, Schedule};
+use crate::schedule::{Kind, Schedule};
 use locus::Pinning;
 use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -256,16 +256,13 @@ pub(crate) fn display(verbose: bool) -> String {
         ),
         ("OMP_THREAD_LIMIT", thread_limit().to_string()),
         ("OMP_MAX_ACTIVE_LEVELS", max_active_levels().to_string()),
-        ("OMP_NUM_TEAMS", crate::teams::max_teams().to_string()),
-        (
-            "OMP_TEAMS_THREAD_LIMIT",
-            crate::teams::teams_thread_limit().to_string(),
-        ),
+        ("OMP_NUM_TEAMS", max_teams().to_string()),
+        ("OMP_TEAMS_THREAD_LIMIT", teams_thread_limit().to_string()),
         ("OMP_CANCELLATION", "FALSE".to_string()),
         ("OMP_DEFAULT_DEVICE", default_device().to_string()),
         ("OMP_MAX_TASK_PRIORITY", s.max_task_priority.to_string()),
         ("OMP_DISPLAY_AFFINITY", yes(s.display_affinity)),
-        ("OMP_AFFINITY_FORMAT", crate::affinity::format()),
+        ("OMP_AFFINITY_FORMAT", affinity_format()),
         (
             "OMP_ALLOCATOR",
             s.allocator
@@ -452,7 +449,7 @@ fn read_settings(
     let allocator = match get("OMP_ALLOCATOR") {
         None => None,
         Some((n, v)) => {
-            crate::alloc::check_environment(&v).map_err(|e| format!("{n}={v:?}: {e}"))?;
+            crate::allocator::check_environment(&v).map_err(|e| format!("{n}={v:?}: {e}"))?;
             Some(v)
         }
     };
@@ -463,7 +460,7 @@ fn read_settings(
     let affinity_format = match get("OMP_AFFINITY_FORMAT") {
         None => None,
         Some((n, v)) => {
-            crate::affinity::check(&v).map_err(|e| format!("{n}={v:?}: {e}"))?;
+            crate::affinity_format::check(&v).map_err(|e| format!("{n}={v:?}: {e}"))?;
             Some(v)
         }
     };
@@ -822,21 +819,15 @@ pub(crate) fn run_schedule() -> Schedule {
     }
 }
 
-/// nthreads-var: the team size of a region without `num_threads` met by the calling
-/// thread, at most [`thread_limit`]: `omp_set_num_threads`'s number, else
-/// `OMP_NUM_THREADS`'s for the region's nesting level (its last for deeper ones), else
-/// one per PU.
-pub(crate) fn max_threads() -> usize {
+/// nthreads-var for a region met at nesting level `level` (0: outside every region):
+/// `omp_set_num_threads`'s number, else `OMP_NUM_THREADS`'s for that level (its last
+/// for deeper ones); `None` if neither is set (then one per PU: `team::max_threads`).
+pub(crate) fn nthreads(level: usize) -> Option<usize> {
     let list = &settings().threads_list;
-    let n = match NUM_THREADS.load(Ordering::Relaxed) {
-        0 => list
-            .get(crate::team::member().level)
-            .or(list.last())
-            .copied()
-            .unwrap_or_else(crate::crew::default_threads),
-        n => n,
-    };
-    n.min(thread_limit())
+    match NUM_THREADS.load(Ordering::Relaxed) {
+        0 => list.get(level).or(list.last()).copied(),
+        n => Some(n),
+    }
 }
 
 /// thread-limit-var: the most threads a team may have (`OMP_THREAD_LIMIT`, else
@@ -920,6 +911,57 @@ pub(crate) fn proc_bind() -> i32 {
         None if s.places.is_some() => Bind::True as i32,
         None => Bind::False as i32,
     }
+}
+
+/// nteams-var as `omp_set_num_teams` set it; 0 if never set.
+static NUM_TEAMS: AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// teams-thread-limit-var as `omp_set_teams_thread_limit` set it (0: no limit);
+/// `usize::MAX` if never set.
+static THREAD_LIMIT: AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// `omp_set_num_teams`: negative values are ignored, as libgomp ignores them.
+pub(crate) fn set_num_teams(n: i32) {
+    if let Ok(n) = usize::try_from(n) {
+        NUM_TEAMS.store(n, Ordering::Relaxed);
+    }
+}
+
+/// `omp_get_max_teams`: nteams-var, 0 if neither set nor in the environment.
+pub(crate) fn max_teams() -> usize {
+    match NUM_TEAMS.load(Ordering::Relaxed) {
+        0 => settings().num_teams.unwrap_or(0),
+        n => n,
+    }
+}
+
+/// `omp_set_teams_thread_limit`: negative values are ignored.
+pub(crate) fn set_teams_thread_limit(n: i32) {
+    if let Ok(n) = usize::try_from(n) {
+        THREAD_LIMIT.store(n, Ordering::Relaxed);
+    }
+}
+
+/// `omp_get_teams_thread_limit`: 0 for no limit.
+pub(crate) fn teams_thread_limit() -> usize {
+    match THREAD_LIMIT.load(Ordering::Relaxed) {
+        usize::MAX => settings().teams_thread_limit.unwrap_or(0),
+        n => n,
+    }
+}
+
+/// affinity-format-var, once set; `None`: `OMP_AFFINITY_FORMAT`, else the default.
+static FORMAT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// affinity-format-var.
+pub(crate) fn affinity_format() -> String {
+    let set = FORMAT.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    set.or_else(|| settings().affinity_format.clone())
+        .unwrap_or_else(|| crate::affinity_format::DEFAULT_FORMAT.to_string())
+}
+
+/// `omp_set_affinity_format`: a bad format is reported when a line is made from it.
+pub(crate) fn set_affinity_format(format: &str) {
+    *FORMAT.lock().unwrap_or_else(|e| e.into_inner()) = Some(format.to_string());
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! folder where this library is named `libgomp.so.1`).
 //!
 //! # How OpenMP maps onto locus
-//! - **Team = the meeting thread and a crew** (`team.rs`, `crew.rs`). A parallel
+//! - **Team = the meeting thread and a crew** (`team.rs`, `member.rs`, `crew.rs`). A parallel
 //!   region of `n` threads runs on the thread that meets it, as thread 0 (so its
 //!   `threadprivate` data and `copyin` are its own), and on a crew: a locus pool of
 //!   `n - 1` workers (with the `LOCUS_*` policy and topology) that the team leases
@@ -49,7 +49,9 @@
 
 pub mod abi;
 mod affinity;
+mod affinity_format;
 mod alloc;
+mod allocator;
 mod blocks;
 mod crew;
 mod env;
@@ -57,7 +59,10 @@ mod footprint;
 mod guard;
 mod lock;
 mod loops;
+mod member;
+mod node;
 mod reduction;
+mod schedule;
 mod stats;
 mod sync;
 mod target;
@@ -66,9 +71,10 @@ mod taskloop;
 mod team;
 mod teams;
 mod wait;
+mod workshare;
 
 /// A task record fits a pooled block with room for data (see `blocks.rs`).
-const _: () = assert!(std::mem::size_of::<task::Node>() + 64 <= blocks::SIZE);
+const _: () = assert!(std::mem::size_of::<node::Node>() + 64 <= blocks::SIZE);
 
 #[cfg(all(test, loom))]
 mod tests;

@@ -20,8 +20,9 @@
 //! The device memory routines see one device, the host (`omp_get_initial_device`, 0):
 //! `omp_target_alloc` is `malloc` there and null for any other device number.
 
+use crate::member;
+use crate::node::OutlinedFn;
 use crate::task;
-use crate::team::{self, OutlinedFn};
 use std::alloc::{self, Layout};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::Ordering::Relaxed;
@@ -185,7 +186,7 @@ unsafe fn prepare(
 /// The region's function reads the addresses it was prepared with.
 unsafe fn run(region: &mut Region) {
     // The limit is kept where the regions inside look for it: the member running this.
-    let league = &team::member().league;
+    let league = &member::member().league;
     let saved = league.thread_limit.load(Relaxed);
     if region.thread_limit > 0 {
         league.thread_limit.store(region.thread_limit, Relaxed);
@@ -282,11 +283,11 @@ pub(crate) unsafe fn data(what: &str, device: c_int, flags: u32, depend: *mut *m
 /// `GOMP_teams4`: the loop over a target region's teams, one after another (see
 /// `teams.rs`); true while a team is to run.
 pub(crate) fn teams4(low: u32, thread_limit: u32, first: bool) -> bool {
-    let m = team::member();
+    let m = member::member();
     let league = &m.league;
     if first {
         let n = match low {
-            0 => crate::teams::max_teams().max(1) as u32,
+            0 => crate::env::max_teams().max(1) as u32,
             n => n,
         };
         league.start(n, thread_limit as usize);
@@ -298,7 +299,7 @@ pub(crate) fn teams4(low: u32, thread_limit: u32, first: bool) -> bool {
 /// `GOMP_teams` (GCC before 12, inside a target region): one team, its thread limit.
 pub(crate) fn teams_v4(thread_limit: u32) {
     if thread_limit > 0 {
-        team::member()
+        member::member()
             .league
             .thread_limit
             .store(thread_limit as usize, Relaxed);

@@ -1,5 +1,6 @@
 //! Memory allocators (`alloc.rs`) and the `omp_*_lock` routines (`lock.rs`).
 
+use crate::allocator::{Handle, Memspace, Trait};
 use crate::guard::guard;
 use crate::task;
 use crate::{alloc, lock};
@@ -9,15 +10,15 @@ use std::sync::atomic::Ordering;
 exports! {
     /// `omp_null_allocator` if the traits cannot be met.
     "OMP_5.0.1" fn omp_init_allocator(
-        memspace: alloc::Memspace,
+        memspace: Memspace,
         ntraits: c_int,
         traits: *const c_void,
-    ) -> alloc::Handle {
+    ) -> Handle {
         guard("omp_init_allocator", || {
             let traits = match usize::try_from(ntraits) {
                 Ok(n) if n > 0 && !traits.is_null() => {
                     // SAFETY: the program's array of `ntraits` omp_alloctrait_t.
-                    unsafe { std::slice::from_raw_parts(traits.cast::<alloc::Trait>(), n) }
+                    unsafe { std::slice::from_raw_parts(traits.cast::<Trait>(), n) }
                 }
                 _ => &[],
             };
@@ -25,23 +26,23 @@ exports! {
         })
     }
 
-    "OMP_5.0.1" fn omp_destroy_allocator(a: alloc::Handle) {
+    "OMP_5.0.1" fn omp_destroy_allocator(a: Handle) {
         // SAFETY: a handle from `omp_init_allocator`, destroyed once (the program's promise).
         guard("omp_destroy_allocator", || unsafe { alloc::destroy(a) })
     }
 
     /// For the tasks this thread runs.
-    "OMP_5.0.1" fn omp_set_default_allocator(a: alloc::Handle) {
+    "OMP_5.0.1" fn omp_set_default_allocator(a: Handle) {
         guard("omp_set_default_allocator", || {
             alloc::set_default_allocator(a)
         })
     }
 
-    "OMP_5.0.1" fn omp_get_default_allocator() -> alloc::Handle {
+    "OMP_5.0.1" fn omp_get_default_allocator() -> Handle {
         guard("omp_get_default_allocator", alloc::default_allocator)
     }
 
-    "OMP_5.0.1" fn omp_alloc(size: usize, a: alloc::Handle) -> *mut c_void {
+    "OMP_5.0.1" fn omp_alloc(size: usize, a: Handle) -> *mut c_void {
         // SAFETY: a handle of the program's (predefined, made and live, or null).
         guard("omp_alloc", || unsafe {
             alloc::allocate(0, size, a, false)
@@ -53,7 +54,7 @@ exports! {
     "OMP_5.0.2" fn omp_aligned_alloc(
         align: usize,
         size: usize,
-        a: alloc::Handle,
+        a: Handle,
     ) -> *mut c_void {
         guard("omp_aligned_alloc", || {
             if align == 0 {
@@ -66,7 +67,7 @@ exports! {
     }
 
     /// Zeroed; null if `n * size` overflows.
-    "OMP_5.0.2" fn omp_calloc(n: usize, size: usize, a: alloc::Handle) -> *mut c_void {
+    "OMP_5.0.2" fn omp_calloc(n: usize, size: usize, a: Handle) -> *mut c_void {
         guard("omp_calloc", || match n.checked_mul(size) {
             // SAFETY: as for omp_alloc.
             Some(bytes) => unsafe { alloc::allocate(0, bytes, a, true) },
@@ -79,7 +80,7 @@ exports! {
         align: usize,
         n: usize,
         size: usize,
-        a: alloc::Handle,
+        a: Handle,
     ) -> *mut c_void {
         guard("omp_aligned_calloc", || match n.checked_mul(size) {
             Some(_) if align == 0 => std::ptr::null_mut(),
@@ -95,8 +96,8 @@ exports! {
     "OMP_5.0.2" fn omp_realloc(
         p: *mut c_void,
         size: usize,
-        a: alloc::Handle,
-        _free_allocator: alloc::Handle,
+        a: Handle,
+        _free_allocator: Handle,
     ) -> *mut c_void {
         // SAFETY: null or a live block from these functions; a handle as for omp_alloc.
         guard("omp_realloc", || unsafe {
@@ -106,13 +107,13 @@ exports! {
     }
 
     /// The allocator argument need not be given.
-    "OMP_5.0.1" fn omp_free(p: *mut c_void, _a: alloc::Handle) {
+    "OMP_5.0.1" fn omp_free(p: *mut c_void, _a: Handle) {
         // SAFETY: null or a live block from these functions, freed once.
         guard("omp_free", || unsafe { alloc::free(p.cast()) })
     }
 
     /// The `allocate` directive and clause.
-    "GOMP_5.0.1" fn GOMP_alloc(align: usize, size: usize, a: alloc::Handle) -> *mut c_void {
+    "GOMP_5.0.1" fn GOMP_alloc(align: usize, size: usize, a: Handle) -> *mut c_void {
         // SAFETY: as for omp_alloc.
         guard("GOMP_alloc", || unsafe {
             alloc::allocate(align, size, a, false)
@@ -120,7 +121,7 @@ exports! {
         .cast()
     }
 
-    "GOMP_5.0.1" fn GOMP_free(p: *mut c_void, _a: alloc::Handle) {
+    "GOMP_5.0.1" fn GOMP_free(p: *mut c_void, _a: Handle) {
         // SAFETY: as for omp_free.
         guard("GOMP_free", || unsafe { alloc::free(p.cast()) })
     }

@@ -4,8 +4,9 @@
 
 use super::loops::{construct_extras, schedule_of};
 use crate::guard::guard;
-use crate::loops::{self, Kind, Schedule};
-use crate::{env, team};
+use crate::loops;
+use crate::schedule::{Kind, Schedule};
+use crate::{env, member};
 use std::ffi::{c_long, c_uint, c_ulonglong, c_void};
 
 /// A doacross loop's start, for each schedule and word: its trip counts, then
@@ -63,10 +64,10 @@ unsafe fn doacross_start<W: Copy + Into<i128>>(
     counts: *const W,
     istart: *mut W,
     iend: *mut W,
-    next: fn(&team::Member, &mut W, &mut W) -> bool,
+    next: fn(&member::Member, &mut W, &mut W) -> bool,
 ) -> bool {
     guard(what, || {
-        let m = team::member();
+        let m = member::member();
         // SAFETY: the caller's contract.
         unsafe {
             loops::start_doacross(m, schedule, &doacross_counts(ncounts, counts));
@@ -91,7 +92,7 @@ unsafe fn doacross_counts<W: Copy + Into<i128>>(n: c_uint, counts: *const W) -> 
 /// # Safety
 /// `counts` holds one word per dimension of the loop.
 unsafe fn doacross_post<W: Copy + Into<i128>>(counts: *const W) {
-    let m = team::member();
+    let m = member::member();
     let n = loops::doacross_dims(m);
     // SAFETY: the caller's contract.
     let v = unsafe { doacross_counts(n as c_uint, counts) };
@@ -113,7 +114,7 @@ const REGISTER_ARGS: usize = 6;
 #[cfg(target_arch = "x86_64")]
 unsafe extern "C" fn doacross_wait_args(regs: *const u64, stack: *const u64) {
     guard("GOMP_doacross_wait", || {
-        let m = team::member();
+        let m = member::member();
         let n = loops::doacross_dims(m);
         let v: Vec<u64> = (0..n)
             .map(|i| {
@@ -213,7 +214,7 @@ exports! {
         mem: *mut *mut c_void,
     ) -> bool {
         guard("GOMP_loop_doacross_start", || {
-            let m = team::member();
+            let m = member::member();
             let schedule = schedule_of(sched, chunk.max(0) as u64);
             // SAFETY: GCC's trip counts, reductions and two writable longs (null when the
             // caller takes no chunk: then the member takes its chunks with `_next`).
@@ -236,7 +237,7 @@ exports! {
         mem: *mut *mut c_void,
     ) -> bool {
         guard("GOMP_loop_ull_doacross_start", || {
-            let m = team::member();
+            let m = member::member();
             let schedule = schedule_of(sched, chunk);
             // SAFETY: as for GOMP_loop_doacross_start.
             unsafe {

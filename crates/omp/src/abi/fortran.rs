@@ -334,7 +334,7 @@ exports! {
 
     "OMP_5.0" fn omp_set_affinity_format_(format: *const std::ffi::c_char, len: usize) {
         // SAFETY: gfortran's string and its hidden length.
-        affinity::set_format(&unsafe { fortran_str(format, len) })
+        crate::env::set_affinity_format(&unsafe { fortran_str(format, len) })
     }
 
     /// The format's length.
@@ -343,7 +343,7 @@ exports! {
         len: usize,
     ) -> c_int {
         // SAFETY: gfortran's string and its hidden length.
-        unsafe { to_fortran_str(&affinity::format(), buffer, len) }
+        unsafe { to_fortran_str(&crate::env::affinity_format(), buffer, len) }
     }
 
     "OMP_5.0" fn omp_display_affinity_(format: *const std::ffi::c_char, len: usize) {

@@ -4,8 +4,11 @@
 //! words.
 
 use crate::guard::guard;
-use crate::loops::{self, Kind, Schedule};
-use crate::team::{self, OutlinedFn};
+use crate::loops;
+use crate::member;
+use crate::node::OutlinedFn;
+use crate::schedule::{Kind, Schedule};
+use crate::team;
 use crate::{env, reduction};
 use std::ffi::{c_long, c_uint, c_ulonglong, c_void};
 
@@ -23,7 +26,7 @@ unsafe fn start_long(
     iend: *mut c_long,
 ) -> bool {
     guard(what, || {
-        let m = team::member();
+        let m = member::member();
         let schedule = schedule.unwrap_or_else(env::run_schedule);
         if ordered {
             loops::start_ordered(m, schedule, start, end, incr);
@@ -48,7 +51,7 @@ unsafe fn start_ull(
     iend: *mut c_ulonglong,
 ) -> bool {
     guard(what, || {
-        let m = team::member();
+        let m = member::member();
         let schedule = schedule.unwrap_or_else(env::run_schedule);
         loops::start_ull(m, schedule, ordered, up, start, end, incr);
         // SAFETY: the caller's contract.
@@ -150,7 +153,7 @@ macro_rules! loop_next {
         pub unsafe extern "C" fn $name(istart: *mut $word, iend: *mut $word) -> bool {
             guard(stringify!($name), || {
                 // SAFETY: GCC passes two writable words.
-                unsafe { $next(team::member(), &mut *istart, &mut *iend) }
+                unsafe { $next(member::member(), &mut *istart, &mut *iend) }
             })
         }
     };
@@ -233,7 +236,7 @@ pub(super) fn schedule_of(sched: c_long, chunk: u64) -> Schedule {
 /// `reductions` is null or GCC's reduction block, live until the construct's
 /// `GOMP_workshare_task_reduction_unregister`; `mem` is null or a writable word.
 pub(super) unsafe fn construct_extras(what: &str, reductions: *mut usize, mem: *mut *mut c_void) {
-    let m = team::member();
+    let m = member::member();
     if !mem.is_null() {
         // SAFETY: the caller's contract: GCC's word, holding the size.
         let size = unsafe { *mem } as usize;
@@ -288,7 +291,7 @@ macro_rules! loop_start_v5 {
             mem: *mut *mut c_void,
         ) -> bool {
             guard(stringify!($name), || {
-                let m = team::member();
+                let m = member::member();
                 let schedule = schedule_of(sched, (chunk as i128).max(0) as u64);
                 #[allow(clippy::redundant_closure_call)]
                 ($start)(m, schedule, $($up,)? start, end, incr);
@@ -387,7 +390,7 @@ exports! {
     "GOMP_1.0" fn GOMP_ordered_start() {
         guard(
             "GOMP_ordered_start",
-            || loops::ordered_start(team::member()),
+            || loops::ordered_start(member::member()),
         )
     }
 
@@ -395,47 +398,47 @@ exports! {
     "GOMP_1.0" fn GOMP_ordered_end() {}
 
     "GOMP_1.0" fn GOMP_loop_end() {
-        guard("GOMP_loop_end", || loops::end(team::member()))
+        guard("GOMP_loop_end", || loops::end(member::member()))
     }
 
     /// The end of a loop that has a `cancel for`; as
     /// `GOMP_loop_end`, never cancelled.
     "GOMP_4.0" fn GOMP_loop_end_cancel() -> bool {
-        guard("GOMP_loop_end_cancel", || loops::end(team::member()));
+        guard("GOMP_loop_end_cancel", || loops::end(member::member()));
         false
     }
 
     "GOMP_1.0" fn GOMP_loop_end_nowait() {
-        guard("GOMP_loop_end_nowait", || loops::end_nowait(team::member()))
+        guard("GOMP_loop_end_nowait", || loops::end_nowait(member::member()))
     }
 
     "GOMP_1.0" fn GOMP_sections_start(count: c_uint) -> c_uint {
         guard("GOMP_sections_start", || {
-            loops::sections_start(team::member(), count)
+            loops::sections_start(member::member(), count)
         })
     }
 
     "GOMP_1.0" fn GOMP_sections_next() -> c_uint {
         guard(
             "GOMP_sections_next",
-            || loops::sections_next(team::member()),
+            || loops::sections_next(member::member()),
         )
     }
 
     "GOMP_1.0" fn GOMP_sections_end() {
-        guard("GOMP_sections_end", || loops::end(team::member()))
+        guard("GOMP_sections_end", || loops::end(member::member()))
     }
 
     /// The end of sections that have a `cancel
     /// sections`; as `GOMP_sections_end`, never cancelled.
     "GOMP_4.0" fn GOMP_sections_end_cancel() -> bool {
-        guard("GOMP_sections_end_cancel", || loops::end(team::member()));
+        guard("GOMP_sections_end_cancel", || loops::end(member::member()));
         false
     }
 
     "GOMP_1.0" fn GOMP_sections_end_nowait() {
         guard("GOMP_sections_end_nowait", || {
-            loops::end_nowait(team::member())
+            loops::end_nowait(member::member())
         })
     }
 
@@ -447,7 +450,7 @@ exports! {
         mem: *mut *mut c_void,
     ) -> c_uint {
         guard("GOMP_sections2_start", || {
-            let m = team::member();
+            let m = member::member();
             loops::sections_init(m, count);
             // SAFETY: GCC's reductions.
             unsafe { construct_extras("GOMP_sections2_start", reductions, mem) };
@@ -458,7 +461,7 @@ exports! {
     /// `scope` with task reductions.
     "GOMP_5.1" fn GOMP_scope_start(reductions: *mut usize) {
         guard("GOMP_scope_start", || {
-            let m = team::member();
+            let m = member::member();
             loops::scope_start(m);
             // SAFETY: GCC's reductions.
             unsafe { construct_extras("GOMP_scope_start", reductions, std::ptr::null_mut()) };

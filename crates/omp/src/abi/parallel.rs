@@ -2,7 +2,8 @@
 //! `GOMP_parallel_start`/`_end`, combined `sections`, task reductions), run by `team.rs`.
 
 use crate::guard::guard;
-use crate::team::{self, OutlinedFn};
+use crate::node::OutlinedFn;
+use crate::team;
 use crate::{loops, reduction};
 use std::ffi::{c_uint, c_void};
 

@@ -2,23 +2,23 @@
 //! schedules, places and affinity, timers, pause; and locus's own footprint calls.
 
 use crate::guard::guard;
-use crate::loops::{Kind, Schedule};
-use crate::{affinity, env, footprint, target, task, team, teams};
+use crate::schedule::{Kind, Schedule};
+use crate::{affinity, env, footprint, member, target, task, team, teams};
 use std::ffi::{c_int, c_uint, c_void};
 
 exports! {
     "OMP_1.0" fn omp_get_thread_num() -> c_int {
-        guard("omp_get_thread_num", || team::member().num as c_int)
+        guard("omp_get_thread_num", || member::member().num as c_int)
     }
 
     "OMP_1.0" fn omp_get_num_threads() -> c_int {
         guard("omp_get_num_threads", || {
-            team::member().team().size as c_int
+            member::member().team().size as c_int
         })
     }
 
     "OMP_1.0" fn omp_get_max_threads() -> c_int {
-        guard("omp_get_max_threads", || env::max_threads() as c_int)
+        guard("omp_get_max_threads", || team::max_threads() as c_int)
     }
 
     "OMP_1.0" fn omp_set_num_threads(n: c_int) {
@@ -28,7 +28,7 @@ exports! {
     }
 
     "OMP_1.0" fn omp_in_parallel() -> c_int {
-        guard("omp_in_parallel", || c_int::from(team::member().active))
+        guard("omp_in_parallel", || c_int::from(member::member().active))
     }
 
     "OMP_3.1" fn omp_in_final() -> c_int {
@@ -92,19 +92,19 @@ exports! {
 
     /// The enclosing parallel regions, active or not.
     "OMP_3.0" fn omp_get_level() -> c_int {
-        guard("omp_get_level", || team::member().level as c_int)
+        guard("omp_get_level", || member::member().level as c_int)
     }
 
     /// The enclosing regions of more than one thread.
     "OMP_3.0" fn omp_get_active_level() -> c_int {
         guard("omp_get_active_level", || {
-            team::member().active_level as c_int
+            member::member().active_level as c_int
         })
     }
 
     "OMP_3.0" fn omp_get_ancestor_thread_num(level: c_int) -> c_int {
         guard("omp_get_ancestor_thread_num", || {
-            let m = team::member();
+            let m = member::member();
             usize::try_from(level)
                 .ok()
                 .and_then(|l| m.ancestor(l))
@@ -114,7 +114,7 @@ exports! {
 
     "OMP_3.0" fn omp_get_team_size(level: c_int) -> c_int {
         guard("omp_get_team_size", || {
-            let m = team::member();
+            let m = member::member();
             usize::try_from(level)
                 .ok()
                 .and_then(|l| m.ancestor(l))
@@ -239,7 +239,7 @@ exports! {
     "OMP_5.0" fn omp_set_affinity_format(format: *const std::ffi::c_char) {
         guard("omp_set_affinity_format", || {
             // SAFETY: the program's NUL-terminated format.
-            affinity::set_format(&unsafe { c_str(format) }.unwrap_or_default())
+            env::set_affinity_format(&unsafe { c_str(format) }.unwrap_or_default())
         })
     }
 
@@ -251,7 +251,7 @@ exports! {
     ) -> usize {
         // SAFETY: the program's buffer of `size` bytes.
         guard("omp_get_affinity_format", || unsafe {
-            to_c_buffer(&affinity::format(), buffer, size)
+            to_c_buffer(&env::affinity_format(), buffer, size)
         })
     }
 
@@ -286,7 +286,7 @@ exports! {
     "OMP_5.0" fn omp_pause_resource(kind: c_int, device: c_int) -> c_int {
         guard("omp_pause_resource", || {
             let known = kind == 1 || kind == 2;
-            if !known || device != target::HOST || team::member().level != 0 {
+            if !known || device != target::HOST || member::member().level != 0 {
                 -1
             } else {
                 crate::crew::retire_free();

@@ -2,7 +2,7 @@
 //! points (cancellation is off), and the `error` directive.
 
 use crate::guard::guard;
-use crate::{lock, loops, team};
+use crate::{lock, loops, member, team};
 use std::ffi::{c_int, c_void};
 
 exports! {
@@ -12,13 +12,13 @@ exports! {
 
     "GOMP_1.0" fn GOMP_single_copy_start() -> *mut c_void {
         guard("GOMP_single_copy_start", || {
-            loops::single_copy_start(team::member())
+            loops::single_copy_start(member::member())
         })
     }
 
     "GOMP_1.0" fn GOMP_single_copy_end(data: *mut c_void) {
         guard("GOMP_single_copy_end", || {
-            loops::single_copy_end(team::member(), data)
+            loops::single_copy_end(member::member(), data)
         })
     }
 

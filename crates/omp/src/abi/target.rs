@@ -2,7 +2,7 @@
 //! fallback, `target.rs`), host teams in turn (`teams.rs`), and the device routines.
 
 use crate::guard::guard;
-use crate::team::OutlinedFn;
+use crate::node::OutlinedFn;
 use crate::{env, target, teams};
 use std::ffi::{c_int, c_uint, c_void};
 
@@ -111,22 +111,22 @@ exports! {
     }
 
     "OMP_5.1" fn omp_set_num_teams(n: c_int) {
-        guard("omp_set_num_teams", || teams::set_num_teams(n))
+        guard("omp_set_num_teams", || env::set_num_teams(n))
     }
 
     "OMP_5.1" fn omp_get_max_teams() -> c_int {
-        guard("omp_get_max_teams", || teams::max_teams() as c_int)
+        guard("omp_get_max_teams", || env::max_teams() as c_int)
     }
 
     "OMP_5.1" fn omp_set_teams_thread_limit(n: c_int) {
         guard("omp_set_teams_thread_limit", || {
-            teams::set_teams_thread_limit(n)
+            env::set_teams_thread_limit(n)
         })
     }
 
     "OMP_5.1" fn omp_get_teams_thread_limit() -> c_int {
         guard("omp_get_teams_thread_limit", || {
-            teams::teams_thread_limit() as c_int
+            env::teams_thread_limit() as c_int
         })
     }
 

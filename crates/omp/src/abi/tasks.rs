@@ -2,7 +2,7 @@
 //! reductions and `detach` events (`task.rs`, `taskloop.rs`, `reduction.rs`).
 
 use crate::guard::guard;
-use crate::team::OutlinedFn;
+use crate::node::OutlinedFn;
 use crate::{loops, reduction, task, taskloop};
 use std::ffi::{c_int, c_long, c_uint, c_ulong, c_ulonglong, c_void};
 
@@ -10,7 +10,7 @@ exports! {
     "GOMP_2.0" fn GOMP_task(
         f: OutlinedFn,
         data: *mut c_void,
-        cpyfn: Option<task::CopyFn>,
+        cpyfn: Option<crate::node::CopyFn>,
         arg_size: c_long,
         arg_align: c_long,
         if_clause: bool,
@@ -41,7 +41,7 @@ exports! {
     "GOMP_4.5" fn GOMP_taskloop(
         f: OutlinedFn,
         data: *mut c_void,
-        cpyfn: Option<task::CopyFn>,
+        cpyfn: Option<crate::node::CopyFn>,
         arg_size: c_long,
         arg_align: c_long,
         flags: c_uint,
@@ -73,7 +73,7 @@ exports! {
     "GOMP_4.5" fn GOMP_taskloop_ull(
         f: OutlinedFn,
         data: *mut c_void,
-        cpyfn: Option<task::CopyFn>,
+        cpyfn: Option<crate::node::CopyFn>,
         arg_size: c_long,
         arg_align: c_long,
         flags: c_uint,
@@ -167,7 +167,7 @@ exports! {
 fn spawn(
     f: OutlinedFn,
     data: *mut c_void,
-    cpyfn: Option<task::CopyFn>,
+    cpyfn: Option<crate::node::CopyFn>,
     arg_size: c_long,
     arg_align: c_long,
 ) -> task::Spawn {
