@@ -35,8 +35,9 @@
 //! locus's policies do not take), `OMP_ALLOCATOR` (`alloc.rs`), `OMP_NUM_TEAMS` and
 //! `OMP_TEAMS_THREAD_LIMIT` (`teams.rs`), `OMP_TARGET_OFFLOAD` (`target.rs`),
 //! `OMP_AFFINITY_FORMAT` and `OMP_DISPLAY_AFFINITY` (`affinity.rs`), and
-//! `OMP_DISPLAY_ENV` ([`display`]). Answered as not followed: `OMP_CANCELLATION=true`
-//! (cancel constructs are ignored, as they are by default), `OMP_TOOL=enabled` and
+//! `OMP_DISPLAY_ENV` ([`display`]), `OMP_CANCELLATION=true` for taskgroups only
+//! (`task.rs`; the other cancel constructs stay ignored, said on stderr, and
+//! `omp_get_cancellation` answers false). Answered as not followed: `OMP_TOOL=enabled` and
 //! `OMP_TOOL_LIBRARIES` (locus has no tool interface), `OMP_DEBUG=enabled`.
 
 use crate::schedule::{Kind, Schedule};
@@ -149,6 +150,9 @@ pub(crate) struct Settings {
     pub(crate) teams_thread_limit: Option<usize>,
     /// `OMP_TARGET_OFFLOAD=mandatory`: a target construct, with no device, is an error.
     pub(crate) offload_mandatory: bool,
+    /// `OMP_CANCELLATION=true`: `cancel taskgroup` cancels (`task.rs`); the other
+    /// cancel constructs stay ignored.
+    pub(crate) cancel_taskgroups: bool,
     /// `OMP_DISPLAY_ENV`: 0 (false), 1 (true) or 2 (verbose).
     pub(crate) display_env: u8,
     /// `OMP_AFFINITY_FORMAT` (checked), if set.
@@ -193,14 +197,9 @@ pub(crate) fn settings() -> &'static Settings {
 /// making may do).
 pub(crate) fn display(verbose: bool) -> String {
     let s = settings();
-    let threads = match NUM_THREADS.load(Ordering::Relaxed) {
-        0 if s.threads_list.is_empty() => "(unset: one per CPU of the machine)".to_string(),
-        0 => join(&s.threads_list),
-        n => std::iter::once(n)
-            .chain(s.threads_list.iter().skip(1).copied())
-            .map(|n| n.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
+    let threads = match s.threads_list.is_empty() {
+        true => "(unset: one per CPU of the machine)".to_string(),
+        false => join(&s.threads_list),
     };
     let schedule = run_schedule();
     let kind = match schedule.kind {
@@ -413,10 +412,11 @@ fn read_settings(
     let default_device = number("OMP_DEFAULT_DEVICE", 0, i32::MAX as usize)?.unwrap_or(0) as i32;
     let max_task_priority =
         number("OMP_MAX_TASK_PRIORITY", 0, i32::MAX as usize)?.unwrap_or(0) as i32;
-    if boolean("OMP_CANCELLATION")? == Some(true) {
+    let cancel_taskgroups = boolean("OMP_CANCELLATION")? == Some(true);
+    if cancel_taskgroups {
         notes.push(
-            "OMP_CANCELLATION=true is not followed: cancel constructs are ignored, as with \
-             OMP_CANCELLATION=false (the default)"
+            "OMP_CANCELLATION=true is followed for taskgroups only: cancel parallel, for \
+             and sections are ignored, and omp_get_cancellation answers false"
                 .into(),
         );
     }
@@ -466,6 +466,7 @@ fn read_settings(
     };
     let display_affinity = boolean("OMP_DISPLAY_AFFINITY")?.unwrap_or(false);
     Ok(Settings {
+        cancel_taskgroups,
         threads_list,
         thread_limit,
         dynamic,
@@ -781,14 +782,6 @@ pub(crate) fn binding(binds: &[Bind], places: Option<&Places>) -> (Option<Pinnin
     (pinning, notes)
 }
 
-/// nthreads-var as `omp_set_num_threads` set it; 0 if never set.
-static NUM_THREADS: AtomicUsize = AtomicUsize::new(0);
-
-/// `omp_set_num_threads`.
-pub(crate) fn set_num_threads(n: usize) {
-    NUM_THREADS.store(n.clamp(1, locus::MAX_THREADS), Ordering::Relaxed);
-}
-
 /// run-sched-var as `omp_set_schedule` set it: the kind (1 static, 2 dynamic, 3 guided)
 /// in the top byte, the chunk below; 0 if never set.
 static RUN_SCHEDULE: AtomicU64 = AtomicU64::new(0);
@@ -819,15 +812,11 @@ pub(crate) fn run_schedule() -> Schedule {
     }
 }
 
-/// nthreads-var for a region met at nesting level `level` (0: outside every region):
-/// `omp_set_num_threads`'s number, else `OMP_NUM_THREADS`'s for that level (its last
-/// for deeper ones); `None` if neither is set (then one per PU: `team::max_threads`).
-pub(crate) fn nthreads(level: usize) -> Option<usize> {
-    let list = &settings().threads_list;
-    match NUM_THREADS.load(Ordering::Relaxed) {
-        0 => list.get(level).or(list.last()).copied(),
-        n => Some(n),
-    }
+/// The nthreads-var `OMP_NUM_THREADS` gives the implicit tasks of a region at nesting
+/// level `level` (0: the initial task), if its list is that long; else a region's
+/// implicit tasks take their encountering task's (`team.rs`).
+pub(crate) fn nthreads_of_level(level: usize) -> Option<usize> {
+    settings().threads_list.get(level).copied()
 }
 
 /// thread-limit-var: the most threads a team may have (`OMP_THREAD_LIMIT`, else

@@ -11,12 +11,8 @@ use crate::node::Node;
 use crate::workshare::WorkShare;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::ffi::c_void;
 use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
-
-/// The function of a region or a task, as GCC outlines it.
-pub(crate) type OutlinedFn = unsafe extern "C" fn(*mut c_void);
 
 /// The shared state of one team.
 pub(crate) struct Team {
@@ -239,8 +235,13 @@ thread_local! {
 
 fn initial_member() -> &'static Member {
     let team: &'static Team = Box::leak(Box::new(Team::new(1, None)));
-    let node: &'static Node = Box::leak(Box::new(Node::implicit(0, 0, true)));
+    let node: &'static Node = Box::leak(Box::new(Node::implicit(0, 0, true, initial_nthreads())));
     Box::leak(Box::new(Member::new(team, 0, node, None)))
+}
+
+/// nthreads-var of a thread's initial task: `OMP_NUM_THREADS`'s first, else unset.
+pub(crate) fn initial_nthreads() -> u32 {
+    crate::env::nthreads_of_level(0).map_or(0, |n| n as u32)
 }
 
 /// This thread's [`Local`].

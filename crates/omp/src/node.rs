@@ -11,7 +11,7 @@ use std::alloc::Layout;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::{Arc, Mutex};
 
 /// The function of a region or a task, as GCC outlines it.
@@ -38,6 +38,10 @@ pub(crate) struct Node {
     pub(crate) level: u32,
     /// Spawns since the last taskwait: the spawn path of the next child.
     pub(crate) spawned: Cell<u32>,
+    /// nthreads-var of this task's data environment (`omp_set_num_threads` sets the
+    /// running task's; a task starts with its spawner's): the team size of a region it
+    /// meets without `num_threads`; 0 if never set (one per PU).
+    pub(crate) nthreads: Cell<u32>,
     pub(crate) is_final: bool,
     pub(crate) implicit: bool,
     /// The taskgroup this task was made in, which counts it.
@@ -85,6 +89,9 @@ pub(crate) struct Group {
     /// address of GCC's newest reduction block, 0 if none (`reduction.rs`). Set by the
     /// task that opened the group before it makes the tasks that read it.
     pub(crate) reductions: AtomicUsize,
+    /// `cancel taskgroup` was met in it (only under `OMP_CANCELLATION=true`): its
+    /// tasks not yet started are skipped, and tasks meant for it are not made.
+    pub(crate) cancelled: AtomicBool,
 }
 
 /// The predecessors' side of `depend`: whether the task completed, and who waits.
@@ -114,8 +121,8 @@ pub(crate) fn task_info(id: TaskId, level: u32) -> TaskInfo {
 impl Node {
     /// The implicit task of member `num` of a region whose function is at `fn_id`: level
     /// 1, as the broadcast share it runs in is to locus, so its children are at 2;
-    /// `alone` if its team has one thread.
-    pub(crate) fn implicit(fn_id: u64, num: u32, alone: bool) -> Node {
+    /// `alone` if its team has one thread; `nthreads` its nthreads-var.
+    pub(crate) fn implicit(fn_id: u64, num: u32, alone: bool, nthreads: u32) -> Node {
         let id = TaskId(locus_task::rng::mix64(fn_id)).child(num);
         Node {
             raw: RawTask::new(task_info(id, 1), run_never),
@@ -127,6 +134,7 @@ impl Node {
             id,
             level: 1,
             spawned: Cell::new(0),
+            nthreads: Cell::new(nthreads),
             is_final: false,
             implicit: true,
             group: None,

@@ -71,7 +71,7 @@ use std::alloc::{self, Layout};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Mutex};
 
 /// `GOMP_task`'s flags (gomp-constants.h).
@@ -188,9 +188,10 @@ unsafe fn run(node: *const Node) {
 unsafe fn run_here(node: *const Node, local: &'static member::Local) {
     {
         let _current = local.enter_task(node);
-        // SAFETY: live; the function and data are the program's.
+        // SAFETY: live; the function and data are the program's. A task of a cancelled
+        // taskgroup that had not started is skipped (completed without running).
         unsafe {
-            if let Some(f) = (*node).f {
+            if let Some(f) = (*node).f.filter(|_| !in_cancelled_group(&*node)) {
                 f((*node).data);
             }
         }
@@ -391,6 +392,11 @@ unsafe fn write_range(data: *mut c_void, range: Option<[u64; 2]>) {
 pub(crate) unsafe fn task(s: Spawn) {
     let local = member::local();
     let parent = local.current();
+    if children_cancelled(parent) {
+        // The taskgroup it would join is cancelled: the task is not made (libgomp's
+        // `GOMP_task` returns at once too).
+        return;
+    }
     let plain = s.flags & (FLAG_DETACH | FLAG_DEPEND) == 0;
     if plain
         && s.if_clause
@@ -659,6 +665,7 @@ fn new_node(
         id,
         level,
         spawned: Cell::new(0),
+        nthreads: Cell::new(parent.nthreads.get()),
         is_final,
         implicit: false,
         group,
@@ -869,6 +876,48 @@ pub(crate) unsafe fn empty_task(depend: *mut *mut c_void, deferred: bool) {
     }
 }
 
+/// Whether `node`'s taskgroup has been cancelled.
+#[inline]
+fn in_cancelled_group(node: &Node) -> bool {
+    node.group
+        .as_ref()
+        .is_some_and(|g| g.cancelled.load(Relaxed))
+}
+
+/// Whether the taskgroup a child of `parent` would join has been cancelled.
+#[inline]
+fn children_cancelled(parent: &Node) -> bool {
+    let open = parent.open_group.borrow();
+    open.as_ref()
+        .or(parent.group.as_ref())
+        .is_some_and(|g| g.cancelled.load(Relaxed))
+}
+
+/// `cancel taskgroup` (`GOMP_cancel`): cancels the running task's innermost taskgroup
+/// (the one it opened last, else the one it was made in) where `OMP_CANCELLATION=true`;
+/// whether it did (then GCC's code leaves the task). Its tasks not yet started will not
+/// run, and tasks meant for it are not made.
+pub(crate) fn cancel_taskgroup() -> bool {
+    if !crate::env::settings().cancel_taskgroups {
+        return false;
+    }
+    let t = member::current();
+    let open = t.open_group.borrow();
+    match open.as_ref().or(t.group.as_ref()) {
+        Some(group) => {
+            group.cancelled.store(true, Relaxed);
+            true
+        }
+        None => false,
+    }
+}
+
+/// `cancellation point taskgroup`: whether the running task's innermost taskgroup has
+/// been cancelled.
+pub(crate) fn taskgroup_cancelled() -> bool {
+    children_cancelled(member::current())
+}
+
 /// `GOMP_taskgroup_start`.
 pub(crate) fn taskgroup_start() {
     let t = member::current();
@@ -880,6 +929,7 @@ pub(crate) fn taskgroup_start() {
         waiter: WaiterSlot::new(),
         prev,
         reductions: AtomicUsize::new(reductions),
+        cancelled: AtomicBool::new(false),
     }));
 }
 

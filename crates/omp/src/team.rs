@@ -51,8 +51,8 @@
 //! A thread's place in its team, and how members wait, are `member.rs`'s.
 
 use crate::crew::{self, Lease};
-use crate::member::{local, member, wait_until, with_member, Member, OutlinedFn, Team};
-use crate::node::Node;
+use crate::member::{current, local, member, wait_until, with_member, Member, Team};
+use crate::node::{Node, OutlinedFn};
 use std::cell::RefCell;
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
@@ -66,6 +66,8 @@ struct Region {
     starter: *const Member,
     /// Runs first on each member (a combined loop's dealing); live while the region is.
     setup: *const (dyn Fn(&Member) + Sync),
+    /// nthreads-var of its implicit tasks ([`inner_nthreads`]).
+    nthreads: u32,
 }
 
 // SAFETY: the program hands the data to every member of its team by design (the
@@ -94,6 +96,7 @@ impl Region {
             data,
             starter,
             setup,
+            nthreads: inner_nthreads(starter),
         }
     }
 
@@ -111,7 +114,7 @@ impl Region {
     fn run_worker(&self, i: usize) {
         crate::guard::guard("a parallel region", || {
             let num = i + 1;
-            let node = Node::implicit(self.fn_id(), num as u32, false);
+            let node = Node::implicit(self.fn_id(), num as u32, false, self.nthreads);
             // SAFETY: the starter outlives the region (see `Sync`).
             let m = Member::new(&self.team, num, &node, Some(unsafe { &*self.starter }));
             let l = local();
@@ -152,14 +155,22 @@ pub(crate) fn region_size(requested: usize) -> usize {
     crate::teams::thread_limit().map_or(size, |limit| size.min(limit))
 }
 
-/// nthreads-var: the team size of a region without `num_threads` met by the calling
-/// thread, at most thread-limit-var: `omp_set_num_threads`'s number, else
-/// `OMP_NUM_THREADS`'s for the region's nesting level (its last for deeper ones), else
-/// one per PU.
+/// The team size of a region without `num_threads` met by the running task, at most
+/// thread-limit-var: the task's nthreads-var, else (never set) one per PU.
 pub(crate) fn max_threads() -> usize {
-    crate::env::nthreads(member().level)
-        .unwrap_or_else(crew::default_threads)
-        .min(crate::env::thread_limit())
+    match current().nthreads.get() {
+        0 => crew::default_threads(),
+        n => n as usize,
+    }
+    .min(crate::env::thread_limit())
+}
+
+/// nthreads-var of the implicit tasks of a region that the running task, a task of
+/// `outer`, meets: `OMP_NUM_THREADS`'s entry for the region's nesting level, if its
+/// list is that long, else the running task's (as libgomp's `gomp_team_start`).
+fn inner_nthreads(outer: &Member) -> u32 {
+    crate::env::nthreads_of_level(outer.level + 1)
+        .map_or_else(|| current().nthreads.get(), |n| n as u32)
 }
 
 /// `GOMP_parallel`: runs `f(data)` on a team of `requested` threads (0: nthreads-var);
@@ -204,7 +215,7 @@ pub(crate) fn parallel_of(
     let fn_id = f as usize as u64;
     let Some(lease) = threads.0 else {
         let team = Team::new(1, None);
-        let node = Node::implicit(fn_id, 0, true);
+        let node = Node::implicit(fn_id, 0, true, inner_nthreads(outer));
         let m = Member::new(&team, 0, &node, Some(outer));
         with_member(&m, || {
             setup(&m);
@@ -225,7 +236,7 @@ pub(crate) fn parallel_of(
     let job = |i: usize| region.run_worker(i);
     // SAFETY: `job` and the lease live until `wait_left` below returns.
     unsafe { lease.post(&job) };
-    let node = Node::implicit(fn_id, 0, false);
+    let node = Node::implicit(fn_id, 0, false, region.nthreads);
     let m = Member::new(&region.team, 0, &node, Some(outer));
     let l = local();
     // Thread 0 is no worker of the crew: it spawns through the crew's injector and
@@ -308,7 +319,12 @@ pub(crate) fn parallel_start(
         unsafe { lease.post(&*job) };
         job
     });
-    let node = Box::new(Node::implicit(f as usize as u64, 0, size == 1));
+    let node = Box::new(Node::implicit(
+        f as usize as u64,
+        0,
+        size == 1,
+        region.nthreads,
+    ));
     let member = Box::new(Member::new(&region.team, 0, &node, Some(outer)));
     let l = local();
     let saved_member = l.member.replace(&*member);

@@ -23,7 +23,8 @@ exports! {
 
     "OMP_1.0" fn omp_set_num_threads(n: c_int) {
         guard("omp_set_num_threads", || {
-            env::set_num_threads(n.max(1) as usize)
+            let n = n.clamp(1, locus::MAX_THREADS as c_int);
+            member::current().nthreads.set(n as u32)
         })
     }
 

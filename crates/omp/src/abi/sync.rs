@@ -2,7 +2,10 @@
 //! points (cancellation is off), and the `error` directive.
 
 use crate::guard::guard;
-use crate::{lock, loops, member, team};
+use crate::{lock, loops, member, task, team};
+
+/// `GOMP_CANCEL_TASKGROUP` (gomp-constants.h): the `which` of `cancel taskgroup`.
+const CANCEL_TASKGROUP: c_int = 8;
 use std::ffi::{c_int, c_void};
 
 exports! {
@@ -26,19 +29,25 @@ exports! {
         guard("GOMP_barrier", team::barrier)
     }
 
-    /// `#pragma omp cancel`. Cancellation is off (libgomp's
-    /// default, `OMP_CANCELLATION=false`; locus does not turn it on, see `env.rs`), so the
-    /// construct is ignored, as OpenMP says it is then: nothing is cancelled and the answer
-    /// is false.
+    /// `#pragma omp cancel`: under `OMP_CANCELLATION=true`, `cancel taskgroup` cancels the
+    /// running task's taskgroup (`task::cancel_taskgroup`; with a false `if`, it is a
+    /// cancellation point); every other construct, and all of them without the setting
+    /// (libgomp's default), is ignored, as OpenMP says it then is: nothing is cancelled
+    /// and the answer is false.
     "GOMP_4.0" fn GOMP_cancel(which: c_int, do_cancel: bool) -> bool {
-        let _ = (which, do_cancel);
-        false
+        guard("GOMP_cancel", || match (which & CANCEL_TASKGROUP != 0, do_cancel) {
+            (true, true) => task::cancel_taskgroup(),
+            (true, false) => task::taskgroup_cancelled(),
+            (false, _) => false,
+        })
     }
 
-    /// Never cancelled (cancellation is off).
+    /// Whether the running task's taskgroup was cancelled (`cancellation point
+    /// taskgroup`); false for every other construct (their cancellation is off).
     "GOMP_4.0" fn GOMP_cancellation_point(which: c_int) -> bool {
-        let _ = which;
-        false
+        guard("GOMP_cancellation_point", || {
+            which & CANCEL_TASKGROUP != 0 && task::taskgroup_cancelled()
+        })
     }
 
     /// The barrier of a region that has a `cancel

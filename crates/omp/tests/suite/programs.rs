@@ -58,6 +58,10 @@ const PROGRAMS: &[(&str, &[&str])] = &[
     ("allocate_default", &[]),
     ("detach_thread", &[]),
     ("pause", &[]),
+    // nthreads-var per task, and the host fallback of `target` as a fresh initial task.
+    ("icv_tasks", &[]),
+    ("target_fallback", &[]),
+    ("cancel_taskgroup", &[]),
 ];
 
 /// The Fortran programs of `tests/fortran`: a name, the source, gfortran's flags. The
@@ -243,13 +247,13 @@ fn the_library_in_use_is_locus_and_reports_its_pool() {
 }
 
 #[test]
-fn cancellation_asked_for_is_refused_with_a_message_and_the_program_runs() {
+fn cancellation_asked_for_is_followed_for_taskgroups_only_with_a_message() {
     let out = run("cancel", &[], true, &[("OMP_CANCELLATION", "true")]);
     let stderr = text(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert_eq!(text(&out.stdout), "cancel ok\n");
     assert!(
-        stderr.contains("OMP_CANCELLATION=true is not followed"),
+        stderr.contains("OMP_CANCELLATION=true is followed for taskgroups only"),
         "{stderr}"
     );
     let bad = run("cancel", &[], true, &[("OMP_CANCELLATION", "maybe")]);
@@ -421,6 +425,23 @@ fn every_export_carries_gccs_version() {
         .map(|(name, version)| (name.to_string(), version.to_string()))
         .collect();
     assert_eq!(ours, table);
+}
+
+/// `cancel taskgroup` under `OMP_CANCELLATION=true` (every policy, as the other
+/// programs run without it): the cancelled group's later tasks do not run, as under
+/// GCC's libgomp.
+#[test]
+fn cancel_taskgroup_cancels_under_the_setting() {
+    let env = [("OMP_CANCELLATION", "true")];
+    let gomp = run("cancel_taskgroup", &[], false, &env);
+    assert!(gomp.status.success(), "{}", text(&gomp.stderr));
+    assert!(text(&gomp.stdout).contains("0 of 1000 ran"));
+    for policy in ["ws", "cats", "mts"] {
+        let env = [("OMP_CANCELLATION", "true"), ("LOCUS_POLICY", policy)];
+        let out = run("cancel_taskgroup", &[], true, &env);
+        assert!(out.status.success(), "{policy}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), text(&gomp.stdout), "{policy}");
+    }
 }
 
 /// The environments the settings test runs `icvs` with: each sets ICVs that locus
