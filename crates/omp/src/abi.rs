@@ -3,10 +3,10 @@
 //! entry points as `"VERSION" fn NAME(...) { ... }` (or `"VERSION" fn NAME =
 //! family!(...);` for one of a family written by a macro). The block makes each an
 //! `extern "C"` function, binds it to its version node of `libgomp.map` with a
-//! `.symver` directive in the same file (so in the same codegen unit as the function:
-//! hence `#[inline(never)]`, since rustc moves a small function that another module
-//! calls into the caller's unit, away from its directive), and lists it in the file's `SYMBOLS`, which [`CONSTRUCTS`] gathers for the tests and
-//! for the table in `docs/openmp.md` (a test checks that table against this one). A
+//! `.symver` directive inside its body (`symver!`), and lists it in the file's
+//! `SYMBOLS`, which [`CONSTRUCTS`] gathers for the tests and for the list in
+//! `docs/openmp.md` (a test checks that list against this table); a test checks that
+//! the built library exports exactly this table, each symbol with its version. A
 //! symbol not listed is not exported, so a program that needs it fails to load (with
 //! `LD_BIND_NOW=1`, as `locus run` sets) naming it.
 //!
@@ -20,7 +20,8 @@
 /// comment and attributes, is one of:
 /// - `"VERSION" fn NAME(ARGS) -> RET { BODY }`: an entry point written here;
 /// - `"VERSION" fn NAME = family!(ARGS);`: one written by `family!`, which is called
-///   as `family!(ATTRS NAME, ARGS)` and defines `NAME` as an `extern "C"` function;
+///   as `family!(ATTRS NAME @ "VERSION", ARGS)` and defines `NAME` as an `extern "C"`
+///   function whose body starts with `symver!(NAME, "VERSION")`;
 /// - `"VERSION" extern NAME;`: one defined in assembly in the same file.
 macro_rules! exports {
     (@table [$($table:tt)*]) => {
@@ -37,8 +38,10 @@ macro_rules! exports {
         $(#[$attr])*
         #[no_mangle]
         #[inline(never)]
-        pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? $body
-        symver!($name, $ver);
+        pub unsafe extern "C" fn $name($($arg: $ty),*) $(-> $ret)? {
+            symver!($name, $ver);
+            $body
+        }
         exports!(@table [$($table)* (stringify!($name), $ver),] $($rest)*);
     };
     (@table [$($table:tt)*]
@@ -51,10 +54,9 @@ macro_rules! exports {
             #[doc = ""]
             $(#[$attr])*
             #[inline(never)]
-            $name,
+            $name @ $ver,
             $($args)*
         );
-        symver!($name, $ver);
         exports!(@table [$($table)* (stringify!($name), $ver),] $($rest)*);
     };
     (@table [$($table:tt)*]
@@ -63,7 +65,7 @@ macro_rules! exports {
         $($rest:tt)*
     ) => {
         $(#[$attr])*
-        symver!($name, $ver);
+        std::arch::global_asm!(concat!(".symver ", stringify!($name), ", ", stringify!($name), "@@", $ver));
         exports!(@table [$($table)* (stringify!($name), $ver),] $($rest)*);
     };
     ($($entries:tt)*) => {
@@ -71,19 +73,29 @@ macro_rules! exports {
     };
 }
 
-/// Binds `name` to its version node. Not in unit tests, which link this crate into an
-/// executable that has no version script.
+/// Binds entry point `name` to its version node: an assembler directive (no
+/// instruction) at the top of the function's body, so that it lands in the object that
+/// defines the symbol, which `.symver` needs, however rustc and LLVM split the crate
+/// into codegen units (the entry points are `#[inline(never)]`, so that no copy of a
+/// body, and of its directive, lands elsewhere). Not in unit tests, which link this
+/// crate into an executable that has no version script.
 macro_rules! symver {
     ($name:ident, $ver:literal) => {
         #[cfg(not(test))]
-        std::arch::global_asm!(concat!(
-            ".symver ",
-            stringify!($name),
-            ", ",
-            stringify!($name),
-            "@@",
-            $ver
-        ));
+        // SAFETY: a directive to the assembler, which emits nothing here: no code runs.
+        unsafe {
+            std::arch::asm!(
+                concat!(
+                    ".symver ",
+                    stringify!($name),
+                    ", ",
+                    stringify!($name),
+                    "@@",
+                    $ver
+                ),
+                options(nomem, nostack, preserves_flags)
+            )
+        };
     };
 }
 

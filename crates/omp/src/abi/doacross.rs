@@ -12,14 +12,14 @@ use std::ffi::{c_long, c_uint, c_ulonglong, c_void};
 /// A doacross loop's start, for each schedule and word: its trip counts, then
 /// `loops::start_doacross`, then the member's first chunk.
 macro_rules! doacross_loop {
-    ($(#[$a:meta])* $name:ident, long, $($kind:tt)+) => {
-        doacross_loop!(@ $(#[$a])* $name, c_long, loops::next, $($kind)+);
+    ($(#[$a:meta])* $name:ident @ $ver:literal, long, $($kind:tt)+) => {
+        doacross_loop!(@ $(#[$a])* $name @ $ver, c_long, loops::next, $($kind)+);
     };
-    ($(#[$a:meta])* $name:ident, ull, $($kind:tt)+) => {
-        doacross_loop!(@ $(#[$a])* $name, c_ulonglong, loops::next_ull, $($kind)+);
+    ($(#[$a:meta])* $name:ident @ $ver:literal, ull, $($kind:tt)+) => {
+        doacross_loop!(@ $(#[$a])* $name @ $ver, c_ulonglong, loops::next_ull, $($kind)+);
     };
     // `schedule(runtime)`: no chunk argument.
-    (@ $(#[$a:meta])* $name:ident, $word:ty, $next:path, runtime) => {
+    (@ $(#[$a:meta])* $name:ident @ $ver:literal, $word:ty, $next:path, runtime) => {
         $(#[$a])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -28,12 +28,13 @@ macro_rules! doacross_loop {
             istart: *mut $word,
             iend: *mut $word,
         ) -> bool {
+            symver!($name, $ver);
             let schedule = env::run_schedule();
             // SAFETY: GCC's arguments, passed on.
             unsafe { doacross_start(stringify!($name), schedule, ncounts, counts, istart, iend, $next) }
         }
     };
-    (@ $(#[$a:meta])* $name:ident, $word:ty, $next:path, $kind:expr) => {
+    (@ $(#[$a:meta])* $name:ident @ $ver:literal, $word:ty, $next:path, $kind:expr) => {
         $(#[$a])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -43,6 +44,7 @@ macro_rules! doacross_loop {
             istart: *mut $word,
             iend: *mut $word,
         ) -> bool {
+            symver!($name, $ver);
             let schedule = Schedule {
                 kind: $kind,
                 chunk: (chunk as i128).max(0) as u64,

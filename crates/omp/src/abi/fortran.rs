@@ -31,11 +31,12 @@ unsafe fn fortran_arg<T: Copy>(p: *const T) -> T {
 
 /// `NAME_() -> T`: a routine without arguments, as `c`.
 macro_rules! fortran_query {
-    ($(#[$a:meta])* $name:ident, $c:ident -> $ty:ty) => {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, $c:ident -> $ty:ty) => {
         $(#[$a])*
         #[doc = concat!("As `", stringify!($c), "`.")]
         #[no_mangle]
         pub unsafe extern "C" fn $name() -> $ty {
+            symver!($name, $ver);
             // SAFETY: the C routine takes nothing.
             unsafe { $c() }
         }
@@ -45,20 +46,22 @@ macro_rules! fortran_query {
 /// `NAME_(&int)` (`int`) and `NAME_8_(&int64)` (`int8`, clamped to an `int`): a routine
 /// of one `int`, as `c`.
 macro_rules! fortran_int_arg {
-    ($(#[$a:meta])* $name:ident, int, $c:ident -> $ret:ty) => {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, int, $c:ident -> $ret:ty) => {
         $(#[$a])*
         #[doc = concat!("As `", stringify!($c), "`.")]
         #[no_mangle]
         pub unsafe extern "C" fn $name(v: *const i32) -> $ret {
+            symver!($name, $ver);
             // SAFETY: gfortran's reference to the argument.
             unsafe { $c(fortran_arg(v)) }
         }
     };
-    ($(#[$a:meta])* $name:ident, int8, $c:ident -> $ret:ty) => {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, int8, $c:ident -> $ret:ty) => {
         $(#[$a])*
         #[doc = concat!("As `", stringify!($c), "`, clamped.")]
         #[no_mangle]
         pub unsafe extern "C" fn $name(v: *const i64) -> $ret {
+            symver!($name, $ver);
             // SAFETY: gfortran's reference to the argument.
             unsafe { $c(clamp_to_int(fortran_arg(v))) }
         }

@@ -70,7 +70,7 @@ fn with_chunk(kind: Kind, chunk: i128) -> Option<Schedule> {
 /// A `GOMP_loop_*_start` (`long`) or `GOMP_loop_ull_*_start`: the member's next loop and
 /// its first chunk, for a schedule kind (with a chunk argument) or `runtime` (without).
 macro_rules! loop_start {
-    ($(#[$a:meta])* $name:ident, long, runtime, ordered: $ordered:literal) => {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, long, runtime, ordered: $ordered:literal) => {
         $(#[$a])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -80,12 +80,13 @@ macro_rules! loop_start {
             istart: *mut c_long,
             iend: *mut c_long,
         ) -> bool {
+            symver!($name, $ver);
             let bounds = [start, end, incr];
             // SAFETY: GCC passes two writable longs.
             unsafe { start_long(stringify!($name), None, $ordered, bounds, istart, iend) }
         }
     };
-    ($(#[$a:meta])* $name:ident, long, $kind:expr, ordered: $ordered:literal) => {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, long, $kind:expr, ordered: $ordered:literal) => {
         $(#[$a])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -96,13 +97,14 @@ macro_rules! loop_start {
             istart: *mut c_long,
             iend: *mut c_long,
         ) -> bool {
+            symver!($name, $ver);
             let schedule = with_chunk($kind, chunk.into());
             let bounds = [start, end, incr];
             // SAFETY: GCC passes two writable longs.
             unsafe { start_long(stringify!($name), schedule, $ordered, bounds, istart, iend) }
         }
     };
-    ($(#[$a:meta])* $name:ident, ull, runtime, ordered: $ordered:literal) => {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, ull, runtime, ordered: $ordered:literal) => {
         $(#[$a])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -113,12 +115,13 @@ macro_rules! loop_start {
             istart: *mut c_ulonglong,
             iend: *mut c_ulonglong,
         ) -> bool {
+            symver!($name, $ver);
             let bounds = (up, [start, end, incr]);
             // SAFETY: GCC passes two writable unsigned long longs.
             unsafe { start_ull(stringify!($name), None, $ordered, bounds, istart, iend) }
         }
     };
-    ($(#[$a:meta])* $name:ident, ull, $kind:expr, ordered: $ordered:literal) => {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, ull, $kind:expr, ordered: $ordered:literal) => {
         $(#[$a])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -130,6 +133,7 @@ macro_rules! loop_start {
             istart: *mut c_ulonglong,
             iend: *mut c_ulonglong,
         ) -> bool {
+            symver!($name, $ver);
             let schedule = with_chunk($kind, chunk.into());
             let bounds = (up, [start, end, incr]);
             // SAFETY: GCC passes two writable unsigned long longs.
@@ -141,16 +145,17 @@ macro_rules! loop_start {
 /// A `GOMP_loop_*_next` (`long`) or `GOMP_loop_ull_*_next`: the member's next chunk
 /// of its current loop, whatever its schedule.
 macro_rules! loop_next {
-    ($(#[$a:meta])* $name:ident, long) => {
-        loop_next!($(#[$a])* $name, c_long, loops::next);
+    ($(#[$a:meta])* $name:ident @ $ver:literal, long) => {
+        loop_next!($(#[$a])* $name @ $ver, c_long, loops::next);
     };
-    ($(#[$a:meta])* $name:ident, ull) => {
-        loop_next!($(#[$a])* $name, c_ulonglong, loops::next_ull);
+    ($(#[$a:meta])* $name:ident @ $ver:literal, ull) => {
+        loop_next!($(#[$a])* $name @ $ver, c_ulonglong, loops::next_ull);
     };
-    ($(#[$a:meta])* $name:ident, $word:ty, $next:path) => {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, $word:ty, $next:path) => {
         $(#[$a])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(istart: *mut $word, iend: *mut $word) -> bool {
+            symver!($name, $ver);
             guard(stringify!($name), || {
                 // SAFETY: GCC passes two writable words.
                 unsafe { $next(member::member(), &mut *istart, &mut *iend) }
@@ -163,13 +168,13 @@ macro_rules! loop_next {
 /// `GOMP_parallel_loop_*_start` (before: the caller runs the region's function next),
 /// for a schedule kind (with a chunk argument) or `runtime` (without).
 macro_rules! parallel_loop {
-    ($(#[$a:meta])* $name:ident, $form:ident, runtime) => {
-        parallel_loop!(@$form $(#[$a])* $name, [], None);
+    ($(#[$a:meta])* $name:ident @ $ver:literal, $form:ident, runtime) => {
+        parallel_loop!(@$form $(#[$a])* $name @ $ver, [], None);
     };
-    ($(#[$a:meta])* $name:ident, $form:ident, $kind:expr) => {
-        parallel_loop!(@$form $(#[$a])* $name, [chunk: c_long], with_chunk($kind, chunk.into()));
+    ($(#[$a:meta])* $name:ident @ $ver:literal, $form:ident, $kind:expr) => {
+        parallel_loop!(@$form $(#[$a])* $name @ $ver, [chunk: c_long], with_chunk($kind, chunk.into()));
     };
-    (@combined $(#[$a:meta])* $name:ident, [$($chunk:ident: $cty:ty)?], $schedule:expr) => {
+    (@combined $(#[$a:meta])* $name:ident @ $ver:literal, [$($chunk:ident: $cty:ty)?], $schedule:expr) => {
         $(#[$a])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -182,6 +187,7 @@ macro_rules! parallel_loop {
             $($chunk: $cty,)?
             _flags: c_uint,
         ) {
+            symver!($name, $ver);
             guard(stringify!($name), || {
                 let schedule = $schedule.unwrap_or_else(env::run_schedule);
                 team::parallel(f, data, num_threads as usize, &|m| {
@@ -190,7 +196,7 @@ macro_rules! parallel_loop {
             })
         }
     };
-    (@start $(#[$a:meta])* $name:ident, [$($chunk:ident: $cty:ty)?], $schedule:expr) => {
+    (@start $(#[$a:meta])* $name:ident @ $ver:literal, [$($chunk:ident: $cty:ty)?], $schedule:expr) => {
         $(#[$a])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -202,6 +208,7 @@ macro_rules! parallel_loop {
             incr: c_long,
             $($chunk: $cty,)?
         ) {
+            symver!($name, $ver);
             guard(stringify!($name), || {
                 let schedule = $schedule.unwrap_or_else(env::run_schedule);
                 team::parallel_start(
@@ -260,8 +267,8 @@ pub(super) unsafe fn construct_extras(what: &str, reductions: *mut usize, mem: *
 /// member's first chunk unless the bounds' pointers are null (GCC deals the loop
 /// itself and calls this only for the reductions).
 macro_rules! loop_start_v5 {
-    ($(#[$a:meta])* $name:ident, long, ordered: $ordered:literal) => {
-        loop_start_v5!(@ $(#[$a])* $name, [], c_long, $ordered, |m, s, a, b, c| {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, long, ordered: $ordered:literal) => {
+        loop_start_v5!(@ $(#[$a])* $name @ $ver, [], c_long, $ordered, |m, s, a, b, c| {
             if $ordered {
                 loops::start_ordered(m, s, a, b, c)
             } else {
@@ -269,12 +276,12 @@ macro_rules! loop_start_v5 {
             }
         }, loops::next);
     };
-    ($(#[$a:meta])* $name:ident, ull, ordered: $ordered:literal) => {
-        loop_start_v5!(@ $(#[$a])* $name, [up], c_ulonglong, $ordered, |m, s, up, a, b, c| {
+    ($(#[$a:meta])* $name:ident @ $ver:literal, ull, ordered: $ordered:literal) => {
+        loop_start_v5!(@ $(#[$a])* $name @ $ver, [up], c_ulonglong, $ordered, |m, s, up, a, b, c| {
             loops::start_ull(m, s, $ordered, up, a, b, c)
         }, loops::next_ull);
     };
-    (@ $(#[$a:meta])* $name:ident, [$($up:ident)?], $word:ty, $ordered:literal, $start:expr, $next:path) => {
+    (@ $(#[$a:meta])* $name:ident @ $ver:literal, [$($up:ident)?], $word:ty, $ordered:literal, $start:expr, $next:path) => {
         $(#[$a])*
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
@@ -290,6 +297,7 @@ macro_rules! loop_start_v5 {
             reductions: *mut usize,
             mem: *mut *mut c_void,
         ) -> bool {
+            symver!($name, $ver);
             guard(stringify!($name), || {
                 let m = member::member();
                 let schedule = schedule_of(sched, (chunk as i128).max(0) as u64);

@@ -11,7 +11,7 @@ use std::ffi::{c_int, c_uint, c_void};
 /// (`target::data`). The forms: GCC 6 and later with and without flags and
 /// dependences, and GCC before 6 (an unused pointer, byte-sized map kinds).
 macro_rules! target_data {
-    ($(#[$doc:meta])* $name:ident, ext, $what:literal) => {
+    ($(#[$doc:meta])* $name:ident @ $ver:literal, ext, $what:literal) => {
         $(#[$doc])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -23,11 +23,12 @@ macro_rules! target_data {
             flags: c_uint,
             depend: *mut *mut c_void,
         ) {
+            symver!($name, $ver);
             // SAFETY: GCC's dependence array.
             guard(stringify!($name), || unsafe { target::data($what, device, flags, depend) })
         }
     };
-    ($(#[$doc:meta])* $name:ident, ext_plain, $what:literal) => {
+    ($(#[$doc:meta])* $name:ident @ $ver:literal, ext_plain, $what:literal) => {
         $(#[$doc])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -37,13 +38,14 @@ macro_rules! target_data {
             _sizes: *mut usize,
             _kinds: *mut u16,
         ) {
+            symver!($name, $ver);
             // SAFETY: no dependences.
             guard(stringify!($name), || unsafe {
                 target::data($what, device, 0, std::ptr::null_mut())
             })
         }
     };
-    ($(#[$doc:meta])* $name:ident, v4, $what:literal) => {
+    ($(#[$doc:meta])* $name:ident @ $ver:literal, v4, $what:literal) => {
         $(#[$doc])*
         #[no_mangle]
         pub unsafe extern "C" fn $name(
@@ -54,6 +56,7 @@ macro_rules! target_data {
             _sizes: *mut usize,
             _kinds: *mut u8,
         ) {
+            symver!($name, $ver);
             // SAFETY: no dependences.
             guard(stringify!($name), || unsafe {
                 target::data($what, device, 0, std::ptr::null_mut())
