@@ -25,7 +25,8 @@
 //! team's tasks ([`locus::raw::wait_until`]); thread 0 waits running only its own
 //! team's tasks that no crew worker has taken from the crew's injector, where the
 //! crew's policy allows it ([`wait_helping`](crate::member::wait_helping), [`locus::raw::help`]: not under a policy
-//! that takes task events, which a task run off the crew's workers would escape), and
+//! that deals tasks to given workers, whose tasks would escape them; under one that
+//! takes task events, only those the policy never placed, in the crew's injector), and
 //! otherwise spins, then yields, then naps ([`wait::outside`](crate::wait::outside)); so a nested team's
 //! thread 0 never runs its parent team's tasks while its own team runs. Whoever makes a
 //! waited-for condition true wakes the crew's workers through the crew ([`wake_all`](crate::member::wake_all)),

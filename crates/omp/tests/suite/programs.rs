@@ -81,7 +81,10 @@ pub(crate) fn programs() -> &'static Path {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c");
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("omp-programs");
         std::fs::create_dir_all(&out).expect("make the programs' folder");
-        let names = PROGRAMS.iter().map(|(n, _)| *n).chain(["missing"]);
+        let names = PROGRAMS
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(["missing", "thread0_helps"]);
         for name in names {
             let status = Command::new("gcc")
                 .args(["-O2", "-fopenmp", "-Wall", "-Werror", "-o"])
@@ -441,6 +444,37 @@ fn cancel_taskgroup_cancels_under_the_setting() {
         let out = run("cancel_taskgroup", &[], true, &env);
         assert!(out.status.success(), "{policy}: {}", text(&out.stderr));
         assert_eq!(text(&out.stdout), text(&gomp.stdout), "{policy}");
+    }
+}
+
+/// Thread 0 runs its team's tasks while it waits at the region's end, as under
+/// libgomp, under the policies that take task events too (`cab` and `cats` where the
+/// crew spans two squads, as a team of three on `2x1` does): `thread0_helps` fails,
+/// after 20 s, where it runs none. (Not under the policies that deal tasks to given
+/// workers, whose tasks thread 0 leaves to them.)
+#[test]
+fn thread_0_runs_its_teams_tasks_while_it_waits() {
+    let gomp = run("thread0_helps", &[], false, &[("OMP_NUM_THREADS", "3")]);
+    assert!(gomp.status.success(), "{}", text(&gomp.stderr));
+    for policy in ["ws", "cab", "cats", "mts"] {
+        for machine in ["2x1", "1x2"] {
+            let env = [
+                ("LOCUS_POLICY", policy),
+                ("LOCUS_TOPOLOGY", machine),
+                ("OMP_NUM_THREADS", "3"),
+            ];
+            let out = run("thread0_helps", &[], true, &env);
+            assert!(
+                out.status.success(),
+                "{policy} on {machine}: {}",
+                text(&out.stderr)
+            );
+            assert_eq!(
+                text(&out.stdout),
+                text(&gomp.stdout),
+                "{policy} on {machine}"
+            );
+        }
     }
 }
 
