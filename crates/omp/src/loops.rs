@@ -494,6 +494,17 @@ mod tests {
     }
 
     #[test]
+    fn doacross_counts_after_a_zero_are_not_read() {
+        // GCC leaves them unset when a collapsed or inner loop has no iteration.
+        let d = Doacross::new(&[3, 0, u64::MAX / 3, 1 << 40], 1).unwrap();
+        assert_eq!(&d.counts[..], &[3, 0, 0, 0]);
+        let d = Doacross::new(&[0, 140_403_411_818_176, 261_504], 15).unwrap();
+        assert_eq!(&d.counts[..], &[0, 0, 0]);
+        assert!(d.posted.is_empty());
+        assert!(d.locate(&[0, 0, 0]).is_none());
+    }
+
+    #[test]
     fn trip_counts_follow_the_loop_direction() {
         assert_eq!(trip_count(0, 10, 1), 10);
         assert_eq!(trip_count(0, 10, 3), 4);

@@ -56,6 +56,18 @@ pub(crate) struct Doacross {
 
 impl Doacross {
     pub(crate) fn new(counts: &[u64], span: u64) -> Result<Doacross, String> {
+        // A loop with a count of 0 has no iteration, so no post or wait follows, and GCC
+        // leaves the counts after the first 0 unset: they read as 0 here, as libgomp
+        // (`gomp_doacross_init`) reads none past the first 0.
+        let counts: Vec<u64> = match counts.iter().position(|&c| c == 0) {
+            Some(zero) => counts[..zero]
+                .iter()
+                .copied()
+                .chain(std::iter::repeat_n(0, counts.len() - zero))
+                .collect(),
+            None => counts.to_vec(),
+        };
+        let counts = &counts[..];
         let per_outer = counts[1..]
             .iter()
             .try_fold(1u64, |acc, &c| acc.checked_mul(c));
