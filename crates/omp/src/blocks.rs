@@ -3,7 +3,7 @@
 //! `GOMP_task` neither allocates nor frees in the steady state. Larger or more aligned
 //! records go to the global allocator.
 //!
-//! Only the owning thread touches its list, which lives in the thread's `team::Local`
+//! Only the owning thread touches its list, which lives in the thread's `member::Local`
 //! (one thread-local lookup per task for everything `GOMP_task` needs). A block freed
 //! on another thread than the one that took it joins that thread's list; each list
 //! keeps at most [`KEEP`] blocks (the rest go back to the allocator) and frees them
@@ -12,7 +12,7 @@
 use std::alloc::{self, Layout};
 use std::cell::Cell;
 
-/// The size of a pooled block: a record (`task::Node`, under 256 bytes) and 64 bytes of
+/// The size of a pooled block: a record (`crate::node::Node`, under 256 bytes) and 64 bytes of
 /// data. Guess.
 pub(crate) const SIZE: usize = 384;
 /// The alignment of a pooled block.
@@ -64,17 +64,21 @@ impl List {
     }
 }
 
-/// Frees this thread's list at its exit.
-struct AtExit;
+/// Frees this thread's list at its exit: the list it was registered for (a thread's
+/// one list, in a thread-local without a destructor, so live until the thread ends).
+struct AtExit(Cell<*const List>);
 
 impl Drop for AtExit {
     fn drop(&mut self) {
-        crate::team::local().blocks.drain();
+        // SAFETY: the thread's list, set by `register` (see the type), or none.
+        if let Some(list) = unsafe { self.0.get().as_ref() } {
+            list.drain();
+        }
     }
 }
 
 thread_local! {
-    static EXIT: AtExit = const { AtExit };
+    static EXIT: AtExit = const { AtExit(Cell::new(std::ptr::null())) };
 }
 
 /// Allocates `layout` for this thread (whose list is `list`): a pooled block if it
@@ -106,7 +110,7 @@ fn fresh(layout: Layout) -> *mut u8 {
 /// Frees a block `alloc(layout)` returned, onto this thread's list `list`.
 ///
 /// # Safety
-/// `p` came from [`alloc`] (on any thread) with `layout` and is not used again.
+/// `p` came from [`alloc()`] (on any thread) with `layout` and is not used again.
 #[inline]
 pub(crate) unsafe fn free(list: &List, p: *mut u8, layout: Layout) {
     if layout.size() <= SIZE && layout.align() <= ALIGN {
@@ -136,7 +140,7 @@ pub(crate) unsafe fn free(list: &List, p: *mut u8, layout: Layout) {
 /// thread-locals are being destroyed).
 #[cold]
 fn register(list: &List) -> bool {
-    let ok = EXIT.try_with(|_| ()).is_ok();
+    let ok = EXIT.try_with(|exit| exit.0.set(list)).is_ok();
     list.registered.set(ok);
     ok
 }

@@ -21,7 +21,8 @@
 //! 3. **Leased** by a team: taken out of the free list (the lock is held for the take
 //!    only). [`Crew::post`] hands the workers the team's job, which each runs once as
 //!    its member and then counts itself out (`left`); [`Crew::wait_left`] waits for all
-//!    of them before the job's frame goes. Between posts a worker blocks on the crew's
+//!    of them before the job's frame goes. Between posts a worker checks for the next
+//!    post a while (spinning, then yielding: [`CHECKS`]), then blocks on the crew's
 //!    condition variable, costing no CPU.
 //! 4. **Returned** to the free list (most recently used last).
 //! 5. **Retired**: `retire` is posted, every share returns, the helper's broadcast
@@ -33,7 +34,7 @@
 //! once plus one are at most the limit ([`reserve`]), so a team asking past it gets
 //! fewer workers (at least none: a team of one).
 
-use crate::sync::{AtomicUsize, Condvar, Mutex};
+use crate::sync::{AtomicU64 as PostNumber, AtomicUsize, Condvar, Mutex};
 use locus::{ThreadPool, ThreadPoolBuilder};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -53,7 +54,23 @@ pub(crate) struct Posts<J: Copy> {
     posted: Condvar,
     /// Workers done with the current post's job.
     left: AtomicUsize,
+    /// `Post::number`, readable without the lock: a worker checks it a while before it
+    /// blocks ([`Posts::next`]).
+    number: PostNumber,
 }
+
+/// Checks of [`Posts::number`] a worker makes for the next post before it blocks on the
+/// condition variable, the first [`SPINS`] spinning, the rest yielding: back-to-back
+/// regions then start without a wake-up through the kernel, as libgomp's threads spin
+/// before they sleep (`GOMP_SPINCOUNT`). Guess, against `bench/regions.sh` (a wake-up
+/// costs several microseconds, a region about one); one under loom, so that its models
+/// stay small.
+#[cfg(not(loom))]
+const CHECKS: u32 = 2048;
+#[cfg(loom)]
+const CHECKS: u32 = 1;
+/// See [`CHECKS`]. Guess.
+const SPINS: u32 = 1024;
 
 /// What a crew's workers wait for between regions.
 struct Post<J> {
@@ -75,12 +92,24 @@ impl<J: Copy> Posts<J> {
             }),
             posted: Condvar::new(),
             left: AtomicUsize::new(0),
+            number: PostNumber::new(0),
         }
     }
 
     /// A worker's next job, once per post (`seen`: the last post it took), blocking
     /// until there is one; `None` once the crew retires.
     pub(crate) fn next(&self, seen: &mut u64) -> Option<J> {
+        for check in 0..CHECKS {
+            // Relaxed: a hint; the post itself is read under the lock below.
+            if self.number.load(Ordering::Relaxed) != *seen {
+                break;
+            }
+            if check < SPINS {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
         let mut post = self.post.lock().unwrap_or_else(|e| e.into_inner());
         while post.number == *seen && !post.retire {
             post = self.posted.wait(post).unwrap_or_else(|e| e.into_inner());
@@ -106,6 +135,8 @@ impl<J: Copy> Posts<J> {
         self.left.store(0, Ordering::Relaxed);
         post.number += 1;
         post.job = Some(job);
+        // Relaxed: a hint for the spinning workers (see `next`).
+        self.number.store(post.number, Ordering::Relaxed);
         drop(post);
         self.posted.notify_all();
     }
@@ -183,7 +214,7 @@ impl Crew {
     /// Waits until every worker has finished the posted job, running nothing.
     pub(crate) fn wait_left(&self) {
         let n = self.workers();
-        crate::team::wait_outside(|| self.posts.all_left(n));
+        crate::wait::outside(|| self.posts.all_left(n));
         self.posts.clear();
     }
 
@@ -339,7 +370,7 @@ pub(crate) fn lease(wanted: usize) -> Option<Lease> {
         c.live.len() == 1 && c.retired.is_empty()
     };
     if first && crate::env::settings().stats {
-        crate::stats::print_at_exit();
+        print_at_exit();
     }
     Some(Lease { crew })
 }
@@ -361,7 +392,7 @@ fn build(k: usize) -> Arc<Crew> {
         .name("locus-crew".into())
         .stack_size(HELPER_STACK)
         .spawn(move || {
-            crate::abi::guard("a team's workers", || {
+            crate::guard::guard("a team's workers", || {
                 serving.pool.broadcast(|i| serving.serve(i))
             })
         });
@@ -435,4 +466,21 @@ pub(crate) fn reports() -> Vec<String> {
         }),
     );
     out
+}
+
+/// Registers the report with `atexit`; called once, as the first crew is built.
+pub(crate) fn print_at_exit() {
+    // SAFETY: `report` is an `extern "C" fn()` that stays loaded until exit (this
+    // library is never unloaded: it is the program's libgomp).
+    if unsafe { libc::atexit(report) } != 0 {
+        eprintln!("locus: could not register the LOCUS_STATS report");
+    }
+}
+
+extern "C" fn report() {
+    crate::guard::guard("the LOCUS_STATS report", || {
+        for report in reports() {
+            eprint!("{report}");
+        }
+    });
 }

@@ -35,11 +35,12 @@
 //! locus's policies do not take), `OMP_ALLOCATOR` (`alloc.rs`), `OMP_NUM_TEAMS` and
 //! `OMP_TEAMS_THREAD_LIMIT` (`teams.rs`), `OMP_TARGET_OFFLOAD` (`target.rs`),
 //! `OMP_AFFINITY_FORMAT` and `OMP_DISPLAY_AFFINITY` (`affinity.rs`), and
-//! `OMP_DISPLAY_ENV` ([`display`]). Answered as not followed: `OMP_CANCELLATION=true`
-//! (cancel constructs are ignored, as they are by default), `OMP_TOOL=enabled` and
+//! `OMP_DISPLAY_ENV` ([`display`]), `OMP_CANCELLATION=true` for taskgroups only
+//! (`task.rs`; the other cancel constructs stay ignored, said on stderr, and
+//! `omp_get_cancellation` answers false). Answered as not followed: `OMP_TOOL=enabled` and
 //! `OMP_TOOL_LIBRARIES` (locus has no tool interface), `OMP_DEBUG=enabled`.
 
-use crate::loops::{Kind, Schedule};
+use crate::schedule::{Kind, Schedule};
 use locus::Pinning;
 use std::sync::atomic::{AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -149,6 +150,9 @@ pub(crate) struct Settings {
     pub(crate) teams_thread_limit: Option<usize>,
     /// `OMP_TARGET_OFFLOAD=mandatory`: a target construct, with no device, is an error.
     pub(crate) offload_mandatory: bool,
+    /// `OMP_CANCELLATION=true`: `cancel taskgroup` cancels (`task.rs`); the other
+    /// cancel constructs stay ignored.
+    pub(crate) cancel_taskgroups: bool,
     /// `OMP_DISPLAY_ENV`: 0 (false), 1 (true) or 2 (verbose).
     pub(crate) display_env: u8,
     /// `OMP_AFFINITY_FORMAT` (checked), if set.
@@ -193,14 +197,9 @@ pub(crate) fn settings() -> &'static Settings {
 /// making may do).
 pub(crate) fn display(verbose: bool) -> String {
     let s = settings();
-    let threads = match NUM_THREADS.load(Ordering::Relaxed) {
-        0 if s.threads_list.is_empty() => "(unset: one per CPU of the machine)".to_string(),
-        0 => join(&s.threads_list),
-        n => std::iter::once(n)
-            .chain(s.threads_list.iter().skip(1).copied())
-            .map(|n| n.to_string())
-            .collect::<Vec<_>>()
-            .join(","),
+    let threads = match s.threads_list.is_empty() {
+        true => "(unset: one per CPU of the machine)".to_string(),
+        false => join(&s.threads_list),
     };
     let schedule = run_schedule();
     let kind = match schedule.kind {
@@ -256,16 +255,13 @@ pub(crate) fn display(verbose: bool) -> String {
         ),
         ("OMP_THREAD_LIMIT", thread_limit().to_string()),
         ("OMP_MAX_ACTIVE_LEVELS", max_active_levels().to_string()),
-        ("OMP_NUM_TEAMS", crate::teams::max_teams().to_string()),
-        (
-            "OMP_TEAMS_THREAD_LIMIT",
-            crate::teams::teams_thread_limit().to_string(),
-        ),
+        ("OMP_NUM_TEAMS", max_teams().to_string()),
+        ("OMP_TEAMS_THREAD_LIMIT", teams_thread_limit().to_string()),
         ("OMP_CANCELLATION", "FALSE".to_string()),
         ("OMP_DEFAULT_DEVICE", default_device().to_string()),
         ("OMP_MAX_TASK_PRIORITY", s.max_task_priority.to_string()),
         ("OMP_DISPLAY_AFFINITY", yes(s.display_affinity)),
-        ("OMP_AFFINITY_FORMAT", crate::affinity::format()),
+        ("OMP_AFFINITY_FORMAT", affinity_format()),
         (
             "OMP_ALLOCATOR",
             s.allocator
@@ -416,10 +412,11 @@ fn read_settings(
     let default_device = number("OMP_DEFAULT_DEVICE", 0, i32::MAX as usize)?.unwrap_or(0) as i32;
     let max_task_priority =
         number("OMP_MAX_TASK_PRIORITY", 0, i32::MAX as usize)?.unwrap_or(0) as i32;
-    if boolean("OMP_CANCELLATION")? == Some(true) {
+    let cancel_taskgroups = boolean("OMP_CANCELLATION")? == Some(true);
+    if cancel_taskgroups {
         notes.push(
-            "OMP_CANCELLATION=true is not followed: cancel constructs are ignored, as with \
-             OMP_CANCELLATION=false (the default)"
+            "OMP_CANCELLATION=true is followed for taskgroups only: cancel parallel, for \
+             and sections are ignored, and omp_get_cancellation answers false"
                 .into(),
         );
     }
@@ -452,7 +449,7 @@ fn read_settings(
     let allocator = match get("OMP_ALLOCATOR") {
         None => None,
         Some((n, v)) => {
-            crate::alloc::check_environment(&v).map_err(|e| format!("{n}={v:?}: {e}"))?;
+            crate::allocator::check_environment(&v).map_err(|e| format!("{n}={v:?}: {e}"))?;
             Some(v)
         }
     };
@@ -463,12 +460,13 @@ fn read_settings(
     let affinity_format = match get("OMP_AFFINITY_FORMAT") {
         None => None,
         Some((n, v)) => {
-            crate::affinity::check(&v).map_err(|e| format!("{n}={v:?}: {e}"))?;
+            crate::affinity_format::check(&v).map_err(|e| format!("{n}={v:?}: {e}"))?;
             Some(v)
         }
     };
     let display_affinity = boolean("OMP_DISPLAY_AFFINITY")?.unwrap_or(false);
     Ok(Settings {
+        cancel_taskgroups,
         threads_list,
         thread_limit,
         dynamic,
@@ -784,14 +782,6 @@ pub(crate) fn binding(binds: &[Bind], places: Option<&Places>) -> (Option<Pinnin
     (pinning, notes)
 }
 
-/// nthreads-var as `omp_set_num_threads` set it; 0 if never set.
-static NUM_THREADS: AtomicUsize = AtomicUsize::new(0);
-
-/// `omp_set_num_threads`.
-pub(crate) fn set_num_threads(n: usize) {
-    NUM_THREADS.store(n.clamp(1, locus::MAX_THREADS), Ordering::Relaxed);
-}
-
 /// run-sched-var as `omp_set_schedule` set it: the kind (1 static, 2 dynamic, 3 guided)
 /// in the top byte, the chunk below; 0 if never set.
 static RUN_SCHEDULE: AtomicU64 = AtomicU64::new(0);
@@ -822,21 +812,11 @@ pub(crate) fn run_schedule() -> Schedule {
     }
 }
 
-/// nthreads-var: the team size of a region without `num_threads` met by the calling
-/// thread, at most [`thread_limit`]: `omp_set_num_threads`'s number, else
-/// `OMP_NUM_THREADS`'s for the region's nesting level (its last for deeper ones), else
-/// one per PU.
-pub(crate) fn max_threads() -> usize {
-    let list = &settings().threads_list;
-    let n = match NUM_THREADS.load(Ordering::Relaxed) {
-        0 => list
-            .get(crate::team::member().level)
-            .or(list.last())
-            .copied()
-            .unwrap_or_else(crate::crew::default_threads),
-        n => n,
-    };
-    n.min(thread_limit())
+/// The nthreads-var `OMP_NUM_THREADS` gives the implicit tasks of a region at nesting
+/// level `level` (0: the initial task), if its list is that long; else a region's
+/// implicit tasks take their encountering task's (`team.rs`).
+pub(crate) fn nthreads_of_level(level: usize) -> Option<usize> {
+    settings().threads_list.get(level).copied()
 }
 
 /// thread-limit-var: the most threads a team may have (`OMP_THREAD_LIMIT`, else
@@ -920,6 +900,57 @@ pub(crate) fn proc_bind() -> i32 {
         None if s.places.is_some() => Bind::True as i32,
         None => Bind::False as i32,
     }
+}
+
+/// nteams-var as `omp_set_num_teams` set it; 0 if never set.
+static NUM_TEAMS: AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// teams-thread-limit-var as `omp_set_teams_thread_limit` set it (0: no limit);
+/// `usize::MAX` if never set.
+static THREAD_LIMIT: AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// `omp_set_num_teams`: negative values are ignored, as libgomp ignores them.
+pub(crate) fn set_num_teams(n: i32) {
+    if let Ok(n) = usize::try_from(n) {
+        NUM_TEAMS.store(n, Ordering::Relaxed);
+    }
+}
+
+/// `omp_get_max_teams`: nteams-var, 0 if neither set nor in the environment.
+pub(crate) fn max_teams() -> usize {
+    match NUM_TEAMS.load(Ordering::Relaxed) {
+        0 => settings().num_teams.unwrap_or(0),
+        n => n,
+    }
+}
+
+/// `omp_set_teams_thread_limit`: negative values are ignored.
+pub(crate) fn set_teams_thread_limit(n: i32) {
+    if let Ok(n) = usize::try_from(n) {
+        THREAD_LIMIT.store(n, Ordering::Relaxed);
+    }
+}
+
+/// `omp_get_teams_thread_limit`: 0 for no limit.
+pub(crate) fn teams_thread_limit() -> usize {
+    match THREAD_LIMIT.load(Ordering::Relaxed) {
+        usize::MAX => settings().teams_thread_limit.unwrap_or(0),
+        n => n,
+    }
+}
+
+/// affinity-format-var, once set; `None`: `OMP_AFFINITY_FORMAT`, else the default.
+static FORMAT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// affinity-format-var.
+pub(crate) fn affinity_format() -> String {
+    let set = FORMAT.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    set.or_else(|| settings().affinity_format.clone())
+        .unwrap_or_else(|| crate::affinity_format::DEFAULT_FORMAT.to_string())
+}
+
+/// `omp_set_affinity_format`: a bad format is reported when a line is made from it.
+pub(crate) fn set_affinity_format(format: &str) {
+    *FORMAT.lock().unwrap_or_else(|e| e.into_inner()) = Some(format.to_string());
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! folder where this library is named `libgomp.so.1`).
 //!
 //! # How OpenMP maps onto locus
-//! - **Team = the meeting thread and a crew** (`team.rs`, `crew.rs`). A parallel
+//! - **Team = the meeting thread and a crew** (`team.rs`, `member.rs`, `crew.rs`). A parallel
 //!   region of `n` threads runs on the thread that meets it, as thread 0 (so its
 //!   `threadprivate` data and `copyin` are its own), and on a crew: a locus pool of
 //!   `n - 1` workers (with the `LOCUS_*` policy and topology) that the team leases
@@ -36,24 +36,33 @@
 //!
 //! # Safety at the boundary
 //! Every entry point is `extern "C"`, so a Rust panic cannot unwind into C: the entry
-//! points catch it, print it, naming themselves, and abort (`abi.rs`), but for the
+//! points catch it, print it, naming themselves, and abort (`guard.rs`), but for the
 //! hottest two (`GOMP_task`, `GOMP_taskwait`, a task's fixed cost), which leave it to
 //! the boundary itself: a panic reaching an `extern "C"` function's end aborts the
 //! process after the panic's message. Bad settings (`OMP_*`, `LOCUS_*`)
 //! are reported by name and the program exits with status 2 (`env.rs`).
 
 #![deny(missing_docs)]
+// The entry points' tables (`abi.rs`) are built by a recursive macro, one level per
+// entry point.
+#![recursion_limit = "512"]
 
 pub mod abi;
 mod affinity;
+mod affinity_format;
 mod alloc;
+mod allocator;
 mod blocks;
 mod crew;
 mod env;
 mod footprint;
+mod guard;
 mod lock;
 mod loops;
+mod member;
+mod node;
 mod reduction;
+mod schedule;
 mod stats;
 mod sync;
 mod target;
@@ -62,9 +71,10 @@ mod taskloop;
 mod team;
 mod teams;
 mod wait;
+mod workshare;
 
 /// A task record fits a pooled block with room for data (see `blocks.rs`).
-const _: () = assert!(std::mem::size_of::<task::Node>() + 64 <= blocks::SIZE);
+const _: () = assert!(std::mem::size_of::<node::Node>() + 64 <= blocks::SIZE);
 
 #[cfg(all(test, loom))]
 mod tests;

@@ -32,7 +32,7 @@
 //! always go on.
 //!
 //! A doacross loop may have any number of ordered dimensions (GCC passes the sink
-//! vectors of `GOMP_doacross_wait` as variadic arguments, which `abi.rs` reads as
+//! vectors of `GOMP_doacross_wait` as variadic arguments, which `abi/doacross.rs` reads as
 //! far as the loop has dimensions).
 //!
 //! A construct may carry scratch memory shared by its members ([`scratch`]: GCC 9's
@@ -46,151 +46,13 @@
 //! team's barrier, where they wait; they read the address and copy, and all meet at
 //! the barrier GCC emits after the copy, so the executor's data outlives the copies.
 
-use crate::team::{self, Member};
+use crate::member::Member;
+use crate::schedule::{Kind, Schedule};
+use crate::team;
+use crate::workshare::{Doacross, WorkShare, MAX_SCRATCH};
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
-
-/// How a loop is dealt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// Fixed chunks per member.
-    Static,
-    /// First come, fixed chunks.
-    Dynamic,
-    /// First come, shrinking chunks.
-    Guided,
-}
-
-/// A schedule: a kind and a chunk size (0: the kind's default).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Schedule {
-    pub(crate) kind: Kind,
-    pub(crate) chunk: u64,
-}
-
-impl Schedule {
-    /// libgomp's run-sched-var when `OMP_SCHEDULE` is unset.
-    pub(crate) fn default_runtime() -> Schedule {
-        Schedule {
-            kind: Kind::Dynamic,
-            chunk: 1,
-        }
-    }
-
-    /// Reads `OMP_SCHEDULE`: `[monotonic:|nonmonotonic:]kind[,chunk]`, kind one of
-    /// static, dynamic, guided, auto (taken as static).
-    pub(crate) fn parse(text: &str) -> Result<Schedule, String> {
-        let t = text.trim().to_ascii_lowercase();
-        let t = t
-            .strip_prefix("monotonic:")
-            .or_else(|| t.strip_prefix("nonmonotonic:"))
-            .unwrap_or(&t);
-        let (kind, chunk) = match t.split_once(',') {
-            Some((k, c)) => (k.trim(), Some(c.trim())),
-            None => (t.trim(), None),
-        };
-        let kind = match kind {
-            "static" | "auto" => Kind::Static,
-            "dynamic" => Kind::Dynamic,
-            "guided" => Kind::Guided,
-            _ => return Err("expected static, dynamic, guided or auto, then ,CHUNK".into()),
-        };
-        let chunk = match chunk {
-            None => 0,
-            Some(c) => match c.parse::<u64>() {
-                Ok(n) if n > 0 => n,
-                _ => return Err(format!("{c:?} is no chunk size (a positive number)")),
-            },
-        };
-        Ok(Schedule { kind, chunk })
-    }
-}
-
-/// One loop being dealt to a team.
-pub(crate) struct WorkShare {
-    key: u64,
-    /// The first value and the step, as 64-bit words: a `long` loop's in two's
-    /// complement, so iteration `i`'s value is `start + i * incr` wrapping for both.
-    start: u64,
-    incr: u64,
-    /// Iterations.
-    n: u64,
-    kind: Kind,
-    chunk: u64,
-    /// The next iteration not dealt (dynamic, guided).
-    next: AtomicU64,
-    /// Members that have not ended the loop.
-    left: AtomicUsize,
-    /// `single copyprivate`: the executor's data, published before the team's barrier.
-    copy: AtomicPtr<c_void>,
-    /// Ordered loops: iterations before this one have run their `ordered` blocks.
-    turn: AtomicU64,
-    /// Doacross loops: the iterations posted.
-    doacross: Option<Doacross>,
-    /// Task reductions of the construct (`reduction(task, ...)`): whether a member
-    /// claimed their registration, and the block it registered (0 until then).
-    pub(crate) reductions_claimed: std::sync::atomic::AtomicBool,
-    pub(crate) reductions: AtomicUsize,
-    /// The construct's scratch memory (`scan`, `lastprivate(conditional:)`), made
-    /// zeroed by the first member to ask for it (see [`scratch`]).
-    scratch: OnceLock<Box<[AtomicU64]>>,
-}
-
-/// The largest scratch block a construct may ask for (GCC asks for a few words per
-/// team member): past it the request is taken for a corrupt size and the program
-/// ends, naming it, rather than the allocation aborting. A guess, far above any use.
-pub(crate) const MAX_SCRATCH: usize = 1 << 30;
-
-/// The cross-iteration dependences of a doacross loop (see the module docs).
-#[derive(Debug)]
-pub(crate) struct Doacross {
-    /// The trip counts of the ordered dimensions, the dealt one first.
-    counts: Box<[u64]>,
-    /// Logical iterations of the dimensions after the first: one outer iteration's.
-    per_outer: u64,
-    /// Outer iterations per entry of `posted`: the loop's chunk.
-    span: u64,
-    /// Per chunk, 1 + the flattened number of the last iteration posted in it; 0 if none.
-    posted: Box<[AtomicU64]>,
-}
-
-impl Doacross {
-    fn new(counts: &[u64], span: u64) -> Result<Doacross, String> {
-        let per_outer = counts[1..]
-            .iter()
-            .try_fold(1u64, |acc, &c| acc.checked_mul(c));
-        let total = per_outer.and_then(|p| p.checked_mul(counts[0]));
-        let (Some(per_outer), Some(_)) = (per_outer, total.filter(|&t| t < u64::MAX)) else {
-            return Err(format!(
-                "a doacross loop of {counts:?} iterations, more than 2^64 in all"
-            ));
-        };
-        let span = span.max(1);
-        let entries = usize::try_from(counts[0].div_ceil(span))
-            .map_err(|_| format!("a doacross loop of {} outer iterations", counts[0]))?;
-        Ok(Doacross {
-            counts: counts.into(),
-            per_outer,
-            span,
-            posted: (0..entries).map(|_| AtomicU64::new(0)).collect(),
-        })
-    }
-
-    /// The entry of iteration vector `v` and its flattened number plus one; `None` if `v`
-    /// lies outside the iteration space (a sink OpenMP says to ignore).
-    fn locate(&self, v: &[u64]) -> Option<(&AtomicU64, u64)> {
-        if v.len() != self.counts.len() || v.iter().zip(&self.counts).any(|(x, n)| x >= n) {
-            return None;
-        }
-        let inner = v[1..]
-            .iter()
-            .zip(&self.counts[1..])
-            .fold(0u64, |acc, (&x, &n)| acc * n + x);
-        let entry = &self.posted[(v[0] / self.span) as usize];
-        Some((entry, v[0] * self.per_outer + inner + 1))
-    }
-}
 
 /// The number of iterations of `for (i = start; i < end (or > end); i += incr)`.
 pub(crate) fn trip_count(start: i64, end: i64, incr: i64) -> u64 {
@@ -460,7 +322,7 @@ pub(crate) fn ordered_start(m: &Member) {
     };
     if let Some(w) = m.work.borrow().as_ref() {
         // Acquire: pairs with the Release store in `pass_turn`.
-        crate::team::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
+        crate::member::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
     }
 }
 
@@ -469,10 +331,10 @@ pub(crate) fn ordered_start(m: &Member) {
 fn pass_turn(m: &Member, w: &WorkShare) {
     if let Some((lo, hi)) = m.ordered_chunk.take() {
         // Acquire/Release: the ordered blocks before the turn happen before those after.
-        crate::team::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
+        crate::member::wait_until(|| w.turn.load(Ordering::Acquire) == lo);
         w.turn.store(hi, Ordering::Release);
-        // Whoever makes a waiter's condition true wakes it (`team::wait_until`).
-        crate::team::wake_all();
+        // Whoever makes a waiter's condition true wakes it (`member::wait_until`).
+        crate::member::wake_all();
     }
 }
 
@@ -629,6 +491,17 @@ mod tests {
         assert!(e.contains("more than 2^64"), "{e}");
         assert!(Doacross::new(&[1 << 20, 1 << 20, 1 << 30], 1 << 20).is_err());
         assert_eq!(Doacross::new(&[5], 0).unwrap().posted.len(), 5);
+    }
+
+    #[test]
+    fn doacross_counts_after_a_zero_are_not_read() {
+        // GCC leaves them unset when a collapsed or inner loop has no iteration.
+        let d = Doacross::new(&[3, 0, u64::MAX / 3, 1 << 40], 1).unwrap();
+        assert_eq!(&d.counts[..], &[3, 0, 0, 0]);
+        let d = Doacross::new(&[0, 140_403_411_818_176, 261_504], 15).unwrap();
+        assert_eq!(&d.counts[..], &[0, 0, 0]);
+        assert!(d.posted.is_empty());
+        assert!(d.locate(&[0, 0, 0]).is_none());
     }
 
     #[test]

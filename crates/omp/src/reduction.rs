@@ -21,7 +21,7 @@
 //! numbers them `0..n`. Lookups walk the chain (a construct has few reductions) instead
 //! of libgomp's hash table.
 
-use crate::{task, team};
+use crate::{member, task, team};
 use std::ffi::c_void;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -41,7 +41,7 @@ pub(crate) unsafe fn register(data: *mut usize) {
     };
     let old = group.reductions.load(Relaxed);
     // SAFETY: the caller's contract.
-    unsafe { allocate(data, team::member().team().size, old) };
+    unsafe { allocate(data, member::member().team().size, old) };
     group.reductions.store(data as usize, Relaxed);
 }
 
@@ -112,7 +112,7 @@ pub(crate) fn enter_parallel(data: usize) {
 /// # Safety
 /// `data` is GCC's block, live until `workshare_unregister`; `w` is the member's
 /// construct.
-pub(crate) unsafe fn workshare_register(data: *mut usize, w: &crate::loops::WorkShare) {
+pub(crate) unsafe fn workshare_register(data: *mut usize, w: &crate::workshare::WorkShare) {
     use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
     task::taskgroup_start();
     let Some(group) = task::current_group() else {
@@ -121,7 +121,7 @@ pub(crate) unsafe fn workshare_register(data: *mut usize, w: &crate::loops::Work
     let old = group.reductions.load(Relaxed);
     if !w.reductions_claimed.swap(true, AcqRel) {
         // SAFETY: the caller's contract.
-        unsafe { allocate(data, team::member().team().size, old) };
+        unsafe { allocate(data, member::member().team().size, old) };
         // Release: the copies' addresses, written above, before the block is seen.
         w.reductions.store(data as usize, Release);
     } else {
@@ -169,10 +169,10 @@ unsafe fn adopt(data: *mut usize, first: *const usize, old: usize) {
 /// nobody leaves while they are in use.
 pub(crate) fn workshare_unregister(cancelled: bool) {
     // A scope's record ends here (a loop's and sections' ended at their `_end`).
-    crate::loops::end_nowait(team::member());
+    crate::loops::end_nowait(member::member());
     let data = task::current_group().map_or(0, |g| g.reductions.load(Relaxed));
     task::taskgroup_end();
-    if team::member().num == 0 && data != 0 {
+    if member::member().num == 0 && data != 0 {
         // SAFETY: registered by `workshare_register` for this construct; only thread 0
         // frees it, once (every member's block points at the same copies).
         unsafe { unregister(data as *mut usize) };
@@ -211,7 +211,7 @@ pub(crate) unsafe fn unregister(data: *mut usize) {
 /// reductions they name.
 pub(crate) unsafe fn remap(cnt: usize, cntorig: usize, ptrs: *mut *mut c_void) {
     let chain = task::current_group().map_or(0, |g| g.reductions.load(Relaxed));
-    let id = team::member().num;
+    let id = member::member().num;
     for i in 0..cnt {
         // SAFETY: the caller's contract; the blocks of the chain are GCC's, live while
         // the taskgroups that registered them are open.

@@ -1,7 +1,7 @@
-//! `LOCUS_STATS=1` (or `locus run --stats`): the statistics of the crews' pools
-//! (`crew.rs`) on stderr at exit, retired crews' first: tasks, steals by kind, and the
-//! policy's own counts (placement stability among them on machines of two squads or
-//! more).
+//! `LOCUS_STATS=1` (or `locus run --stats`): the report of a crew's pool, which
+//! `crew.rs` prints on stderr at exit, retired crews' first: tasks, steals by kind, and
+//! the policy's own counts (placement stability among them on machines of two squads
+//! or more).
 //!
 //! `locus run --stats` names a file of its private folder in `LOCUS_RUN_LOADED`, which
 //! this library creates as it is loaded, so that `locus run` can tell a program that
@@ -22,23 +22,6 @@ extern "C" fn mark_loaded() {
             .create_new(true)
             .open(path);
     }
-}
-
-/// Registers the report with `atexit`; called once, as the first crew is built.
-pub(crate) fn print_at_exit() {
-    // SAFETY: `report` is an `extern "C" fn()` that stays loaded until exit (this
-    // library is never unloaded: it is the program's libgomp).
-    if unsafe { libc::atexit(report) } != 0 {
-        eprintln!("locus: could not register the LOCUS_STATS report");
-    }
-}
-
-extern "C" fn report() {
-    crate::abi::guard("the LOCUS_STATS report", || {
-        for report in crate::crew::reports() {
-            eprint!("{report}");
-        }
-    });
 }
 
 /// One pool's report; `run_at_once` counts the teams' tasks that ran at once on the

@@ -3,12 +3,12 @@
 //!
 //! A target region runs its outlined function on the encountering thread with the
 //! mapped variables' own addresses (host and "device" memory are one), after copying
-//! the `firstprivate` ones it names by address; `nowait` makes it a task (deferred, with
-//! its `depend` clauses), and `depend` without `nowait` waits for those dependences
-//! first. Inside, `teams` runs its teams in turn (`GOMP_teams4`, as `teams.rs` does for
-//! host teams), and parallel regions run on locus's pools: with the whole pool when the
-//! target region was met outside every parallel region, as a team of one inside one
-//! (what a nested region is in locus). `target data`, `enter data`, `exit data` and
+//! the `firstprivate` ones it names by address, as a fresh initial task (level 0, a team
+//! of one, the initial ICVs), whatever region met it, as libgomp's host fallback runs it
+//! on a cleared thread state; `nowait` makes it a task (deferred, with its `depend`
+//! clauses), and `depend` without `nowait` waits for those dependences first. Inside,
+//! `teams` runs its teams in turn (`GOMP_teams4`, as `teams.rs` does for host teams),
+//! and a parallel region gets a team of its own. `target data`, `enter data`, `exit data` and
 //! `update` move nothing; they only keep their `depend` clauses.
 //!
 //! The one device is the host, the default device unless `OMP_DEFAULT_DEVICE` or
@@ -20,8 +20,9 @@
 //! The device memory routines see one device, the host (`omp_get_initial_device`, 0):
 //! `omp_target_alloc` is `malloc` there and null for any other device number.
 
+use crate::member::{self, Member, Team};
+use crate::node::{Node, OutlinedFn};
 use crate::task;
-use crate::team::{self, OutlinedFn};
 use std::alloc::{self, Layout};
 use std::ffi::{c_int, c_void};
 use std::sync::atomic::Ordering::Relaxed;
@@ -184,15 +185,27 @@ unsafe fn prepare(
 /// # Safety
 /// The region's function reads the addresses it was prepared with.
 unsafe fn run(region: &mut Region) {
-    // The limit is kept where the regions inside look for it: the member running this.
-    let league = &team::member().league;
-    let saved = league.thread_limit.load(Relaxed);
-    if region.thread_limit > 0 {
-        league.thread_limit.store(region.thread_limit, Relaxed);
-    }
+    let (f, addrs) = (region.f, region.addrs.as_mut_ptr().cast());
     // SAFETY: the program's outlined target region and its addresses.
-    unsafe { (region.f)(region.addrs.as_mut_ptr().cast()) };
-    league.thread_limit.store(saved, Relaxed);
+    as_initial_task(f, region.thread_limit, || unsafe { f(addrs) });
+}
+
+/// Runs `body`, a target region's (whose function is `f`), as the host fallback runs it:
+/// as a fresh initial task, whatever region met it (level 0, a team of one, the
+/// initial ICVs), with the region's thread limit (0: none) kept where the regions inside
+/// look for it, in its member's league. Its tasks run at once, as in any team of one,
+/// and are done when it returns.
+fn as_initial_task(f: OutlinedFn, thread_limit: usize, body: impl FnOnce()) {
+    let team = Team::new(1, None);
+    let node = Node::implicit(f as usize as u64, 0, true, member::initial_nthreads());
+    let m = Member::new(&team, 0, &node, None);
+    if thread_limit > 0 {
+        m.league.thread_limit.store(thread_limit, Relaxed);
+    }
+    member::with_member(&m, || {
+        body();
+        node.wait_for_descendants();
+    });
 }
 
 /// The task a `nowait` target region runs as: its data is the region, boxed.
@@ -262,7 +275,7 @@ pub(crate) unsafe fn target(
 pub(crate) unsafe fn target_v4(device: c_int, f: OutlinedFn, hostaddrs: *mut *mut c_void) {
     check_device("a target region", device);
     // SAFETY: the program's outlined target region and its addresses.
-    unsafe { f(hostaddrs.cast()) };
+    as_initial_task(f, 0, || unsafe { f(hostaddrs.cast()) });
 }
 
 /// `target data`, `enter data`, `exit data` and `update`: nothing to move; the
@@ -282,11 +295,11 @@ pub(crate) unsafe fn data(what: &str, device: c_int, flags: u32, depend: *mut *m
 /// `GOMP_teams4`: the loop over a target region's teams, one after another (see
 /// `teams.rs`); true while a team is to run.
 pub(crate) fn teams4(low: u32, thread_limit: u32, first: bool) -> bool {
-    let m = team::member();
+    let m = member::member();
     let league = &m.league;
     if first {
         let n = match low {
-            0 => crate::teams::max_teams().max(1) as u32,
+            0 => crate::env::max_teams().max(1) as u32,
             n => n,
         };
         league.start(n, thread_limit as usize);
@@ -298,7 +311,7 @@ pub(crate) fn teams4(low: u32, thread_limit: u32, first: bool) -> bool {
 /// `GOMP_teams` (GCC before 12, inside a target region): one team, its thread limit.
 pub(crate) fn teams_v4(thread_limit: u32) {
     if thread_limit > 0 {
-        team::member()
+        member::member()
             .league
             .thread_limit
             .store(thread_limit as usize, Relaxed);
@@ -494,10 +507,8 @@ mod tests {
         assert_ne!(copy, private.as_mut_ptr().cast());
         assert_eq!(copy as usize % 64, 0);
         // SAFETY: the copy holds 20 bytes.
-        assert_eq!(
-            unsafe { std::slice::from_raw_parts(copy.cast::<u32>(), 5) },
-            &private
-        );
+        let copied = unsafe { std::slice::from_raw_parts(copy.cast::<u32>(), 5) };
+        assert_eq!(copied, &private);
     }
 
     #[test]

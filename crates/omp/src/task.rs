@@ -19,7 +19,7 @@
 //! The handshake and its orderings are in `wait.rs`, with loom models in
 //! `src/tests/loom_wait.rs`. A team's thread 0, no worker of its crew, waits running
 //! only the team's tasks still in the crew's injector, where the policy allows, and
-//! needs no wake (`team::wait_helping`).
+//! needs no wake (`member::wait_helping`).
 //!
 //! # Publishing
 //! A ready task goes to its team's crew: spawned there by a crew worker, injected into
@@ -56,22 +56,22 @@
 //! so. The deque refills as soon as thieves take from it, so work stays there to
 //! steal. A team's thread 0, no worker of its crew, runs a plain task at once likewise
 //! while as many of its tasks as the crew has workers wait unstarted in the crew's
-//! injector (`team::Local::first_offers_enough`): it works meanwhile rather than wait
+//! injector (`member::Local::first_offers_enough`): it works meanwhile rather than wait
 //! idle beside a crew that has enough. Such a task is not counted
 //! among its parent's children (it completes before the parent goes on), and
 //! `LOCUS_STATS` counts it apart from the pool's tasks; the policy never sees it.
 
-use crate::team::{self, OutlinedFn};
+use crate::member;
+use crate::node::{task_info, CopyFn, DepNode, Group, Node, OutlinedFn, SendPtr};
 use crate::wait::{Ends, TaskState, WaiterSlot};
 use crate::{blocks, sync};
 use locus::raw::{self, RawTask};
 use locus::TaskId;
-use locus_task::TaskInfo;
 use std::alloc::{self, Layout};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
 use std::sync::{Arc, Mutex};
 
 /// `GOMP_task`'s flags (gomp-constants.h).
@@ -91,132 +91,7 @@ pub(crate) const FLAG_REDUCTION: u32 = 1 << 12;
 /// `grainsize(strict: g)`: every task but the last has exactly `g` iterations.
 pub(crate) const FLAG_STRICT: u32 = 1 << 14;
 
-/// A cpyfn: copies the firstprivate data from the spawner's block to the task's.
-pub(crate) type CopyFn = unsafe extern "C" fn(*mut c_void, *mut c_void);
-
-/// One task (see the module docs).
-///
-/// Its fields that own something (with drop glue) are `group`, `open_group`, `deps` and
-/// `dep`, and only they: [`Node::owns_nothing`] reads them to spare the drop of a
-/// record that holds nothing; a new owning field must join it.
-#[repr(C)]
-pub(crate) struct Node {
-    raw: RawTask,
-    f: Option<OutlinedFn>,
-    data: *mut c_void,
-    /// The allocation holding this node and its data; size 0 if not on the heap.
-    layout: Layout,
-    parent: *const Node,
-    state: TaskState,
-    id: TaskId,
-    level: u32,
-    /// Spawns since the last taskwait: the spawn path of the next child.
-    spawned: Cell<u32>,
-    is_final: bool,
-    implicit: bool,
-    /// The taskgroup this task was made in, which counts it.
-    group: Option<Arc<Group>>,
-    /// The innermost taskgroup open in this task (its children join it).
-    open_group: RefCell<Option<Arc<Group>>>,
-    /// The dependences of this task's children, by address.
-    /// Made at the first `depend` clause: a `HashMap::new` per task would cost a
-    /// thread-local read (its random keys) and 48 bytes in every record.
-    deps: RefCell<Option<HashMap<usize, DepEntry>>>,
-    /// This task as a predecessor of its later siblings, if it had `depend` clauses.
-    dep: Option<Arc<DepNode>>,
-    /// Predecessors not yet complete, plus one while registering.
-    unmet: AtomicUsize,
-    /// Runs on the spawning thread when ready instead of being published (if(0)).
-    inline: bool,
-    /// Its team has one thread: every task it makes runs at once.
-    alone: bool,
-    /// Made with a `detach` clause: it completes once its body has ended and its event
-    /// is fulfilled (`ends`).
-    detached: bool,
-    /// A detached `if(0)` task: its spawner waits for the event and completes it.
-    awaited: bool,
-    /// Published through its crew's injector by its team's thread 0, and counted in the
-    /// team's `injected` until a worker starts it.
-    injected: bool,
-    /// A detached task's ends still to come: its body's (unless it is `awaited`) and its
-    /// event's.
-    ends: Ends,
-}
-
-// SAFETY: a node moves to the worker that runs it; its cells are touched only by the
-// thread running the task (tasks are tied), its shared parts are atomics and locks.
-unsafe impl Send for Node {}
-// SAFETY: as above.
-unsafe impl Sync for Node {}
-
-/// A taskgroup: counts its tasks (those made in it, and their descendants made outside
-/// any inner group) until they complete.
-pub(crate) struct Group {
-    count: sync::AtomicUsize,
-    waiter: WaiterSlot,
-    prev: Option<Arc<Group>>,
-    /// The task reductions registered in this group, else the enclosing group's: the
-    /// address of GCC's newest reduction block, 0 if none (`reduction.rs`). Set by the
-    /// task that opened the group before it makes the tasks that read it.
-    pub(crate) reductions: AtomicUsize,
-}
-
-/// The predecessors' side of `depend`: whether the task completed, and who waits.
-pub(crate) struct DepNode {
-    inner: Mutex<(bool, Vec<SendPtr>)>,
-}
-
-pub(crate) struct SendPtr(*const Node);
-// SAFETY: a waiting successor node, live until it runs (it runs only after this list
-// releases it).
-unsafe impl Send for SendPtr {}
-
-#[derive(Default)]
-pub(crate) struct DepEntry {
-    last_out: Option<Arc<DepNode>>,
-    ins: Vec<Arc<DepNode>>,
-}
-
-fn task_info(id: TaskId, level: u32) -> TaskInfo {
-    TaskInfo {
-        id,
-        level,
-        loop_chunks: 0,
-    }
-}
-
 impl Node {
-    /// The implicit task of member `num` of a region whose function is at `fn_id`: level
-    /// 1, as the broadcast share it runs in is to locus, so its children are at 2;
-    /// `alone` if its team has one thread.
-    pub(crate) fn implicit(fn_id: u64, num: u32, alone: bool) -> Node {
-        let id = TaskId(locus_task::rng::mix64(fn_id)).child(num);
-        Node {
-            raw: RawTask::new(task_info(id, 1), run_never),
-            f: None,
-            data: std::ptr::null_mut(),
-            layout: Layout::new::<()>(),
-            parent: std::ptr::null(),
-            state: TaskState::new(),
-            id,
-            level: 1,
-            spawned: Cell::new(0),
-            is_final: false,
-            implicit: true,
-            group: None,
-            open_group: RefCell::new(None),
-            deps: RefCell::new(None),
-            dep: None,
-            unmet: AtomicUsize::new(0),
-            inline: false,
-            alone,
-            detached: false,
-            awaited: false,
-            injected: false,
-            ends: Ends::new(0),
-        }
-    }
-
     /// Waits until every task below this (implicit) task has completed.
     pub(crate) fn wait_for_descendants(&self) {
         wait(&self.state.waiter, || self.state.refs() == 1);
@@ -248,17 +123,13 @@ impl Node {
     }
 }
 
-unsafe fn run_never(_: *mut RawTask) {
-    unreachable!("implicit tasks are never spawned");
-}
-
 /// Waits (running other tasks of the team) until `done`, published in `slot` (see
 /// `wait.rs`). Only a crew worker runs tasks and publishes itself; any other thread
 /// (a team's thread 0, a thread outside every region) waits running nothing, and
 /// nobody needs to wake it (`team.rs`).
 fn wait(slot: &WaiterSlot, done: impl Fn() -> bool) {
-    if !team::local().pooled() {
-        team::wait_helping(done);
+    if !member::local().pooled() {
+        member::wait_helping(done);
         return;
     }
     // Under `ws` the awaited tasks are usually on this worker's deque: run them before
@@ -268,16 +139,16 @@ fn wait(slot: &WaiterSlot, done: impl Fn() -> bool) {
     }
     match locus::current_worker_index() {
         Some(me) => slot.wait(me, done, |done| raw::wait_until(done)),
-        None => team::wait_outside(done),
+        None => crate::wait::outside(done),
     }
 }
 
 /// Wakes the crew worker published in `slot`, unless it is the caller: through the
 /// caller's own pool on a crew worker, else through the crew of the caller's team.
 fn wake_waiter(slot: &WaiterSlot) {
-    if team::local().pooled() {
+    if member::local().pooled() {
         slot.notify(locus::current_worker_index(), raw::wake);
-    } else if let Some(crew) = team::member().team().crew() {
+    } else if let Some(crew) = member::member().team().crew() {
         slot.notify(None, |w| crew.wake(w));
     } else {
         // No crew: the waiter, if any, is a thread that waits without sleeping.
@@ -288,13 +159,13 @@ fn wake_waiter(slot: &WaiterSlot) {
 /// Runs a spawned task: the trampoline locus calls.
 unsafe fn run_spawned(raw: *mut RawTask) {
     let node = raw as *const Node;
-    let local = team::local();
+    let local = member::local();
     // A published task is of the team of the region this worker's pool runs, and runs
     // as this worker's member of it.
     let _share = local.as_share();
     // SAFETY: `raw` is the first field of a live heap node (spawned or injected).
     if unsafe { (*node).injected } {
-        team::member().team().injected.fetch_sub(1, Relaxed);
+        member::member().team().injected.fetch_sub(1, Relaxed);
     }
     // SAFETY: `raw` is the first field of a live heap node (spawned by `spawn`).
     unsafe { run_here(node, local) };
@@ -306,20 +177,21 @@ unsafe fn run_spawned(raw: *mut RawTask) {
 /// `node` is live and ready, and runs once.
 unsafe fn run(node: *const Node) {
     // SAFETY: the caller's contract.
-    unsafe { run_here(node, team::local()) }
+    unsafe { run_here(node, member::local()) }
 }
 
-/// [`run`] with this thread's [`team::Local`] at hand.
+/// [`run`] with this thread's [`member::Local`] at hand.
 ///
 /// # Safety
 /// As for [`run`].
 #[inline]
-unsafe fn run_here(node: *const Node, local: &'static team::Local) {
+unsafe fn run_here(node: *const Node, local: &'static member::Local) {
     {
         let _current = local.enter_task(node);
-        // SAFETY: live; the function and data are the program's.
+        // SAFETY: live; the function and data are the program's. A task of a cancelled
+        // taskgroup that had not started is skipped (completed without running).
         unsafe {
-            if let Some(f) = (*node).f {
+            if let Some(f) = (*node).f.filter(|_| !in_cancelled_group(&*node)) {
                 f((*node).data);
             }
         }
@@ -347,7 +219,7 @@ pub(crate) unsafe fn fulfill(event: *mut c_void) {
     if !n.detached {
         crate::env::fail("omp_fulfill_event: not the event of a detached task");
     }
-    let blocks = &team::local().blocks;
+    let blocks = &member::local().blocks;
     if n.awaited {
         if n.ends.reach() {
             wake_waiter(&n.state.waiter);
@@ -361,7 +233,7 @@ pub(crate) unsafe fn fulfill(event: *mut c_void) {
     // A thread of no team (the program's own) cannot tell which crew's worker waits for
     // what it completed, so `wake_waiter` woke none: it wakes them all, after the counts
     // moved (the waiters check their condition again and sleep on if it does not hold).
-    if !team::local().pooled() && team::member().team().crew().is_none() {
+    if !member::local().pooled() && member::member().team().crew().is_none() {
         crate::crew::wake_every_crew();
     }
 }
@@ -462,15 +334,15 @@ unsafe fn predecessor_done(node: *const Node) {
 /// every region fulfilling an event) it runs here.
 unsafe fn publish(node: *const Node) {
     let task = node.cast_mut().cast();
-    if team::local().pooled() {
+    if member::local().pooled() {
         // SAFETY: a heap node starts with its RawTask; live until run, run once.
         if unsafe { raw::spawn(task) }.is_ok() {
             return;
         }
-    } else if let Some(crew) = team::member().team().crew() {
+    } else if let Some(crew) = member::member().team().crew() {
         // SAFETY: not yet published, so this thread alone touches the node.
         unsafe { (*node.cast_mut()).injected = true };
-        team::member().team().injected.fetch_add(1, Relaxed);
+        member::member().team().injected.fetch_add(1, Relaxed);
         // SAFETY: as above.
         unsafe { raw::inject(&crew.pool, task) };
         return;
@@ -518,8 +390,13 @@ unsafe fn write_range(data: *mut c_void, range: Option<[u64; 2]>) {
 /// `FLAG_DEPEND` is set.
 #[inline]
 pub(crate) unsafe fn task(s: Spawn) {
-    let local = team::local();
+    let local = member::local();
     let parent = local.current();
+    if children_cancelled(parent) {
+        // The taskgroup it would join is cancelled: the task is not made (libgomp's
+        // `GOMP_task` returns at once too).
+        return;
+    }
     let plain = s.flags & (FLAG_DETACH | FLAG_DEPEND) == 0;
     if plain
         && s.if_clause
@@ -568,7 +445,7 @@ fn group_of_children(parent: &Node) -> Option<Arc<Group>> {
 /// # Safety
 /// As for [`task`].
 #[inline(never)]
-unsafe fn spawn_task(local: &'static team::Local, s: Spawn, parent: &Node) {
+unsafe fn spawn_task(local: &'static member::Local, s: Spawn, parent: &Node) {
     let detached = s.flags & FLAG_DETACH != 0 && !s.detach.is_null();
     let undeferred = !s.if_clause || parent.is_final || parent.alone;
     let is_final = parent.is_final || s.flags & FLAG_FINAL != 0;
@@ -667,7 +544,7 @@ const BACKLOG: usize = raw::BACKLOG;
 /// GCC's arguments of a task without `depend` or `detach`, `if` true; `parent` is the
 /// running task, neither final nor alone in its team.
 #[inline]
-unsafe fn run_at_once(local: &'static team::Local, s: &Spawn, parent: &Node) {
+unsafe fn run_at_once(local: &'static member::Local, s: &Spawn, parent: &Node) {
     local.run_at_once.set(local.run_at_once.get() + 1);
     let (id, level) = next_child(parent, s.f);
     let is_final = s.flags & FLAG_FINAL != 0;
@@ -788,6 +665,7 @@ fn new_node(
         id,
         level,
         spawned: Cell::new(0),
+        nthreads: Cell::new(parent.nthreads.get()),
         is_final,
         implicit: false,
         group,
@@ -955,7 +833,7 @@ unsafe fn read_depend(depend: *mut *mut c_void) -> Vec<(usize, bool)> {
 
 /// `GOMP_taskwait`.
 pub(crate) fn taskwait() {
-    let t = team::current();
+    let t = member::current();
     // Children that all ran at once (or finished already) leave nothing to wait for.
     if t.state.children() != 0 {
         wait(&t.state.waiter, || t.state.children() == 0);
@@ -998,9 +876,51 @@ pub(crate) unsafe fn empty_task(depend: *mut *mut c_void, deferred: bool) {
     }
 }
 
+/// Whether `node`'s taskgroup has been cancelled.
+#[inline]
+fn in_cancelled_group(node: &Node) -> bool {
+    node.group
+        .as_ref()
+        .is_some_and(|g| g.cancelled.load(Relaxed))
+}
+
+/// Whether the taskgroup a child of `parent` would join has been cancelled.
+#[inline]
+fn children_cancelled(parent: &Node) -> bool {
+    let open = parent.open_group.borrow();
+    open.as_ref()
+        .or(parent.group.as_ref())
+        .is_some_and(|g| g.cancelled.load(Relaxed))
+}
+
+/// `cancel taskgroup` (`GOMP_cancel`): cancels the running task's innermost taskgroup
+/// (the one it opened last, else the one it was made in) where `OMP_CANCELLATION=true`;
+/// whether it did (then GCC's code leaves the task). Its tasks not yet started will not
+/// run, and tasks meant for it are not made.
+pub(crate) fn cancel_taskgroup() -> bool {
+    if !crate::env::settings().cancel_taskgroups {
+        return false;
+    }
+    let t = member::current();
+    let open = t.open_group.borrow();
+    match open.as_ref().or(t.group.as_ref()) {
+        Some(group) => {
+            group.cancelled.store(true, Relaxed);
+            true
+        }
+        None => false,
+    }
+}
+
+/// `cancellation point taskgroup`: whether the running task's innermost taskgroup has
+/// been cancelled.
+pub(crate) fn taskgroup_cancelled() -> bool {
+    children_cancelled(member::current())
+}
+
 /// `GOMP_taskgroup_start`.
 pub(crate) fn taskgroup_start() {
-    let t = team::current();
+    let t = member::current();
     let mut open = t.open_group.borrow_mut();
     let prev = open.take().or_else(|| t.group.clone());
     let reductions = prev.as_ref().map_or(0, |p| p.reductions.load(Relaxed));
@@ -1009,12 +929,13 @@ pub(crate) fn taskgroup_start() {
         waiter: WaiterSlot::new(),
         prev,
         reductions: AtomicUsize::new(reductions),
+        cancelled: AtomicBool::new(false),
     }));
 }
 
 /// `GOMP_taskgroup_end`.
 pub(crate) fn taskgroup_end() {
-    let t = team::current();
+    let t = member::current();
     let Some(group) = t.open_group.borrow_mut().take() else {
         crate::env::fail("GOMP_taskgroup_end without GOMP_taskgroup_start");
     };
@@ -1031,17 +952,17 @@ pub(crate) fn taskgroup_end() {
 /// The innermost taskgroup of the running task: one it opened, else the one it was
 /// made in.
 pub(crate) fn current_group() -> Option<Arc<Group>> {
-    let t = team::current();
+    let t = member::current();
     let open = t.open_group.borrow().clone();
     open.or_else(|| t.group.clone())
 }
 
 /// `omp_in_final`.
 pub(crate) fn in_final() -> bool {
-    team::current().is_final()
+    member::current().is_final()
 }
 
 /// The running task as an owner of nest locks.
 pub(crate) fn current_ptr() -> *mut c_void {
-    (team::current() as *const Node).cast_mut().cast()
+    (member::current() as *const Node).cast_mut().cast()
 }

@@ -19,7 +19,7 @@
 
 use crate::task::{self, Spawn, FLAG_FINAL, FLAG_GRAINSIZE, FLAG_IF, FLAG_NOGROUP};
 use crate::task::{FLAG_REDUCTION, FLAG_STRICT};
-use crate::{reduction, team};
+use crate::{member, reduction};
 
 /// How a loop of `n` iterations is split: `tasks` tasks, the first `big_tasks` of
 /// `big` iterations, the others of `small`.
@@ -135,7 +135,7 @@ pub(crate) unsafe fn taskloop(mut spawn: Spawn, flags: u32, num_tasks: u64, lp: 
         }
         return;
     }
-    let team_size = team::member().team().size as u64;
+    let team_size = member::member().team().size as u64;
     let split = split(lp.n, flags, num_tasks, team_size);
     let group = flags & FLAG_NOGROUP == 0;
     if group {

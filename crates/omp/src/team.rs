@@ -21,14 +21,15 @@
 //! thread, or a worker of the parent team's crew), hands its tasks to the crew's
 //! injector ([`locus::raw::inject`]), and the policy places their descendants. A crew
 //! runs no other team's task, since the team holds it whole. A member that is a crew
-//! worker (`Local::worker` set: [`Local::pooled`]) waits as a worker does, running its
+//! worker (`Local::worker` set: [`Local::pooled`](crate::member::Local::pooled)) waits as a worker does, running its
 //! team's tasks ([`locus::raw::wait_until`]); thread 0 waits running only its own
 //! team's tasks that no crew worker has taken from the crew's injector, where the
-//! crew's policy allows it ([`wait_helping`], [`locus::raw::help`]: not under a policy
-//! that takes task events, which a task run off the crew's workers would escape), and
-//! otherwise spins, then yields, then naps ([`wait_outside`]); so a nested team's
+//! crew's policy allows it ([`wait_helping`](crate::member::wait_helping), [`locus::raw::help`]: not under a policy
+//! that deals tasks to given workers, whose tasks would escape them; under one that
+//! takes task events, only those the policy never placed, in the crew's injector), and
+//! otherwise spins, then yields, then naps ([`wait::outside`](crate::wait::outside)); so a nested team's
 //! thread 0 never runs its parent team's tasks while its own team runs. Whoever makes a
-//! waited-for condition true wakes the crew's workers through the crew ([`wake_all`]),
+//! waited-for condition true wakes the crew's workers through the crew ([`wake_all`](crate::member::wake_all)),
 //! whichever thread it runs on.
 //!
 //! # Entering a region
@@ -48,317 +49,14 @@
 //! members' descendants done, all arrived: no task of the team is left. Every waiting
 //! crew worker runs the team's tasks meanwhile.
 //!
-//! Threads outside any region act as the one member of their own team (`initial`).
+//! A thread's place in its team, and how members wait, are `member.rs`'s.
 
-use crate::crew::{self, Crew, Lease};
-use crate::loops::WorkShare;
-use crate::task::Node;
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+use crate::crew::{self, Lease};
+use crate::member::{current, local, member, wait_until, with_member, Member, Team};
+use crate::node::{Node, OutlinedFn};
+use std::cell::RefCell;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-
-/// The function of a region or a task, as GCC outlines it.
-pub(crate) type OutlinedFn = unsafe extern "C" fn(*mut c_void);
-
-/// The shared state of one team.
-pub(crate) struct Team {
-    /// Number of members.
-    pub(crate) size: usize,
-    /// The crew its threads `1..size` are workers of; null for a team of one.
-    crew: *const Crew,
-    /// Members at the current barrier.
-    arrived: AtomicUsize,
-    /// Barriers passed.
-    generation: AtomicUsize,
-    /// Members that have entered the region (see [`gather`]).
-    entered: AtomicUsize,
-    /// `single` constructs claimed (see [`single_start`]).
-    singles: AtomicU64,
-    /// Tasks thread 0 handed to the crew's injector that no worker has started yet
-    /// (`task.rs`); a hint, `Relaxed`.
-    pub(crate) injected: AtomicUsize,
-    /// Worksharing loops in progress, by their number in each member's sequence.
-    pub(crate) works: Mutex<HashMap<u64, Arc<WorkShare>>>,
-}
-
-impl Team {
-    /// A team of `size` threads, those past thread 0 workers of `crew` (`None` for a
-    /// team of one), which the team holds for as long as it lives.
-    pub(crate) fn new(size: usize, crew: Option<&Crew>) -> Team {
-        Team {
-            size,
-            crew: crew.map_or(std::ptr::null(), |c| c as *const Crew),
-            arrived: AtomicUsize::new(0),
-            generation: AtomicUsize::new(0),
-            entered: AtomicUsize::new(0),
-            singles: AtomicU64::new(0),
-            injected: AtomicUsize::new(0),
-            works: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// The crew of the team's threads past thread 0; `None` for a team of one.
-    pub(crate) fn crew(&self) -> Option<&Crew> {
-        // SAFETY: the team's lease keeps the crew live while the team is.
-        unsafe { self.crew.as_ref() }
-    }
-}
-
-/// One thread's place in a team; lives on that thread's stack for the region.
-pub(crate) struct Member {
-    pub(crate) team: *const Team,
-    /// `omp_get_thread_num`.
-    pub(crate) num: usize,
-    /// The member's implicit task.
-    pub(crate) implicit: *const Node,
-    /// Whether an enclosing region (this one or an outer one) has more than one thread.
-    pub(crate) active: bool,
-    /// Enclosing parallel regions of more than one thread (`omp_get_active_level`).
-    pub(crate) active_level: usize,
-    /// Enclosing parallel regions (`omp_get_level`): 0 outside every region.
-    pub(crate) level: usize,
-    /// The member that started this member's region (null at level 0): the thread's
-    /// ancestors (`omp_get_ancestor_thread_num`, `omp_get_team_size`). It outlives this
-    /// member: a region's starter waits for it.
-    parent: *const Member,
-    /// `single` constructs met.
-    singles: Cell<u64>,
-    /// Worksharing loops met.
-    pub(crate) loops: Cell<u64>,
-    /// The loop being dealt to this member.
-    pub(crate) work: RefCell<Option<Arc<WorkShare>>>,
-    /// Chunks of a static loop this member has taken.
-    pub(crate) static_taken: Cell<u64>,
-    /// The `teams` league this member runs a team of: a host `teams` region's at level
-    /// 0, or a target region's teams where the member met them (`teams.rs`).
-    pub(crate) league: crate::teams::League,
-    /// Whether the current loop has an `ordered` clause.
-    pub(crate) ordered: Cell<bool>,
-    /// The chunk of an ordered loop this member runs, whose turn it passes on when done.
-    pub(crate) ordered_chunk: Cell<Option<(u64, u64)>>,
-    /// def-allocator-var of its implicit task (`alloc.rs`): inherited from the member
-    /// that started the region, as OpenMP has implicit tasks inherit it.
-    pub(crate) def_allocator: Cell<usize>,
-}
-
-impl Member {
-    /// Member `num` of `team`, whose region `parent` started (`None`: a thread outside
-    /// every region).
-    pub(crate) fn new(team: &Team, num: usize, implicit: &Node, parent: Option<&Member>) -> Member {
-        let active_level =
-            parent.map_or(0, |p| p.active_level) + usize::from(team.size > 1 && parent.is_some());
-        Member {
-            team,
-            num,
-            implicit,
-            active: active_level > 0,
-            active_level,
-            level: parent.map_or(0, |p| p.level + 1),
-            parent: parent.map_or(std::ptr::null(), |p| p as *const Member),
-            singles: Cell::new(0),
-            loops: Cell::new(0),
-            work: RefCell::new(None),
-            static_taken: Cell::new(0),
-            league: Default::default(),
-            ordered: Cell::new(false),
-            ordered_chunk: Cell::new(None),
-            def_allocator: Cell::new(parent.map_or(0, |p| p.def_allocator.get())),
-        }
-    }
-
-    pub(crate) fn team(&self) -> &Team {
-        // SAFETY: a member lives inside its team's region, and the team outlives it.
-        unsafe { &*self.team }
-    }
-
-    /// This thread's member at enclosing level `level` (0: the initial thread's team
-    /// of one), if `level <= self.level`.
-    pub(crate) fn ancestor(&self, level: usize) -> Option<&Member> {
-        let mut m = self;
-        for _ in level..self.level {
-            // SAFETY: a member's parent outlives it (see `parent`).
-            m = unsafe { m.parent.as_ref()? };
-        }
-        (level <= self.level).then_some(m)
-    }
-
-    pub(crate) fn implicit(&self) -> &Node {
-        // SAFETY: the implicit task lives beside the member for the whole region.
-        unsafe { &*self.implicit }
-    }
-}
-
-/// What this thread keeps for locus-omp, in one thread-local so that a task's hot path
-/// looks it up once (a thread-local of a shared library costs a `__tls_get_addr` call
-/// per lookup).
-pub(crate) struct Local {
-    member: Cell<*const Member>,
-    /// The member this crew worker is of the team its crew serves, while it runs that
-    /// team's region; null otherwise. The member that runs a task of that team, whatever
-    /// nested team of one it is in when it takes the task.
-    share: Cell<*const Member>,
-    /// The task running on this thread (an implicit or explicit task); null if none.
-    current: Cell<*const Node>,
-    /// Free task records (`blocks.rs`).
-    pub(crate) blocks: crate::blocks::List,
-    /// This thread's locus worker while its member is one of its crew's team (set with
-    /// `share`, and unset while the thread is thread 0 of a nested team); `None`
-    /// otherwise.
-    worker: Cell<Option<locus::raw::Worker>>,
-    /// Tasks this thread ran at once in the region it runs, added to its pool's count
-    /// as it leaves the region.
-    pub(crate) run_at_once: Cell<u64>,
-}
-
-impl Local {
-    /// The task running on this thread.
-    #[inline]
-    pub(crate) fn current(&self) -> &'static Node {
-        let t = self.current.get();
-        if t.is_null() {
-            return member().implicit();
-        }
-        // SAFETY: `current` points to the running task, live while it runs (restored
-        // when it ends); 'static as for `member`.
-        unsafe { &*t }
-    }
-
-    /// Whether this thread's member is a worker of its team's crew, so that it spawns
-    /// into its own pool and runs the team's tasks while it waits.
-    #[inline]
-    pub(crate) fn pooled(&self) -> bool {
-        self.worker.get().is_some()
-    }
-
-    /// [`locus::raw::offers_enough`] for this thread's worker; `false` unless it is
-    /// [`Local::pooled`].
-    #[inline]
-    pub(crate) fn offers_enough(&self, tasks: usize) -> bool {
-        match self.worker.get() {
-            // SAFETY: set only while this thread runs a region of its crew's team (cleared
-            // as it leaves), inside its broadcast share, so the worker is live; this is
-            // its thread (a thread-local).
-            Some(worker) => unsafe { worker.offers_enough(tasks) },
-            None => false,
-        }
-    }
-
-    /// For a team's thread 0 (not [`Local::pooled`]): whether as many of its tasks as
-    /// its crew has workers wait unstarted in the crew's injector, so that it may run a
-    /// new one at once instead (`task.rs`). `false` on a crew worker and without a crew.
-    #[inline]
-    pub(crate) fn first_offers_enough(&self) -> bool {
-        if self.pooled() {
-            return false;
-        }
-        let team = member().team();
-        team.crew()
-            .is_some_and(|crew| team.injected.load(Ordering::Relaxed) >= crew.workers())
-    }
-
-    /// Makes `node` the running task until the returned guard drops.
-    #[inline]
-    pub(crate) fn enter_task(&'static self, node: *const Node) -> TaskGuard {
-        TaskGuard(self, self.current.replace(node))
-    }
-}
-
-thread_local! {
-    static LOCAL: Local = const {
-        Local {
-            member: Cell::new(std::ptr::null()),
-            share: Cell::new(std::ptr::null()),
-            current: Cell::new(std::ptr::null()),
-            blocks: crate::blocks::List::new(),
-            worker: Cell::new(None),
-            run_at_once: Cell::new(0),
-        }
-    };
-    /// The team of one of a thread outside every region, made on first use and leaked
-    /// (one per such thread: a few hundred bytes).
-    static INITIAL: &'static Member = initial_member();
-}
-
-fn initial_member() -> &'static Member {
-    let team: &'static Team = Box::leak(Box::new(Team::new(1, None)));
-    let node: &'static Node = Box::leak(Box::new(Node::implicit(0, 0, true)));
-    Box::leak(Box::new(Member::new(team, 0, node, None)))
-}
-
-/// This thread's [`Local`].
-#[inline]
-pub(crate) fn local() -> &'static Local {
-    // SAFETY: a const-initialised thread-local without a destructor lives as long as its
-    // thread, and the reference never leaves it.
-    LOCAL.with(|l| unsafe { &*(l as *const Local) })
-}
-
-/// This thread's member: of the region it runs in, else of its own team of one.
-pub(crate) fn member() -> &'static Member {
-    let m = local().member.get();
-    if m.is_null() {
-        return INITIAL.with(|m| *m);
-    }
-    // SAFETY: MEMBER points to a member on this thread's stack while its region runs
-    // (`with_member` clears it before the member goes away); 'static is a lie told
-    // only to callers that use it before returning to the region.
-    unsafe { &*m }
-}
-
-/// The task running on this thread.
-pub(crate) fn current() -> &'static Node {
-    local().current()
-}
-
-/// Restores the task that ran before.
-pub(crate) struct TaskGuard(&'static Local, *const Node);
-
-impl Drop for TaskGuard {
-    #[inline]
-    fn drop(&mut self) {
-        self.0.current.set(self.1);
-    }
-}
-
-impl Local {
-    /// Makes this worker's member of the team its crew serves (the share it runs) its
-    /// member until the returned guard drops, for a task taken from the pool: a worker
-    /// could take one of that team while it waits inside a nested team of one (or in a
-    /// task that opened one), where `member` names the inner team's member; the task
-    /// belongs to the outer team and answers as its member. Off a share (never so for
-    /// a published task: see [`gather`]) nothing changes.
-    #[inline]
-    pub(crate) fn as_share(&'static self) -> ShareGuard {
-        let share = self.share.get();
-        if share.is_null() || std::ptr::eq(share, self.member.get()) {
-            return ShareGuard(self, None);
-        }
-        ShareGuard(self, Some(self.member.replace(share)))
-    }
-}
-
-/// Restores the member that was this thread's before [`Local::as_share`].
-pub(crate) struct ShareGuard(&'static Local, Option<*const Member>);
-
-impl Drop for ShareGuard {
-    #[inline]
-    fn drop(&mut self) {
-        if let Some(m) = self.1 {
-            self.0.member.set(m);
-        }
-    }
-}
-
-/// Runs `f` as `member` of its team, in its implicit task.
-fn with_member(member: &Member, f: impl FnOnce()) {
-    let l = local();
-    let saved_member = l.member.replace(member);
-    let _task = l.enter_task(member.implicit);
-    f();
-    l.member.set(saved_member);
-}
+use std::sync::atomic::Ordering;
 
 /// A region of more than one thread: what every member needs to run it.
 struct Region {
@@ -369,6 +67,8 @@ struct Region {
     starter: *const Member,
     /// Runs first on each member (a combined loop's dealing); live while the region is.
     setup: *const (dyn Fn(&Member) + Sync),
+    /// nthreads-var of its implicit tasks ([`inner_nthreads`]).
+    nthreads: u32,
 }
 
 // SAFETY: the program hands the data to every member of its team by design (the
@@ -397,6 +97,7 @@ impl Region {
             data,
             starter,
             setup,
+            nthreads: inner_nthreads(starter),
         }
     }
 
@@ -412,9 +113,9 @@ impl Region {
     /// Crew worker `i`'s part: thread `i + 1` of the team, from the region's opening to
     /// its closing barrier.
     fn run_worker(&self, i: usize) {
-        crate::abi::guard("a parallel region", || {
+        crate::guard::guard("a parallel region", || {
             let num = i + 1;
-            let node = Node::implicit(self.fn_id(), num as u32, false);
+            let node = Node::implicit(self.fn_id(), num as u32, false, self.nthreads);
             // SAFETY: the starter outlives the region (see `Sync`).
             let m = Member::new(&self.team, num, &node, Some(unsafe { &*self.starter }));
             let l = local();
@@ -449,10 +150,28 @@ pub(crate) fn region_size(requested: usize) -> usize {
         return 1;
     }
     let size = match requested {
-        0 => crate::env::max_threads(),
+        0 => max_threads(),
         n => n.min(crate::env::thread_limit()),
     };
     crate::teams::thread_limit().map_or(size, |limit| size.min(limit))
+}
+
+/// The team size of a region without `num_threads` met by the running task, at most
+/// thread-limit-var: the task's nthreads-var, else (never set) one per PU.
+pub(crate) fn max_threads() -> usize {
+    match current().nthreads.get() {
+        0 => crew::default_threads(),
+        n => n as usize,
+    }
+    .min(crate::env::thread_limit())
+}
+
+/// nthreads-var of the implicit tasks of a region that the running task, a task of
+/// `outer`, meets: `OMP_NUM_THREADS`'s entry for the region's nesting level, if its
+/// list is that long, else the running task's (as libgomp's `gomp_team_start`).
+fn inner_nthreads(outer: &Member) -> u32 {
+    crate::env::nthreads_of_level(outer.level + 1)
+        .map_or_else(|| current().nthreads.get(), |n| n as u32)
 }
 
 /// `GOMP_parallel`: runs `f(data)` on a team of `requested` threads (0: nthreads-var);
@@ -497,7 +216,7 @@ pub(crate) fn parallel_of(
     let fn_id = f as usize as u64;
     let Some(lease) = threads.0 else {
         let team = Team::new(1, None);
-        let node = Node::implicit(fn_id, 0, true);
+        let node = Node::implicit(fn_id, 0, true, inner_nthreads(outer));
         let m = Member::new(&team, 0, &node, Some(outer));
         with_member(&m, || {
             setup(&m);
@@ -518,7 +237,7 @@ pub(crate) fn parallel_of(
     let job = |i: usize| region.run_worker(i);
     // SAFETY: `job` and the lease live until `wait_left` below returns.
     unsafe { lease.post(&job) };
-    let node = Node::implicit(fn_id, 0, false);
+    let node = Node::implicit(fn_id, 0, false, region.nthreads);
     let m = Member::new(&region.team, 0, &node, Some(outer));
     let l = local();
     // Thread 0 is no worker of the crew: it spawns through the crew's injector and
@@ -601,7 +320,12 @@ pub(crate) fn parallel_start(
         unsafe { lease.post(&*job) };
         job
     });
-    let node = Box::new(Node::implicit(f as usize as u64, 0, size == 1));
+    let node = Box::new(Node::implicit(
+        f as usize as u64,
+        0,
+        size == 1,
+        region.nthreads,
+    ));
     let member = Box::new(Member::new(&region.team, 0, &node, Some(outer)));
     let l = local();
     let saved_member = l.member.replace(&*member);
@@ -649,74 +373,6 @@ pub(crate) fn parallel_end() {
         l.member.set(started.saved_member);
         l.current.set(started.saved_current);
         l.worker.set(started.saved_worker);
-    }
-}
-
-/// Waits until `done()` holds, running nothing: spins, then yields, then naps, for a
-/// thread that no waker knows of (a team's thread 0, a crew's starter); needs no wake.
-pub(crate) fn wait_outside(done: impl Fn() -> bool) {
-    wait_outside_running(done, || false);
-}
-
-/// [`wait_outside`] for a team's thread 0, which is no worker of its crew's pool:
-/// meanwhile it runs the team's tasks that wait in the crew's injector, where the
-/// crew's policy allows ([`locus::raw::help`]), as libgomp's primary thread runs its
-/// team's tasks while it waits.
-pub(crate) fn wait_helping(done: impl Fn() -> bool) {
-    match member().team().crew() {
-        Some(crew) => wait_outside_running(done, || locus::raw::help(&crew.pool)),
-        None => wait_outside(done),
-    }
-}
-
-/// Waits until `done()` holds, calling `run` between checks (it returns whether it ran
-/// a task, which starts the back-off again): spins, then yields, then naps.
-fn wait_outside_running(done: impl Fn() -> bool, run: impl Fn() -> bool) {
-    /// Checks spent spinning, then yielding, before napping. Guess.
-    const SPINS: u32 = 64;
-    const YIELDS: u32 = 32;
-    /// The longest nap between checks: the most a waiter lags the condition. Guess,
-    /// against the cost of a region's closing barrier.
-    const MAX_NAP_US: u64 = 100;
-    let mut checks = 0u32;
-    let mut nap = 1;
-    while !done() {
-        if run() {
-            checks = 0;
-            nap = 1;
-            continue;
-        }
-        if checks < SPINS {
-            std::hint::spin_loop();
-        } else if checks < SPINS + YIELDS {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(std::time::Duration::from_micros(nap));
-            nap = (nap * 2).min(MAX_NAP_US);
-        }
-        checks = checks.saturating_add(1);
-    }
-}
-
-/// Waits until `done()` holds as this thread's member waits: a crew worker runs its
-/// team's tasks meanwhile ([`locus::raw::wait_until`]: whoever makes `done` true must
-/// then call [`wake_all`]); any other thread runs nothing ([`wait_outside`]).
-pub(crate) fn wait_until(done: impl Fn() -> bool) {
-    if local().pooled() {
-        locus::raw::wait_until(done);
-    } else {
-        wait_helping(done);
-    }
-}
-
-/// Wakes every sleeping worker of this thread's team's crew, after a fence: called by
-/// whoever made a condition true that members wait on with [`wait_until`].
-pub(crate) fn wake_all() {
-    match member().team().crew() {
-        Some(crew) => crew.wake_all(),
-        // A team of one: its only member is the caller. A fence all the same, as a
-        // wake's.
-        None => std::sync::atomic::fence(Ordering::SeqCst),
     }
 }
 

@@ -13,97 +13,16 @@
 //! limit is the `thread_limit` clause, else teams-thread-limit-var
 //! (`omp_set_teams_thread_limit`, else `OMP_TEAMS_THREAD_LIMIT`), else none.
 
-use crate::team::{self, OutlinedFn};
+use crate::env::{max_teams, teams_thread_limit};
+use crate::member;
+use crate::member::League;
+use crate::node::OutlinedFn;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
-
-/// A league of teams run in turn: kept in the member that met the `teams` construct
-/// (the thread's level-0 member for host teams), where the members of the regions
-/// inside find it by walking up their ancestors.
-#[derive(Default)]
-pub(crate) struct League {
-    /// Teams in the league; 0 outside a `teams` region.
-    size: AtomicU32,
-    /// The team running now.
-    num: AtomicU32,
-    /// The largest team a parallel region inside makes; 0 for no limit. A target
-    /// region's `thread_limit` is kept here too, outside any league.
-    pub(crate) thread_limit: AtomicUsize,
-    /// The limit before the league started, restored when it ends.
-    saved_limit: AtomicUsize,
-}
-
-impl League {
-    /// Starts a league of `n` teams (at least 1) at team 0; a `limit` of 0 keeps the
-    /// thread limit there is.
-    pub(crate) fn start(&self, n: u32, limit: usize) {
-        let old = self.thread_limit.load(Relaxed);
-        self.saved_limit.store(old, Relaxed);
-        if limit > 0 {
-            self.thread_limit.store(limit, Relaxed);
-        }
-        self.num.store(0, Relaxed);
-        self.size.store(n.max(1), Relaxed);
-    }
-
-    /// Moves to the next team; false, with the league ended, after the last.
-    pub(crate) fn next(&self) -> bool {
-        let next = self.num.load(Relaxed) + 1;
-        if next < self.size.load(Relaxed) {
-            self.num.store(next, Relaxed);
-            return true;
-        }
-        self.num.store(0, Relaxed);
-        self.size.store(0, Relaxed);
-        self.thread_limit
-            .store(self.saved_limit.load(Relaxed), Relaxed);
-        false
-    }
-
-    fn active(&self) -> bool {
-        self.size.load(Relaxed) > 0 || self.thread_limit.load(Relaxed) > 0
-    }
-}
-
-/// nteams-var as `omp_set_num_teams` set it; 0 if never set.
-static NUM_TEAMS: AtomicUsize = AtomicUsize::new(0);
-/// teams-thread-limit-var as `omp_set_teams_thread_limit` set it (0: no limit);
-/// `usize::MAX` if never set.
-static THREAD_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
-
-/// `omp_set_num_teams`: negative values are ignored, as libgomp ignores them.
-pub(crate) fn set_num_teams(n: i32) {
-    if let Ok(n) = usize::try_from(n) {
-        NUM_TEAMS.store(n, Relaxed);
-    }
-}
-
-/// `omp_get_max_teams`: nteams-var, 0 if neither set nor in the environment.
-pub(crate) fn max_teams() -> usize {
-    match NUM_TEAMS.load(Relaxed) {
-        0 => crate::env::settings().num_teams.unwrap_or(0),
-        n => n,
-    }
-}
-
-/// `omp_set_teams_thread_limit`: negative values are ignored.
-pub(crate) fn set_teams_thread_limit(n: i32) {
-    if let Ok(n) = usize::try_from(n) {
-        THREAD_LIMIT.store(n, Relaxed);
-    }
-}
-
-/// `omp_get_teams_thread_limit`: 0 for no limit.
-pub(crate) fn teams_thread_limit() -> usize {
-    match THREAD_LIMIT.load(Relaxed) {
-        usize::MAX => crate::env::settings().teams_thread_limit.unwrap_or(0),
-        n => n,
-    }
-}
+use std::sync::atomic::Ordering::Relaxed;
 
 /// The innermost league (or target thread limit) around the running thread, if any.
 fn league() -> Option<&'static League> {
-    let m = team::member();
+    let m = member::member();
     (0..=m.level)
         .rev()
         .filter_map(|l| m.ancestor(l))
@@ -133,7 +52,7 @@ pub(crate) fn thread_limit() -> Option<usize> {
 /// # Safety
 /// `f` and `data` are GCC's outlined teams region and its data.
 pub(crate) unsafe fn teams(f: OutlinedFn, data: *mut c_void, num_teams: u32, limit: u32) {
-    let m = team::member();
+    let m = member::member();
     if m.level != 0 {
         crate::env::fail(
             "a teams construct inside a parallel region (OpenMP allows teams only \

@@ -161,3 +161,38 @@ impl TaskState {
         self.state.load(SeqCst) & REFS
     }
 }
+
+/// Waits until `done()` holds, running nothing: spins, then yields, then naps, for a
+/// thread that no waker knows of (a team's thread 0, a crew's starter); needs no wake.
+pub(crate) fn outside(done: impl Fn() -> bool) {
+    outside_running(done, || false);
+}
+
+/// Waits until `done()` holds, calling `run` between checks (it returns whether it ran
+/// a task, which starts the back-off again): spins, then yields, then naps.
+pub(crate) fn outside_running(done: impl Fn() -> bool, run: impl Fn() -> bool) {
+    /// Checks spent spinning, then yielding, before napping. Guess.
+    const SPINS: u32 = 64;
+    const YIELDS: u32 = 32;
+    /// The longest nap between checks: the most a waiter lags the condition. Guess,
+    /// against the cost of a region's closing barrier.
+    const MAX_NAP_US: u64 = 100;
+    let mut checks = 0u32;
+    let mut nap = 1;
+    while !done() {
+        if run() {
+            checks = 0;
+            nap = 1;
+            continue;
+        }
+        if checks < SPINS {
+            std::hint::spin_loop();
+        } else if checks < SPINS + YIELDS {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(std::time::Duration::from_micros(nap));
+            nap = (nap * 2).min(MAX_NAP_US);
+        }
+        checks = checks.saturating_add(1);
+    }
+}

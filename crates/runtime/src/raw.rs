@@ -228,8 +228,10 @@ pub unsafe fn inject(pool: &crate::ThreadPool, task: *mut RawTask) {
 /// [`inject`] published, or one a worker offers thieves. Returns whether one ran. For a
 /// thread that waits on the pool's tasks without being one of its workers (an OpenMP
 /// team's thread 0), so that it works while it waits, as a thief would. Runs nothing
-/// where the pool's policy takes task events or deals tasks to given workers, or the
-/// pool is traced: a task run off the pool's workers would escape them.
+/// where the pool's policy deals tasks to given workers, or the pool is traced (a task
+/// run off the pool's workers would escape them), and only injected tasks where the
+/// policy takes task events (the policy placed none of those, and hears nothing of
+/// the ones run here).
 pub fn help(pool: &crate::ThreadPool) -> bool {
     match pool.registry().take_raw_task() {
         Some(job) => {

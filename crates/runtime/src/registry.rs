@@ -287,13 +287,16 @@ impl Registry {
     /// Takes a raw task ([`crate::raw::RawTask`]) waiting in the injector or, as a
     /// thief would, at the old end of a worker's deque or a squad's queue, for a thread
     /// that is not a worker of this pool to run ([`crate::raw::help`]). None where the
-    /// policy takes task events, deals tasks to given workers (inboxes, a central
-    /// queue), or the pool is traced: a task run off the pool's workers would escape
-    /// them. A job of another kind taken first
-    /// goes to the injector, where a worker runs it.
+    /// policy deals tasks to given workers (inboxes, a central queue), or the pool is
+    /// traced: a task run off the pool's workers would escape them. Where the policy
+    /// takes task events, only from the injector: a task there was never placed by the
+    /// policy, which then hears neither its start nor its end (so its bookkeeping,
+    /// paired per worker, stays whole), while the tasks it placed stay with the workers
+    /// it told. A job of another kind taken first goes back to the injector, where a
+    /// worker runs it.
     pub(crate) fn take_raw_task(&self) -> Option<JobRef> {
         let layout = &self.layout;
-        if layout.task_events || layout.central || layout.inbox.is_some() || self.trace.is_some() {
+        if layout.central || layout.inbox.is_some() || self.trace.is_some() {
             return None;
         }
         let raw = |steal: Steal<JobRef>| match steal {
@@ -308,9 +311,10 @@ impl Registry {
             Some(q) => Steal::Success(q.job),
             None => Steal::Empty,
         };
+        let placed = !layout.task_events;
         let sources = std::iter::once(self.injector.steal())
-            .chain(self.stealers.iter().map(|s| s.steal()))
-            .chain(self.squad_queues.iter().map(queued));
+            .chain(self.stealers.iter().filter(|_| placed).map(|s| s.steal()))
+            .chain(self.squad_queues.iter().filter(|_| placed).map(queued));
         sources.filter_map(raw).next().flatten()
     }
 

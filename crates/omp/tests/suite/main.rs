@@ -3,5 +3,6 @@
 //! `scripts/test.sh` refuses a file of this folder that is not. Tests that need a
 //! process to themselves are files of their own directly under `tests/`.
 
+mod modules;
 mod programs;
 mod teams;
