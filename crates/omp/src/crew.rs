@@ -64,13 +64,35 @@ pub(crate) struct Posts<J: Copy> {
 /// regions then start without a wake-up through the kernel, as libgomp's threads spin
 /// before they sleep (`GOMP_SPINCOUNT`). Guess, against `bench/regions.sh` (a wake-up
 /// costs several microseconds, a region about one); one under loom, so that its models
-/// stay small.
+/// stay small. None where the crews' workers outnumber the CPUs ([`checks`]).
 #[cfg(not(loom))]
 const CHECKS: u32 = 2048;
 #[cfg(loom)]
 const CHECKS: u32 = 1;
 /// See [`CHECKS`]. Guess.
 const SPINS: u32 = 1024;
+
+/// Workers of every crew built and not retired, this process's.
+static WORKERS_ALIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The checks a worker makes before it blocks: [`CHECKS`] while the crews' workers and
+/// the initial thread fit the CPUs this process may use, else none, as libgomp throttles
+/// its spin when it manages more threads than there are CPUs. A spinning or yielding
+/// worker there takes the CPU from one with work: 99 workers of a team of 100 on two
+/// CPUs, each yielding a thousand times after every region, made a program of a hundred
+/// regions run for minutes.
+fn checks() -> u32 {
+    if cfg!(loom) {
+        return CHECKS;
+    }
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    let cpus = *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if WORKERS_ALIVE.load(Ordering::Relaxed) < cpus {
+        CHECKS
+    } else {
+        0
+    }
+}
 
 /// What a crew's workers wait for between regions.
 struct Post<J> {
@@ -99,7 +121,7 @@ impl<J: Copy> Posts<J> {
     /// A worker's next job, once per post (`seen`: the last post it took), blocking
     /// until there is one; `None` once the crew retires.
     pub(crate) fn next(&self, seen: &mut u64) -> Option<J> {
-        for check in 0..CHECKS {
+        for check in 0..checks() {
             // Relaxed: a hint; the post itself is read under the lock below.
             if self.number.load(Ordering::Relaxed) != *seen {
                 break;
@@ -231,6 +253,7 @@ impl Crew {
     /// Ends the crew loop, joins the helper, and gives the statistics to keep. The
     /// caller then drops the last reference, which joins the workers.
     fn retire(&self) -> String {
+        WORKERS_ALIVE.fetch_sub(self.workers(), Ordering::Relaxed);
         self.posts.retire();
         let helper = self.helper.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(helper) = helper {
@@ -381,6 +404,7 @@ fn build(k: usize) -> Arc<Crew> {
         Ok(pool) => pool,
         Err(e) => cannot_start(&locus::error_chain(&e)),
     };
+    WORKERS_ALIVE.fetch_add(k, Ordering::Relaxed);
     let crew = Arc::new(Crew {
         pool,
         posts: Posts::new(),
