@@ -82,16 +82,19 @@ static WORKERS_ALIVE: std::sync::atomic::AtomicUsize = std::sync::atomic::Atomic
 /// CPUs, each yielding a thousand times after every region, made a program of a hundred
 /// regions run for minutes.
 fn checks() -> u32 {
-    if cfg!(loom) {
-        return CHECKS;
-    }
-    static CPUS: OnceLock<usize> = OnceLock::new();
-    let cpus = *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if WORKERS_ALIVE.load(Ordering::Relaxed) < cpus {
+    if cfg!(loom) || WORKERS_ALIVE.load(Ordering::Relaxed) < cpus() {
         CHECKS
     } else {
         0
     }
+}
+
+/// The CPUs this process may use, read once, by the thread that builds the first crew
+/// ([`build`] asks before it starts any worker): a crew worker pinned to one PU would
+/// read one.
+fn cpus() -> usize {
+    static CPUS: OnceLock<usize> = OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// What a crew's workers wait for between regions.
@@ -400,6 +403,7 @@ pub(crate) fn lease(wanted: usize) -> Option<Lease> {
 
 /// Builds and starts a crew of `k` workers; a failure ends the process (status 3).
 fn build(k: usize) -> Arc<Crew> {
+    cpus();
     let pool = match builder().num_threads(k).build() {
         Ok(pool) => pool,
         Err(e) => cannot_start(&locus::error_chain(&e)),
