@@ -24,16 +24,11 @@ exports! {
         // SAFETY: GCC's arguments for a task construct.
         unsafe {
             task::task(task::Spawn {
-                f,
-                data,
-                cpyfn,
-                arg_size: arg_size.max(0) as usize,
-                arg_align: arg_align.max(1) as usize,
                 if_clause,
                 flags,
                 depend,
-                range: None,
                 detach,
+                ..spawn(f, data, cpyfn, arg_size, arg_align)
             })
         }
     }
@@ -163,7 +158,9 @@ exports! {
     }
 }
 
-/// A taskloop's tasks as `GOMP_task` would describe them (the rest is set per task).
+/// A task of `f` over `data` with no `if` clause, flags, dependences or event: a
+/// taskloop's tasks (the rest is set per task), and `GOMP_task`'s before its clauses.
+#[inline]
 fn spawn(
     f: OutlinedFn,
     data: *mut c_void,
