@@ -387,7 +387,8 @@ where
         Self: 'a;
 
     fn position_count(&self) -> usize {
-        self.slice.len()
+        // An empty slice still has its one (empty) piece, as std's `split`: one position.
+        self.slice.len().max(1)
     }
 
     fn exact_len(&self) -> Option<usize> {
@@ -395,6 +396,8 @@ where
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // The first position (0, also of an empty slice) owns the first piece.
+        let range = range.start.min(self.slice.len())..range.end.min(self.slice.len());
         footprint::read_slice(&self.slice[range.clone()]);
         let pending = if range.start == 0 {
             Some(0)

@@ -648,3 +648,21 @@ fn panics_reach_the_caller_and_fuse_stops_the_rest() {
         });
     }
 }
+
+/// Splitting something empty gives one empty piece, as std does; the random inputs
+/// above seldom draw an empty one.
+#[test]
+fn splitting_empty_input_gives_one_empty_piece() {
+    on_pools((), || {
+        let empty: &[i32] = &[];
+        assert_eq!(
+            empty.par_split(|x| x % 7 == 0).collect::<Vec<_>>(),
+            vec![empty]
+        );
+        assert_eq!(
+            [7].par_split(|x| x % 7 == 0).collect::<Vec<_>>(),
+            vec![empty, empty]
+        );
+        assert_eq!("".par_split(',').collect::<Vec<_>>(), vec![""]);
+    });
+}
