@@ -9,7 +9,10 @@
 //!
 //! Each group times `serial`, `locus/T` (a `ws` pool of T unpinned workers) and
 //! `rayon/T`; compare ratios within a group (`locus/1` over `serial` is the overhead of
-//! a join no one steals), not times across runs. Quick run: `cargo bench -p locus
+//! a join no one steals), not times across runs. The pools' samples are taken inside
+//! `install`, as chili's and spice's are taken inside their pools: entering a pool from
+//! outside is timed on its own (`examples/pool_costs.rs`), and at 1,023 nodes it would
+//! be most of what is timed here. Quick run: `cargo bench -p locus
 //! --bench fine_joins -- --warm-up-time 1 --measurement-time 3`.
 
 use std::hint::black_box;
@@ -110,7 +113,7 @@ fn compare<I: Sync + ?Sized>(
             .build()
             .expect("the locus pool builds");
         g.bench_function(BenchmarkId::new("locus", threads), |b| {
-            b.iter(|| assert_eq!(pool.install(|| on_locus(black_box(input))), expected))
+            pool.install(|| b.iter(|| assert_eq!(on_locus(black_box(input)), expected)))
         });
         drop(pool);
         let pool = rayon::ThreadPoolBuilder::new()
@@ -118,7 +121,7 @@ fn compare<I: Sync + ?Sized>(
             .build()
             .expect("the rayon pool builds");
         g.bench_function(BenchmarkId::new("rayon", threads), |b| {
-            b.iter(|| assert_eq!(pool.install(|| on_rayon(black_box(input))), expected))
+            pool.install(|| b.iter(|| assert_eq!(on_rayon(black_box(input)), expected)))
         });
     }
     g.finish();

@@ -1,9 +1,12 @@
 //! `join`: run two closures, potentially in parallel, and return both results.
 //!
-//! The worker pushes the second closure as a job where the policy places it (its own
-//! deque under `ws`), runs the first itself, and then takes the second back if nobody
-//! has started it; otherwise it works on other jobs (or sleeps) until the second's
-//! latch is set. Both closures always run, also when the first panics; a panic of
+//! The worker pushes the second closure as a job where the policy places it, runs the
+//! first itself, and then takes the second back if nobody has started it; otherwise it
+//! works on other jobs (or sleeps) until the second's latch is set. Where the worker's
+//! joins run as `ws` (under `ws`, and under a bi-tier policy once it keeps its spawns
+//! local), the second closure waits in the worker's frames (`frames.rs`) rather than on
+//! its deque: thieves take it from there as from the deque, and a join nobody steals
+//! costs the owner no fence and no atomic read-modify-write. Both closures always run, also when the first panics; a panic of
 //! either reaches the caller, the first's if both panic.
 //!
 //! Taking back also applies to the queues of the non-stealing policies (an inbox, a
@@ -102,13 +105,29 @@ where
     // SAFETY: `job_b` stays on this frame until it has run: below we either take it back
     // (then nobody else has it) or wait for its latch.
     let job_b_ref = unsafe { job_b.as_job_ref() };
-    let place = worker.push_join_half(job_b_ref);
+    let half = match worker
+        .joins_stay_local()
+        .then(|| worker.frames().push(job_b_ref))
+    {
+        Some(Some(slot)) => {
+            worker.announce_local_work();
+            Half::Framed(slot)
+        }
+        _ => match worker.push_join_half(job_b_ref) {
+            Some(place) => Half::Placed(place),
+            None => Half::Kept,
+        },
+    };
 
     worker.ctx.set(Spawner::of(info_a));
     let result_a = unwind::halt_unwinding(a);
 
-    // Kept (`None`: nobody else can have it) or taken back.
-    if place.is_none_or(|place| worker.take_back(&job_b_ref, place)) {
+    let ours = match half {
+        Half::Framed(slot) => worker.frames().pop(slot),
+        Half::Kept => true,
+        Half::Placed(place) => worker.take_back(&job_b_ref, place),
+    };
+    if ours {
         worker.ctx.set(Spawner::of(info_b));
         worker.count_tasks(2);
         match result_a {
@@ -130,11 +149,27 @@ where
         if !job_b.latch.probe() {
             worker.wait_until_cold(|| job_b.latch.probe());
         }
+        if let Half::Framed(slot) = half {
+            // Back at this join with whatever ran meanwhile finished: the thieves'
+            // claims up to this slot end here.
+            worker.frames().release(slot);
+        }
         match result_a {
             Ok(ra) => (ra, job_b.into_result()),
             Err(panic) => unwind::resume_unwinding(panic),
         }
     }
+}
+
+/// Where a `join`'s second half waits while the first runs.
+#[derive(Clone, Copy)]
+enum Half {
+    /// In the worker's frames, at this slot (`frames.rs`): joins that run as `ws`.
+    Framed(usize),
+    /// Nowhere: nobody else can take it ([`WorkerThread::push_half`]).
+    Kept,
+    /// Published where the policy placed it.
+    Placed(locus_policy::Place),
 }
 
 /// `join` under a policy that wants task events (the bi-tier policies): every half is

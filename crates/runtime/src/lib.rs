@@ -50,6 +50,7 @@ pub mod bench_hooks;
 mod broadcast;
 pub mod counters;
 pub mod domains;
+mod frames;
 pub mod iter;
 mod job;
 mod join;

@@ -58,6 +58,7 @@
 mod search;
 
 use crate::counters::{CounterSource, Sample, ThreadCounters};
+use crate::frames::Frames;
 use crate::job::{JobRef, StackJob};
 use crate::latch::{CrossLatch, HasSleep, LockLatch};
 use crate::pin;
@@ -96,6 +97,8 @@ pub(crate) struct Registry {
     pub(crate) map: WorkerMap,
     pub(crate) topology: Topology,
     stealers: Box<[Stealer<JobRef>]>,
+    /// Per worker, the pending halves of its joins that run as `ws` (`frames.rs`).
+    frames: Box<[Frames<JobRef>]>,
     inboxes: Box<[SharedQueue<JobRef>]>,
     squad_queues: Box<[SharedQueue<Queued<JobRef>>]>,
     squad_stealing: Box<[CachePadded<AtomicBool>]>,
@@ -162,6 +165,10 @@ impl Registry {
             policy,
             layout,
             stealers,
+            frames: {
+                let asymmetric = crate::frames::asymmetric_fences();
+                (0..n).map(|_| Frames::new(asymmetric)).collect()
+            },
             inboxes,
             squad_queues: (0..squads).map(|_| SharedQueue::new()).collect(),
             squad_stealing: (0..squads)
@@ -452,6 +459,8 @@ pub(crate) struct WorkerThread {
     scratch: Cell<Vec<Queued<JobRef>>>,
     /// This worker's counters in the registry, cached to keep counting one store.
     counters: *const Counters,
+    /// This worker's pending join halves in the registry, cached as `counters` is.
+    frames: *const Frames<JobRef>,
     /// The policy wants task events (`Layout::task_events`), until it says it no longer
     /// does (`Policy::wants_task_events`, asked after each task end while this is set).
     events: Cell<bool>,
@@ -507,6 +516,7 @@ impl WorkerThread {
             plan: Cell::new(Vec::with_capacity(4)),
             scratch: Cell::new(Vec::new()),
             counters: &*registry.counters[index],
+            frames: &registry.frames[index],
             events: Cell::new(registry.layout.task_events),
             joins_local: Cell::new(registry.layout.always_local),
             profiler,
@@ -532,6 +542,21 @@ impl WorkerThread {
         // SAFETY: points into `self.registry.counters`, which `self.registry` keeps alive
         // and never reallocates.
         unsafe { &*self.counters }
+    }
+
+    /// This worker's pending join halves (`frames.rs`).
+    #[inline]
+    pub(crate) fn frames(&self) -> &Frames<JobRef> {
+        // SAFETY: points into `self.registry.frames`, which `self.registry` keeps alive
+        // and never reallocates.
+        unsafe { &*self.frames }
+    }
+
+    /// Whether this worker's joins run as `ws` (their halves stay with it until
+    /// stolen): the joins that take the fenceless path of `frames.rs`.
+    #[inline]
+    pub(crate) fn joins_stay_local(&self) -> bool {
+        self.joins_local.get()
     }
 
     /// Counts `n` tasks run by this worker.
@@ -798,8 +823,15 @@ impl WorkerThread {
     #[inline]
     fn push_local(&self, job: JobRef) -> Place {
         self.deque.push(job);
-        self.registry.sleep.new_work(&[]);
+        self.announce_local_work();
         Place::Local
+    }
+
+    /// After publishing work this worker will drain itself (its deque, its frames):
+    /// wakes a sleeper, if any, without the fence (`Sleep::new_work`).
+    #[inline]
+    pub(crate) fn announce_local_work(&self) {
+        self.registry.sleep.new_work(&[]);
     }
 
     #[inline(never)]

@@ -10,8 +10,8 @@
 //! # Who calls what
 //! Only the worker itself, on its own thread: [`WorkerThread::find_work`] from its wait
 //! and main loops, [`WorkerThread::has_work`] from the sleep protocol after its fence
-//! (looks only, takes nothing). A steal takes the oldest task of a victim (crossbeam's
-//! `Stealer`); a shared queue is popped under its lock; an empty queue is passed over
+//! (looks only, takes nothing). A steal takes the oldest pending join half of a victim
+//! (its frames, `frames.rs`), else the oldest task of its deque (crossbeam's `Stealer`); a shared queue is popped under its lock; an empty queue is passed over
 //! without taking its lock, and the sleep protocol looks again before sleeping.
 
 use super::WorkerThread;
@@ -146,16 +146,21 @@ impl WorkerThread {
         let mut probed = false;
         while let Some(victim) = order.next(|| self.next_random()) {
             probed = true;
+            // The victim's pending join halves first: the oldest is its outermost join,
+            // the most work one steal can bring.
+            let frames = &registry.frames[victim];
             let stealer = &registry.stealers[victim];
-            if stealer.is_empty() {
-                continue;
-            }
-            match stealer.steal() {
-                Steal::Success(job) => {
+            let found = match (frames.is_empty(), stealer.is_empty()) {
+                (true, true) => continue,
+                (false, _) => frames.steal().or_else(|| stealer.steal().success()),
+                (true, false) => stealer.steal().success(),
+            };
+            match found {
+                Some(job) => {
                     self.note_steal(victim, false);
                     return Some((job, self.count_steal(map.squad_of(victim))));
                 }
-                Steal::Empty | Steal::Retry => self.count(SearchCounter::LostSteals, 1),
+                None => self.count(SearchCounter::LostSteals, 1),
             }
         }
         if probed {
@@ -227,8 +232,10 @@ impl WorkerThread {
                 .inboxes
                 .get(self.index)
                 .is_some_and(|q| !q.is_empty()),
-            Probe::Steal(victims) => VictimOrder::workers(map, self.index, victims, || false)
-                .any(|| 0, |v| !registry.stealers[v].is_empty()),
+            Probe::Steal(victims) => VictimOrder::workers(map, self.index, victims, || false).any(
+                || 0,
+                |v| !registry.stealers[v].is_empty() || !registry.frames[v].is_empty(),
+            ),
             Probe::SquadQueue(squad) | Probe::SquadQueueShallow(squad) => {
                 nonempty_squad_queue(squad)
             }

@@ -4,6 +4,7 @@
 
 mod loom_cross;
 mod loom_detached;
+mod loom_frames;
 mod loom_queue;
 mod loom_sleep;
 mod loom_trace;
