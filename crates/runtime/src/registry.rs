@@ -488,18 +488,13 @@ impl WorkerThread {
         index: usize,
         deque: Worker<JobRef>,
     ) -> WorkerThread {
-        let profiler = registry.counter_source.as_ref().and_then(|source| {
-            match source.open_thread() {
-                Ok(counters) => Some(RefCell::new(TaskProfiler {
-                    counters,
-                    frames: Vec::new(),
-                })),
-                Err(e) => {
-                    tracing::warn!(worker = index, error = %e, "could not open this worker's counters; its tasks report no cost");
-                    None
-                }
-            }
-        });
+        // Only a policy with task events measures tasks (`task_begin`); the counters
+        // open at the first task measured.
+        let profiler = registry
+            .counter_source
+            .as_ref()
+            .filter(|_| registry.layout.task_events)
+            .map(|source| RefCell::new(TaskProfiler::new(Arc::clone(source), index)));
         WorkerThread {
             index,
             squad: registry.map.squad_of(index),
@@ -739,14 +734,31 @@ impl WorkerThread {
             Some(profiler) if costed => Some(profiler.borrow_mut().end(self.registry.clock_ns())),
             _ => None,
         };
+        self.registry
+            .policy
+            .task_finished(self.index, task, cost.as_ref());
+        self.end_events_if_unwanted();
+    }
+
+    /// Stops this worker's task events if the policy no longer wants them (asked after
+    /// each task end, and in each round of an idle search, so that a worker that runs
+    /// nothing more still closes its counters).
+    fn end_events_if_unwanted(&self) {
         let policy = &self.registry.policy;
-        policy.task_finished(self.index, task, cost.as_ref());
         if !policy.wants_task_events() {
             // For good: this worker's joins take their fast path from now on, and its
             // queued starts are reported instead where the layout asks for them.
             self.events.set(false);
             // The policy runs as ws for good: so do this worker's joins.
             self.joins_local.set(policy.spawns_stay_local());
+            // And no task of this worker is measured again, nor of any other: the
+            // source may stop what it costs the process (`declared`'s listener).
+            if let Some(profiler) = &self.profiler {
+                profiler.borrow_mut().retire();
+            }
+            if let Some(source) = &self.registry.counter_source {
+                source.release();
+            }
         }
     }
 
@@ -1028,6 +1040,10 @@ impl WorkerThread {
             if idle_since.is_none() {
                 idle_since = Some(self.begin_idle());
             }
+            // A profile may have ended since this worker's last task.
+            if self.events.get() {
+                self.end_events_if_unwanted();
+            }
             rounds += 1;
             if rounds < YIELD_AFTER {
                 std::hint::spin_loop();
@@ -1145,13 +1161,58 @@ struct Frame {
 /// A worker's per-task cost measurement: its thread's counters and a stack of the tasks
 /// being measured, innermost last (tasks nest on a worker's stack, so a stack suffices).
 pub(crate) struct TaskProfiler {
-    counters: Box<dyn ThreadCounters>,
+    source: Arc<dyn CounterSource>,
+    worker: usize,
+    counters: Opened,
     frames: Vec<Frame>,
 }
 
+/// Where a worker's counters stand: opened at the first task measured, closed for good
+/// when the policy asks for no more costs.
+enum Opened {
+    Not,
+    Open(Box<dyn ThreadCounters>),
+    Closed,
+}
+
 impl TaskProfiler {
+    /// Measuring through `source` on worker `worker`'s thread, from its first task.
+    fn new(source: Arc<dyn CounterSource>, worker: usize) -> TaskProfiler {
+        TaskProfiler {
+            source,
+            worker,
+            counters: Opened::Not,
+            frames: Vec::new(),
+        }
+    }
+
+    /// The policy will ask for no more costs on this worker: the counters close now (a
+    /// `declared` source then stops listening to the process's declarations once no
+    /// thread measures), and the tasks still open end with no cost, which the policy
+    /// no longer reads.
+    fn retire(&mut self) {
+        self.counters = Opened::Closed;
+        self.frames.clear();
+    }
+
+    fn read(&mut self) -> Sample {
+        if let Opened::Not = self.counters {
+            self.counters = match self.source.open_thread() {
+                Ok(counters) => Opened::Open(counters),
+                Err(e) => {
+                    tracing::warn!(worker = self.worker, error = %e, "could not open this worker's counters; its tasks report no cost");
+                    Opened::Closed
+                }
+            };
+        }
+        match &mut self.counters {
+            Opened::Open(counters) => counters.read(),
+            Opened::Not | Opened::Closed => Sample::default(),
+        }
+    }
+
     fn begin(&mut self, now_ns: u64) {
-        let start = self.counters.read();
+        let start = self.read();
         self.frames.push(Frame {
             start,
             started_ns: now_ns,
@@ -1167,7 +1228,7 @@ impl TaskProfiler {
         let Some(frame) = self.frames.pop() else {
             return TaskCost::default();
         };
-        let total = self.counters.read().delta(&frame.start);
+        let total = self.read().delta(&frame.start);
         let total_ns = now_ns.saturating_sub(frame.started_ns);
         if let Some(outer) = self.frames.last_mut() {
             outer.nested = add(&outer.nested, &total);

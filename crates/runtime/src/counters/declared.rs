@@ -1,7 +1,10 @@
 //! The `declared` source: bytes and cache lines declared through [`crate::footprint`].
 //!
 //! One sink serves the whole process (all threads of all pools): [`DeclaredSink`], installed
-//! with [`footprint::set_sink`] the first time a `declared` source is opened. It counts
+//! with [`footprint::set_sink`] while some `declared` source listens (from its first
+//! [`CounterSource::open_thread`] until it is released or dropped), and removed when
+//! none does, so that declarations cost nothing once every profile has ended (a `cats`
+//! pool after its profile runs at `ws`'s cost per task). It counts
 //! into thread-local totals on the declaring thread, so a thread's counters see only its
 //! own declarations and counting never contends. Lines are counted for each distinct
 //! line size that some source registered (at most [`LINE_SIZE_SLOTS`] per process); a
@@ -12,8 +15,8 @@
 use super::{CounterError, CounterKind, CounterSource, ErrorKind, Sample, ThreadCounters};
 use crate::footprint::{self, Access, FootprintSink};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Once};
+use std::sync::atomic::{AtomicU32, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// How many distinct line sizes one process may count lines for (guess: one per
 /// machine description in use; 4 is plenty).
@@ -22,8 +25,8 @@ const LINE_SIZE_SLOTS: usize = 4;
 /// The registered line sizes; 0 = free. Claimed slots form a prefix and never change.
 static LINE_SIZES: [AtomicU32; LINE_SIZE_SLOTS] = [const { AtomicU32::new(0) }; LINE_SIZE_SLOTS];
 
-/// Installs the one process-wide sink.
-static INSTALL: Once = Once::new();
+/// Sources listening ([`Listening::Yes`]); the sink listens while there is one.
+static MEASURING: Mutex<usize> = Mutex::new(0);
 
 /// What one thread declared since it started.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -116,32 +119,54 @@ impl FootprintSink for DeclaredSink {
     }
 }
 
-/// Installs [`DeclaredSink`] as the footprint listener, the first time only.
-fn install_sink() {
-    INSTALL.call_once(|| footprint::set_sink(Arc::new(DeclaredSink)));
+/// A source starts listening: the first one installs [`DeclaredSink`] as the footprint
+/// listener.
+fn start_measuring() {
+    let mut measuring = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    if *measuring == 0 {
+        footprint::set_sink(Arc::new(DeclaredSink));
+    }
+    *measuring += 1;
 }
+
+/// A source stops listening: the last one removes the listener.
+fn stop_measuring() {
+    let mut measuring = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    *measuring -= 1;
+    if *measuring == 0 {
+        footprint::clear_sink();
+    }
+}
+
+/// Whether a source listens: not before its first thread counters, then until it is
+/// released or dropped, never again after.
+const NOT_YET: u8 = 0;
+const LISTENING: u8 = 1;
+const RELEASED: u8 = 2;
 
 /// The `declared` source.
 #[derive(Debug)]
 pub(super) struct DeclaredSource {
     line_size: u32,
     slot: usize,
+    /// [`NOT_YET`], [`LISTENING`] or [`RELEASED`].
+    listening: AtomicU8,
     /// Why hardware counters are not used, when [`super::auto`] chose this source.
     why: Option<String>,
 }
 
 impl DeclaredSource {
-    /// Registers `line_size` and installs the process-wide sink (once).
+    /// Registers `line_size` (the sink listens once a thread opens its counters).
     pub(super) fn open(
         line_size: u32,
         why: Option<String>,
     ) -> Result<DeclaredSource, CounterError> {
         super::check_line_size(line_size)?;
         let slot = register(line_size)?;
-        install_sink();
         Ok(DeclaredSource {
             line_size,
             slot,
+            listening: AtomicU8::new(NOT_YET),
             why,
         })
     }
@@ -172,6 +197,13 @@ impl CounterSource for DeclaredSource {
             LINE_SIZES[self.slot].load(Ordering::Relaxed),
             self.line_size
         );
+        if self
+            .listening
+            .compare_exchange(NOT_YET, LISTENING, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+        {
+            start_measuring();
+        }
         Ok(Box::new(DeclaredThread {
             slot: self.slot,
             base: totals(),
@@ -180,6 +212,18 @@ impl CounterSource for DeclaredSource {
 
     fn line_size(&self) -> u32 {
         self.line_size
+    }
+
+    fn release(&self) {
+        if self.listening.swap(RELEASED, Ordering::AcqRel) == LISTENING {
+            stop_measuring();
+        }
+    }
+}
+
+impl Drop for DeclaredSource {
+    fn drop(&mut self) {
+        self.release();
     }
 }
 

@@ -33,14 +33,19 @@
 //! # Overhead
 //! `perf`: one `read(2)` of the group per [`ThreadCounters::read`] (around a microsecond
 //! on current kernels; no allocation), and the counters themselves run in hardware.
-//! `declared`: a read is two thread-local loads; but while the source exists every
+//! `declared`: a read is two thread-local loads; but from the first thread counters
+//! opened until the source is released ([`CounterSource::release`]) or dropped, every
 //! footprint declaration in the process takes the listening path (a lock-free flag, a
-//! read lock, and a few adds per declaration). `off`: nothing.
+//! read lock, and a few adds per declaration). A pool's workers open their counters at
+//! the first task they measure, and the pool releases its source once its policy stops
+//! asking for task events (a profile that ended), so the listener goes away with the
+//! last profile. `off`: nothing.
 //!
 //! # Known compromises
 //! The `declared` source owns the single process-wide [`crate::footprint`] sink: it is
-//! installed the first time a `declared` source is opened, and another listener
-//! installed later (a profiler) replaces it, after which declared counts stop growing.
+//! installed while some `declared` source has opened thread counters and is neither
+//! released nor dropped; another listener installed meanwhile (a profiler) replaces it,
+//! after which declared counts stop growing, and is removed with it.
 //! Counts of a `perf` group that the kernel time-shared with other events are scaled by
 //! enabled/running time, as `perf stat` does.
 
@@ -147,6 +152,12 @@ pub trait CounterSource: Send + Sync + fmt::Debug {
 
     /// Line size, in bytes, used to turn misses into bytes (and declarations into lines).
     fn line_size(&self) -> u32;
+
+    /// Nobody will read this source's counters again: what it costs the rest of the
+    /// process may stop (the `declared` source stops listening to footprint
+    /// declarations). Called by a pool once its policy asks for no more costs; from then
+    /// on what a source cannot count any more (`declared`'s counts) stops growing.
+    fn release(&self) {}
 }
 
 /// The counters of one thread; read only on that thread.
