@@ -236,8 +236,11 @@ impl Calibration {
     /// - `profiled_task`: the mean over cats and cab of what a task of a one-shot tree
     ///   costs beyond ws, less its `place` (`first_tree_P - first_tree_ws`, per task):
     ///   the profile's lock as the pool's two workers contend for it, the clock reads;
-    /// - `shared_queue`: what a join of that tree costs mts beyond ws, less its `place`
-    ///   (mts pushes one half of each join to its squad's queue, and pops it there).
+    /// - `shared_queue`: what a join of that tree costs mts beyond ws, less its `place`:
+    ///   mts places one half of each join in its squad's queue, where the runtime runs
+    ///   most of them at once, unqueued (`WorkerThread::push_half` in the runtime; the
+    ///   simulator queues every half), so this is the queue's push and pop averaged over
+    ///   every join, queued or not.
     ///
     /// A figure that comes out negative (noise larger than the cost) is 0.
     pub fn derive(
