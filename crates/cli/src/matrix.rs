@@ -8,6 +8,11 @@
 //! recording, same seed), so the table holds ratios only, and the same inputs give the
 //! same table on any host.
 //!
+//! Each policy is charged what the runtime pays for its own work (placement calls, task
+//! events and profiling, shared queues), from the runtime's calibration
+//! ([`locus_sim::calibration`]) at each machine's clock; `--no-policy-costs` leaves
+//! that out, `--calibration FILE` takes the costs from another measurement.
+//!
 //! `--quick` runs small inputs on a machine with the opteron-8380's shape and a
 //! sixteenth of its caches (an input a sixteenth the size behaves there as the full one
 //! does on the real preset: heat `768x512,leaf=24` is heat `3072x2048,leaf=96`, whose
@@ -20,6 +25,7 @@ use indicatif::ProgressBar;
 use locus_kernels::record::record;
 use locus_kernels::{Kernel, Params};
 use locus_policy::{PolicyKind, WorkerMap};
+use locus_sim::calibration::{Calibration, RUNTIME_PATH};
 use locus_sim::engine::{simulate, SimConfig};
 use locus_sim::latency::Latencies;
 use locus_topo::Topology;
@@ -135,6 +141,9 @@ pub(crate) struct MatrixPlan {
     seed: u64,
     /// Seeds per case, from `seed` on.
     seeds: u32,
+    /// The policies' runtime costs charged, and where they came from; `None` charges
+    /// nothing.
+    costs: Option<(Calibration, String)>,
 }
 
 impl MatrixPlan {
@@ -179,7 +188,16 @@ impl MatrixPlan {
                 }
             }
         }
+        let costs = if args.no_policy_costs {
+            None
+        } else if let Some(path) = &args.calibration {
+            let calibration = Calibration::load(path).context("bad --calibration")?;
+            Some((calibration, path.display().to_string()))
+        } else {
+            Some((Calibration::runtime(), RUNTIME_PATH.to_string()))
+        };
         Ok(MatrixPlan {
+            costs,
             machines,
             policies,
             cases,
@@ -225,10 +243,15 @@ pub(crate) fn run(plan: &MatrixPlan, bar: &ProgressBar) -> Result<(String, bool)
                 } else {
                     plan.policies[p - 1].clone()
                 };
+                let latencies = Latencies::defaults_for(topology.name());
+                let policy_costs = plan.costs.as_ref().map_or_else(Default::default, |(c, _)| {
+                    c.cycles(latencies.latencies.clock_ghz)
+                });
                 let config = SimConfig {
                     threads: None,
                     seed: plan.seed.wrapping_add(u64::from(s)),
-                    latencies: Latencies::defaults_for(topology.name()),
+                    policy_costs,
+                    latencies,
                     clock: locus_sim::clock::ClockKind::default(),
                     placement: locus_sim::machine::Placement::default(),
                     trace: false,
@@ -287,6 +310,13 @@ fn report(plan: &MatrixPlan, rows: &[Row]) -> (String, bool) {
             plan.seed.wrapping_add(u64::from(plan.seeds) - 1),
         )
     };
+    if let Some((calibration, origin)) = &plan.costs {
+        let _ = writeln!(
+            out,
+            "with the policies' runtime costs ({}; --no-policy-costs leaves them out)",
+            calibration.describe(origin)
+        );
+    }
     let label = |p: &Params| format!("{:<12}{}", p.kernel().name(), p);
     let width = plan.cases.iter().map(|p| label(p).len()).max().unwrap_or(0);
     let names: Vec<String> = plan.policies.iter().map(|p| p.to_string()).collect();
@@ -382,6 +412,7 @@ mod tests {
             limit: Some(1.05),
             seed: 1,
             seeds,
+            costs: None,
         };
         let row = |ratio, per_seed| Row {
             machine: 0,

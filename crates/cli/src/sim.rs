@@ -117,6 +117,7 @@ impl Setup {
             clock: args.clock,
             placement: args.memory,
             trace: false,
+            policy_costs: Default::default(),
         };
         Ok(Setup {
             topology,

@@ -33,7 +33,10 @@
 //! link bandwidth, and it waits for all of them at a join, a spawn, a sync and its
 //! task's end), declared work at the
 //! latency table's IPC, a spawn, and per probe of a queue (within the squad or remote)
-//! plus per successful steal. Queues are exact (no lost or repeated task, no failed
+//! plus per successful steal; and, where [`SimConfig::policy_costs`] asks, what the
+//! runtime pays for the policy's own work ([`crate::calibration`]): each `place` the
+//! runtime would ask, each task pushed to a shared queue, each task whose events the
+//! policy gets (measured or not), each queued start. Queues are exact (no lost or repeated task, no failed
 //! race): each step is atomic.
 //!
 //! # Determinism
@@ -51,6 +54,7 @@ use locus_policy::{
 use locus_topo::Topology;
 use serde::Serialize;
 
+use crate::calibration::PolicyCosts;
 use crate::clock::{ClockCounts, ClockKind, MemoryClock};
 use crate::latency::{Latencies, LatencyTable};
 use crate::machine::{CoreCounts, Machine, MachineError, Placement};
@@ -81,11 +85,15 @@ pub struct SimConfig {
     pub placement: Placement,
     /// Keep a timeline for [`SimResult::timeline`].
     pub trace: bool,
+    /// What the runtime's policy work costs, in cycles ([`crate::calibration`]); zero
+    /// charges nothing.
+    pub policy_costs: PolicyCosts,
 }
 
 impl SimConfig {
     /// The defaults for `topology`: one worker per PU, seed 1, its latency table, the
-    /// overlapping clock, first-touch pages, no timeline.
+    /// overlapping clock, first-touch pages, no timeline, the policies' runtime costs
+    /// not charged.
     pub fn for_machine(topology: &Topology) -> SimConfig {
         SimConfig {
             threads: None,
@@ -94,6 +102,7 @@ impl SimConfig {
             clock: ClockKind::default(),
             placement: Placement::default(),
             trace: false,
+            policy_costs: PolicyCosts::default(),
         }
     }
 }
@@ -391,6 +400,8 @@ struct Sim<'w> {
     policy: Arc<dyn Policy>,
     layout: Layout,
     lat: Latencies,
+    /// The policy's runtime costs charged ([`SimConfig::policy_costs`]).
+    costs: PolicyCosts,
     machine: Machine,
     memory: MemoryClock,
     /// The time of the event being processed: no access is made before it.
@@ -487,6 +498,7 @@ impl<'w> Sim<'w> {
             policy,
             layout,
             lat: config.latencies.latencies,
+            costs: config.policy_costs,
             machine,
             memory,
             now: 0,
@@ -818,6 +830,7 @@ impl<'w> Sim<'w> {
             let parent = self.info(parent_task);
             let info = self.info(task);
             let place = self.policy.place(w, &parent, &info);
+            self.charge_placement(w, place);
             // The runtime stops asking once the policy promises this
             // (`Policy::spawns_stay_local`).
             debug_assert!(
@@ -840,6 +853,33 @@ impl<'w> Sim<'w> {
         self.pushed_at[task as usize] = now;
         self.wake_idle(now);
         place
+    }
+
+    /// Charges what the runtime pays for a `place` that answered `place`: the call,
+    /// unless the policy promised local spawns (the runtime stops asking then), and a
+    /// shared queue's push and pop.
+    fn charge_placement(&mut self, w: usize, place: Place) {
+        let c = self.costs;
+        if c.place > 0 && !self.policy.spawns_stay_local() {
+            self.spend(w, c.place);
+        }
+        if c.shared_queue > 0 && place != Place::Local {
+            self.spend(w, c.shared_queue);
+        }
+    }
+
+    /// Charges a task's events, as the runtime pays for them while the policy wants them:
+    /// measured (`costed`) or not.
+    fn charge_events(&mut self, w: usize, costed: bool) {
+        let c = self.costs;
+        let cost = if costed {
+            c.profiled_task
+        } else {
+            c.task_event
+        };
+        if cost > 0 && self.policy.wants_task_events() {
+            self.spend(w, cost);
+        }
     }
 
     /// The first half of a join is done: take the second back if it still waits.
@@ -883,7 +923,9 @@ impl<'w> Sim<'w> {
         }
         let (events, costed) = if self.layout.task_events {
             self.policy.task_started(w, &info, source);
-            (true, self.policy.wants_cost())
+            let costed = self.policy.wants_cost();
+            self.charge_events(w, costed);
+            (true, costed)
         } else {
             (false, false)
         };
@@ -969,6 +1011,14 @@ impl<'w> Sim<'w> {
                 if self.layout.queued_starts && !self.layout.task_events {
                     // As the runtime: a task a search found, not one a join popped.
                     self.policy.task_started(w, &self.info(task), source);
+                    self.spend(w, self.costs.task_event);
+                } else if self.layout.queued_starts
+                    && self.costs.task_event > 0
+                    && !self.policy.wants_task_events()
+                {
+                    // The runtime's workers report queued starts once the task events
+                    // stop; the simulated policy still gets every task's events.
+                    self.spend(w, self.costs.task_event);
                 }
                 self.start(w, task, source, true);
                 self.schedule(w);

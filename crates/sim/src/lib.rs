@@ -14,6 +14,8 @@
 //!   memory.
 //! - [`clock`]: when a missed line arrives: fill buffers per core, bandwidth per
 //!   memory node and per link between packages, with queueing.
+//! - [`calibration`]: what the runtime pays for a policy's own work, charged by the
+//!   engine where a run asks for it.
 //! - [`engine`]: simulated workers carrying out a policy's decisions
 //!   ([`engine::simulate`]).
 //! - [`trace`] and [`plot`]: a Perfetto timeline of a run, SVG plots of sweeps.
@@ -45,6 +47,7 @@
 #![deny(missing_docs)]
 
 pub mod cache;
+pub mod calibration;
 pub mod clock;
 pub mod engine;
 pub mod latency;

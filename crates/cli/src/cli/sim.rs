@@ -346,6 +346,18 @@ pub(crate) struct MatrixArgs {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..=100))]
     pub(crate) seeds: u32,
+
+    /// Leave out what the runtime pays for each policy's own work (its placement calls,
+    /// task events, profiling, shared queues), which the matrix charges by default from
+    /// the runtime's calibration (crates/sim/calibration/runtime.toml).
+    #[arg(long, conflicts_with = "calibration")]
+    pub(crate) no_policy_costs: bool,
+
+    /// Charge the policies' runtime costs from this calibration file instead of the one
+    /// locus ships (the same format; `cargo bench -p locus --bench hot_path -- policy/`
+    /// measures them).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) calibration: Option<PathBuf>,
 }
 
 fn limit(s: &str) -> Result<f64, String> {

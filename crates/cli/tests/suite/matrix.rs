@@ -31,6 +31,9 @@ fn the_quick_matrix_keeps_the_gains_and_loses_little() {
         // 1.08; seeds 1-4 alone gave 1.05 or 1.07 as their schedules fell).
         "--seeds",
         "8",
+        // The model's locality alone: what the policies cost the runtime is left out
+        // (it is the next test's).
+        "--no-policy-costs",
     ]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
@@ -65,6 +68,79 @@ fn the_quick_matrix_keeps_the_gains_and_loses_little() {
         };
         assert!(r[0] <= bound && r[1] <= bound, "{case}: {r:?}\n{stdout}");
     }
+}
+
+/// The policies' runtime costs, charged by default: on fine-grained trees every
+/// locality policy's overhead has the sign the runtime measures for a first run
+/// (docs/results.md, "The policies' runtime costs"), and a calibration of zeros gives
+/// the table without them.
+#[test]
+fn the_policies_runtime_costs_are_charged_unless_left_out() {
+    let table = |extra: &[&str]| {
+        let mut args = vec![
+            "sim",
+            "matrix",
+            "--quick",
+            "--kernel",
+            "fib,nqueens,knapsack",
+            "--policy",
+            "mts,cab,cats",
+        ];
+        args.extend_from_slice(extra);
+        let out = locus(&args);
+        let stdout = text(&out.stdout);
+        assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+        (rows(&stdout, 3), stdout)
+    };
+    let (charged, stdout) = table(&[]);
+    assert!(
+        stdout.contains("with the policies' runtime costs"),
+        "{stdout}"
+    );
+    let (free, free_out) = table(&["--no-policy-costs"]);
+    assert!(!free_out.contains("runtime costs"), "{free_out}");
+    let ratio = |rows: &[(String, Vec<f64>)], kernel: &str, column: usize| {
+        rows.iter()
+            .find(|(c, _)| c.starts_with(kernel))
+            .unwrap_or_else(|| panic!("no row {kernel}: {stdout}"))
+            .1[column]
+    };
+    for kernel in ["fib", "knapsack"] {
+        for column in 0..3 {
+            assert!(ratio(&charged, kernel, column) > 1.05, "{kernel}: {stdout}");
+        }
+        // Without the costs mts gains there, which the runtime does not.
+        assert!(ratio(&free, kernel, 0) < 1.0, "{kernel}: {free_out}");
+    }
+    // nqueens: cab and cats lose, mts gains, charged or not.
+    assert!(ratio(&charged, "nqueens", 0) < 1.0, "{stdout}");
+    assert!(ratio(&charged, "nqueens", 1) > 1.05, "{stdout}");
+    assert!(ratio(&charged, "nqueens", 2) > 1.05, "{stdout}");
+
+    let dir = std::env::temp_dir().join(format!("locus-matrix-costs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let zeros = dir.join("zeros.toml");
+    std::fs::write(
+        &zeros,
+        "command = \"none\"\nmachine = \"none\"\nmeasured = \"never\"\n\
+         place = 0\ntask_event = 0\nprofiled_task = 0\nshared_queue = 0\n",
+    )
+    .unwrap();
+    let (zero, zero_out) = table(&["--calibration", zeros.to_str().unwrap()]);
+    assert_eq!(zero, free, "{zero_out}");
+    let broken = dir.join("broken.toml");
+    std::fs::write(&broken, "place = -1\n").unwrap();
+    refused(
+        &[
+            "sim",
+            "matrix",
+            "--quick",
+            "--calibration",
+            broken.to_str().unwrap(),
+        ],
+        &["--calibration", "broken.toml", "\"place\""],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -4,3 +4,4 @@
 //! are files of their own directly under `tests/`.
 
 mod parsers;
+mod policy_costs;

@@ -3,6 +3,7 @@
 //! the file; none panics.
 
 use locus_files::fuzz;
+use locus_sim::calibration::{self, Calibration};
 use locus_sim::latency::Latencies;
 use proptest::prelude::*;
 
@@ -61,4 +62,48 @@ fn the_samples_are_valid() {
         base.with_overrides(text, ORIGIN)
             .unwrap_or_else(|e| panic!("{e}"));
     }
+}
+
+/// What calibration files are made of.
+const CALIBRATION_BYTES: &[u8] = b"=#\" \n.-+eE0123456789abcdefghiklmnopqrstuvw_";
+
+const CALIBRATION_ORIGIN: &str = "fuzz/runtime.toml";
+
+proptest! {
+    #![proptest_config(fuzz::config(512))]
+
+    #[test]
+    fn calibration_files(input in fuzz::inputs(&[calibration::RUNTIME], CALIBRATION_BYTES)) {
+        let text = String::from_utf8_lossy(&input);
+        match Calibration::parse(&text, CALIBRATION_ORIGIN) {
+            Err(e) => {
+                let e = e.to_string();
+                prop_assert!(e.contains(CALIBRATION_ORIGIN), "{e}");
+            }
+            Ok(c) => {
+                let ns = [c.ns.place, c.ns.task_event, c.ns.profiled_task, c.ns.shared_queue];
+                prop_assert!(ns.iter().all(|&v| (0.0..=calibration::MAX_NS).contains(&v)));
+                c.cycles(10.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn special_calibration_inputs_are_refused_by_name() {
+    let dir = std::env::temp_dir().join(format!("locus-sim-calibration-{}", std::process::id()));
+    let cases = fuzz::special_inputs(
+        &dir,
+        "runtime.toml",
+        calibration::MAX_FILE_BYTES,
+        "more than the 64 KiB",
+    );
+    for (path, says) in cases {
+        let e = Calibration::load(&path).expect_err("refused").to_string();
+        assert!(
+            e.contains(&path.display().to_string()) && e.contains(says),
+            "{e}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).expect("cleaned up");
 }
