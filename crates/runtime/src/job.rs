@@ -193,15 +193,6 @@ impl<L: Latch, F: FnOnce() -> R, R> StackJob<L, F, R> {
     pub(crate) fn into_result(self) -> R {
         self.result.into_inner().into_return_value()
     }
-
-    /// [`StackJob::into_result`] by reference, for a job whose latch is set: the result
-    /// is moved out, once.
-    pub(crate) fn take_result(&self) -> R {
-        // SAFETY: the latch is set, so the job has run and nobody else touches `result`;
-        // the owner takes it once.
-        let result = unsafe { mem::replace(&mut *self.result.get(), JobResult::None) };
-        result.into_return_value()
-    }
 }
 
 // SAFETY: `repr(C)` with the header first.

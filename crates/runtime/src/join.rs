@@ -144,37 +144,20 @@ where
             }
         }
     } else {
-        wait_for_stolen(worker, parent, half, &job_b);
+        worker.ctx.set(parent);
+        worker.count_tasks(1);
+        if !job_b.latch.probe() {
+            worker.wait_until_cold(|| job_b.latch.probe());
+        }
+        if let Half::Framed(slot) = half {
+            // Back at this join with whatever ran meanwhile finished: the thieves'
+            // claims up to this slot end here.
+            worker.frames().release(slot);
+        }
         match result_a {
-            Ok(ra) => (ra, job_b.take_result()),
-            // `a`'s panic wins over any of `b`'s.
+            Ok(ra) => (ra, job_b.into_result()),
             Err(panic) => unwind::resume_unwinding(panic),
         }
-    }
-}
-
-/// The rest of a `join` whose second half a thief took: waits for it to finish
-/// (working meanwhile). Out of line, so that the callers' common path (fib's body)
-/// keeps fewer values live.
-#[cold]
-#[inline(never)]
-fn wait_for_stolen<B, RB>(
-    worker: &WorkerThread,
-    parent: Spawner,
-    half: Half,
-    job_b: &StackJob<WorkerLatch, B, RB>,
-) where
-    B: FnOnce() -> RB,
-{
-    worker.ctx.set(parent);
-    worker.count_tasks(1);
-    if !job_b.latch.probe() {
-        worker.wait_until_cold(|| job_b.latch.probe());
-    }
-    if let Half::Framed(slot) = half {
-        // Back at this join with whatever ran meanwhile finished: the thieves' claims
-        // up to this slot end here.
-        worker.frames().release(slot);
     }
 }
 
