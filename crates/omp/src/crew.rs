@@ -23,7 +23,8 @@
 //!    its member and then counts itself out (`left`); [`Crew::wait_left`] waits for all
 //!    of them before the job's frame goes. Between posts a worker checks for the next
 //!    post a while (spinning, then yielding: [`CHECKS`]), then blocks on the crew's
-//!    condition variable, costing no CPU.
+//!    condition variable, costing no CPU; a post makes the wake-up's system call only
+//!    when some worker blocked.
 //! 4. **Returned** to the free list (most recently used last).
 //! 5. **Retired**: `retire` is posted, every share returns, the helper's broadcast
 //!    returns and the helper is joined, the pool's statistics are kept for the
@@ -46,7 +47,8 @@ type Job = dyn Fn(usize) + Sync;
 /// The hand-off between the team that leases a crew and the crew's workers: the team
 /// posts a job, each worker takes each post's job once ([`Posts::next`]), runs it and
 /// counts itself out ([`Posts::done`]); the team waits for all ([`Posts::all_left`])
-/// before it posts again. Between posts the workers block on the condition variable.
+/// before it posts again. Between posts the workers check for the next post a while,
+/// then block on the condition variable; a post wakes them only if some blocked.
 /// `retire` ends the workers' loop. The loom model in `src/tests/loom_crew.rs` checks
 /// that every worker runs every job once and the team sees what they wrote.
 pub(crate) struct Posts<J: Copy> {
@@ -105,6 +107,9 @@ struct Post<J> {
     job: Option<J>,
     /// The crew retires: every worker's loop ends.
     retire: bool,
+    /// Workers blocked on [`Posts::posted`] (or about to block: counted before they
+    /// release the lock in the wait).
+    sleepers: usize,
 }
 
 impl<J: Copy> Posts<J> {
@@ -114,6 +119,7 @@ impl<J: Copy> Posts<J> {
                 number: 0,
                 job: None,
                 retire: false,
+                sleepers: 0,
             }),
             posted: Condvar::new(),
             left: AtomicUsize::new(0),
@@ -137,7 +143,11 @@ impl<J: Copy> Posts<J> {
         }
         let mut post = self.post.lock().unwrap_or_else(|e| e.into_inner());
         while post.number == *seen && !post.retire {
+            // Counted under the lock, so that a poster that finds no sleeper knows that
+            // every worker will see its post before it would block (see `post`).
+            post.sleepers += 1;
             post = self.posted.wait(post).unwrap_or_else(|e| e.into_inner());
+            post.sleepers -= 1;
         }
         if post.retire {
             return None;
@@ -160,10 +170,19 @@ impl<J: Copy> Posts<J> {
         self.left.store(0, Ordering::Relaxed);
         post.number += 1;
         post.job = Some(job);
-        // Relaxed: a hint for the spinning workers (see `next`).
-        self.number.store(post.number, Ordering::Relaxed);
+        let number = post.number;
+        // A worker blocks only after counting itself among the sleepers under this lock,
+        // having seen no new post: with none counted now, every worker sees this post
+        // before it would block, and the wake-up (a system call even with nobody
+        // waiting) is spared, as it is between back-to-back regions.
+        let sleepers = post.sleepers;
         drop(post);
-        self.posted.notify_all();
+        // Relaxed: a hint for the spinning workers (see `next`), given after the unlock
+        // so that a worker that sees it finds the lock free.
+        self.number.store(number, Ordering::Relaxed);
+        if sleepers > 0 {
+            self.posted.notify_all();
+        }
     }
 
     /// Whether `workers` workers are done with the current post's job.
