@@ -26,6 +26,9 @@ pub(crate) struct Team {
     pub(crate) generation: AtomicUsize,
     /// Members that have entered the region (see `gather` in `team.rs`).
     pub(crate) entered: AtomicUsize,
+    /// Whether the members wait for each other to enter the region (`gather`): only
+    /// while some worker of the crew may not be in the crew loop yet.
+    pub(crate) gathers: bool,
     /// `single` constructs claimed (see [`single_start`](crate::team::single_start)).
     pub(crate) singles: AtomicU64,
     /// Tasks thread 0 handed to the crew's injector that no worker has started yet
@@ -45,6 +48,7 @@ impl Team {
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
             entered: AtomicUsize::new(0),
+            gathers: crew.is_some_and(|c| !c.all_serving()),
             singles: AtomicU64::new(0),
             injected: AtomicUsize::new(0),
             works: Mutex::new(HashMap::new()),

@@ -37,9 +37,10 @@
 //! it. So each member first publishes itself (its `MEMBER`, and, for a crew worker,
 //! `share`: the member it is of the team its crew serves), then waits until every
 //! member has (`gather`), before it runs any of the region's code; it runs no task
-//! while it waits, since the first members through may already have made some. A task
-//! taken from the pool runs as the worker's `share` member, even if the worker waits
-//! inside a nested team of one.
+//! while it waits, since the first members through may already have made some. Only a
+//! crew's first regions need the wait: once every worker is in the crew loop, a worker
+//! between regions runs no task (see `gather`). A task taken from the pool runs as the
+//! worker's `share` member, even if the worker waits inside a nested team of one.
 //!
 //! # The barrier
 //! A member first waits until its implicit task's references fall to its own (every
@@ -392,6 +393,9 @@ pub(crate) fn parallel_end() {
 /// before, it lost counts in both runs tried, under `static` on 2x2 and under `cab` on
 /// 3x1). Every member is a started thread on its way here, so the wait is short.
 fn gather(team: &Team) {
+    if !team.gathers {
+        return;
+    }
     team.entered.fetch_add(1, Ordering::SeqCst);
     locus::raw::spin_until(|| team.entered.load(Ordering::SeqCst) == team.size);
 }
