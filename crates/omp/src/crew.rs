@@ -230,8 +230,11 @@ pub(crate) struct Crew {
     pub(crate) pool: ThreadPool,
     posts: Posts<JobPtr>,
     /// Tasks its teams ran at once rather than spawned (`task.rs`, `run_at_once`):
-    /// each worker adds its own count as it leaves a region.
+    /// each member adds its own count as it leaves a region.
     pub(crate) run_at_once: AtomicU64,
+    /// Tasks of its pool its teams' threads 0 ran while they waited (`Local::helped`),
+    /// which the pool's own count leaves out.
+    pub(crate) helped: AtomicU64,
     /// The helper thread whose broadcast runs the crew loop; joined at retirement.
     helper: std::sync::Mutex<Option<JoinHandle<()>>>,
     /// Workers that have entered the crew loop ([`Crew::serve`]), which they leave only
@@ -291,6 +294,24 @@ impl Crew {
         crate::wait::outside(|| self.posts.all_left(n));
     }
 
+    /// The crew's `LOCUS_STATS` report (`stats.rs`).
+    fn describe(&self) -> String {
+        crate::stats::describe(
+            &self.pool,
+            self.run_at_once.load(Ordering::Relaxed),
+            self.helped.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Adds what a member of a team on this crew counted in the region it leaves: tasks
+    /// it ran at once, and tasks of the pool it ran while it is no worker of the pool.
+    pub(crate) fn count(&self, at_once: u64, helped: u64) {
+        self.run_at_once.fetch_add(at_once, Ordering::Relaxed);
+        if helped > 0 {
+            self.helped.fetch_add(helped, Ordering::Relaxed);
+        }
+    }
+
     /// Wakes worker `index` if it sleeps in the pool (after a fence).
     pub(crate) fn wake(&self, index: usize) {
         locus::raw::wake_in(&self.pool, index);
@@ -311,7 +332,7 @@ impl Crew {
             // Its broadcast returns once every share has: the crew loop's end.
             let _ = helper.join();
         }
-        crate::stats::describe(&self.pool, self.run_at_once.load(Ordering::Relaxed))
+        self.describe()
     }
 }
 
@@ -461,6 +482,7 @@ fn build(k: usize) -> Arc<Crew> {
         pool,
         posts: Posts::new(),
         run_at_once: AtomicU64::new(0),
+        helped: AtomicU64::new(0),
         helper: std::sync::Mutex::new(None),
         serving: std::sync::atomic::AtomicUsize::new(0),
     });
@@ -537,11 +559,7 @@ pub(crate) fn reports() -> Vec<String> {
         let c = crews();
         (c.retired.clone(), c.live.clone())
     };
-    out.extend(
-        live.iter().map(|crew| {
-            crate::stats::describe(&crew.pool, crew.run_at_once.load(Ordering::Relaxed))
-        }),
-    );
+    out.extend(live.iter().map(|crew| crew.describe()));
     out
 }
 

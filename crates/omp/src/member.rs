@@ -163,9 +163,13 @@ pub(crate) struct Local {
     /// `share`, and unset while the thread is thread 0 of a nested team); `None`
     /// otherwise.
     pub(crate) worker: Cell<Option<locus::raw::Worker>>,
-    /// Tasks this thread ran at once in the region it runs, added to its pool's count
-    /// as it leaves the region.
+    /// Tasks this thread ran at once in the region it runs, added to its crew's count
+    /// as it leaves the region (`team.rs`).
     pub(crate) run_at_once: Cell<u64>,
+    /// Tasks of its team's crew's pool this thread ran while it is no worker of that
+    /// pool (a team's thread 0 while it waits: `wait_helping`), added to the crew's
+    /// count as it leaves the region; the pool counts only its workers' tasks.
+    pub(crate) helped: Cell<u64>,
 }
 
 impl Local {
@@ -230,6 +234,7 @@ thread_local! {
             blocks: blocks::List::new(),
             worker: Cell::new(None),
             run_at_once: Cell::new(0),
+            helped: Cell::new(0),
         }
     };
     /// The team of one of a thread outside every region, made on first use and leaked

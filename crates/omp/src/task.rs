@@ -167,6 +167,10 @@ unsafe fn run_spawned(raw: *mut RawTask) {
     if unsafe { (*node).injected } {
         member::member().team().injected.fetch_sub(1, Relaxed);
     }
+    if !local.pooled() {
+        // Run by thread 0 from the crew's pool, which counts only its workers' tasks.
+        local.helped.set(local.helped.get() + 1);
+    }
     // SAFETY: `raw` is the first field of a live heap node (spawned by `spawn`).
     unsafe { run_here(node, local) };
 }
