@@ -244,6 +244,7 @@ pub(crate) struct Crew {
 
 impl Crew {
     /// Workers in the crew.
+    #[inline]
     pub(crate) fn workers(&self) -> usize {
         self.pool.num_threads()
     }

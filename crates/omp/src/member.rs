@@ -56,6 +56,7 @@ impl Team {
     }
 
     /// The crew of the team's threads past thread 0; `None` for a team of one.
+    #[inline]
     pub(crate) fn crew(&self) -> Option<&Crew> {
         // SAFETY: the team's lease keeps the crew live while the team is.
         unsafe { self.crew.as_ref() }
@@ -124,6 +125,7 @@ impl Member {
         }
     }
 
+    #[inline]
     pub(crate) fn team(&self) -> &Team {
         // SAFETY: a member lives inside its team's region, and the team outlives it.
         unsafe { &*self.team }
@@ -140,6 +142,7 @@ impl Member {
         (level <= self.level).then_some(m)
     }
 
+    #[inline]
     pub(crate) fn implicit(&self) -> &Node {
         // SAFETY: the implicit task lives beside the member for the whole region.
         unsafe { &*self.implicit }
@@ -262,6 +265,7 @@ pub(crate) fn local() -> &'static Local {
 }
 
 /// This thread's member: of the region it runs in, else of its own team of one.
+#[inline]
 pub(crate) fn member() -> &'static Member {
     let m = local().member.get();
     if m.is_null() {
@@ -274,6 +278,7 @@ pub(crate) fn member() -> &'static Member {
 }
 
 /// The task running on this thread.
+#[inline]
 pub(crate) fn current() -> &'static Node {
     local().current()
 }

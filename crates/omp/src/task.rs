@@ -101,6 +101,7 @@ impl Node {
 
     /// A taskwait or barrier ended: all children are done, so their dependences are
     /// forgotten and the next spawns are numbered from 0 again.
+    #[inline]
     pub(crate) fn sync_block_ended(&self) {
         self.spawned.set(0);
         if let Some(table) = self.deps.borrow_mut().as_mut() {
@@ -869,6 +870,7 @@ unsafe fn read_depend(depend: *mut *mut c_void) -> Vec<(usize, bool)> {
 }
 
 /// `GOMP_taskwait`.
+#[inline]
 pub(crate) fn taskwait() {
     let t = member::current();
     // Children that all ran at once (or finished already) leave nothing to wait for.
