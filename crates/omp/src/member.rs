@@ -26,6 +26,9 @@ pub(crate) struct Team {
     pub(crate) generation: AtomicUsize,
     /// Members that have entered the region (see `gather` in `team.rs`).
     pub(crate) entered: AtomicUsize,
+    /// Whether the members wait for each other to enter the region (`gather`): only
+    /// while some worker of the crew may not be in the crew loop yet.
+    pub(crate) gathers: bool,
     /// `single` constructs claimed (see [`single_start`](crate::team::single_start)).
     pub(crate) singles: AtomicU64,
     /// Tasks thread 0 handed to the crew's injector that no worker has started yet
@@ -45,6 +48,7 @@ impl Team {
             arrived: AtomicUsize::new(0),
             generation: AtomicUsize::new(0),
             entered: AtomicUsize::new(0),
+            gathers: crew.is_some_and(|c| !c.all_serving()),
             singles: AtomicU64::new(0),
             injected: AtomicUsize::new(0),
             works: Mutex::new(HashMap::new()),
@@ -52,6 +56,7 @@ impl Team {
     }
 
     /// The crew of the team's threads past thread 0; `None` for a team of one.
+    #[inline]
     pub(crate) fn crew(&self) -> Option<&Crew> {
         // SAFETY: the team's lease keeps the crew live while the team is.
         unsafe { self.crew.as_ref() }
@@ -120,6 +125,7 @@ impl Member {
         }
     }
 
+    #[inline]
     pub(crate) fn team(&self) -> &Team {
         // SAFETY: a member lives inside its team's region, and the team outlives it.
         unsafe { &*self.team }
@@ -136,6 +142,7 @@ impl Member {
         (level <= self.level).then_some(m)
     }
 
+    #[inline]
     pub(crate) fn implicit(&self) -> &Node {
         // SAFETY: the implicit task lives beside the member for the whole region.
         unsafe { &*self.implicit }
@@ -159,9 +166,13 @@ pub(crate) struct Local {
     /// `share`, and unset while the thread is thread 0 of a nested team); `None`
     /// otherwise.
     pub(crate) worker: Cell<Option<locus::raw::Worker>>,
-    /// Tasks this thread ran at once in the region it runs, added to its pool's count
-    /// as it leaves the region.
+    /// Tasks this thread ran at once in the region it runs, added to its crew's count
+    /// as it leaves the region (`team.rs`).
     pub(crate) run_at_once: Cell<u64>,
+    /// Tasks of its team's crew's pool this thread ran while it is no worker of that
+    /// pool (a team's thread 0 while it waits: `wait_helping`), added to the crew's
+    /// count as it leaves the region; the pool counts only its workers' tasks.
+    pub(crate) helped: Cell<u64>,
 }
 
 impl Local {
@@ -226,6 +237,7 @@ thread_local! {
             blocks: blocks::List::new(),
             worker: Cell::new(None),
             run_at_once: Cell::new(0),
+            helped: Cell::new(0),
         }
     };
     /// The team of one of a thread outside every region, made on first use and leaked
@@ -253,6 +265,7 @@ pub(crate) fn local() -> &'static Local {
 }
 
 /// This thread's member: of the region it runs in, else of its own team of one.
+#[inline]
 pub(crate) fn member() -> &'static Member {
     let m = local().member.get();
     if m.is_null() {
@@ -265,6 +278,7 @@ pub(crate) fn member() -> &'static Member {
 }
 
 /// The task running on this thread.
+#[inline]
 pub(crate) fn current() -> &'static Node {
     local().current()
 }

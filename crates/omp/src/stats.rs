@@ -25,8 +25,9 @@ extern "C" fn mark_loaded() {
 }
 
 /// One pool's report; `run_at_once` counts the teams' tasks that ran at once on the
-/// thread that made them, which the pool's own `tasks` do not include.
-pub(crate) fn describe(pool: &locus::ThreadPool, run_at_once: u64) -> String {
+/// thread that made them, and `helped` the pool's tasks that the teams' threads 0 ran
+/// while they waited, neither of which the pool's own `tasks` include.
+pub(crate) fn describe(pool: &locus::ThreadPool, run_at_once: u64, helped: u64) -> String {
     let total = pool.stats().total();
     let mut out = format!(
         "locus stats: {} workers, {} squads, policy {}, machine {}\n",
@@ -41,6 +42,9 @@ pub(crate) fn describe(pool: &locus::ThreadPool, run_at_once: u64) -> String {
     out.push_str(&format!(
         "locus stats:   tasks run at once {run_at_once} (their workers had tasks enough \
          queued for thieves)\n"
+    ));
+    out.push_str(&format!(
+        "locus stats:   tasks run by thread 0 {helped} (taken from the pool while it waited)\n"
     ));
     for (name, value) in pool.policy_stats() {
         out.push_str(&format!("locus stats:   {name} {value}\n"));

@@ -43,7 +43,9 @@
 //! # Undeferred tasks
 //! `if(0)`, tasks made in a final task, and every task of a team of one run at once on
 //! the spawning thread, as new tasks (own record, own children). Below a final task all
-//! tasks are undeferred, so their records live on the stack.
+//! tasks are undeferred, so their records live on the stack. A plain `if(0)` task
+//! elsewhere runs as a task run at once does (below), uncounted by its parent and
+//! taskgroup.
 //!
 //! # Tasks run at once
 //! A plain task (no `depend`, `if` true) made while its worker already offers thieves
@@ -99,6 +101,7 @@ impl Node {
 
     /// A taskwait or barrier ended: all children are done, so their dependences are
     /// forgotten and the next spawns are numbered from 0 again.
+    #[inline]
     pub(crate) fn sync_block_ended(&self) {
         self.spawned.set(0);
         if let Some(table) = self.deps.borrow_mut().as_mut() {
@@ -166,6 +169,10 @@ unsafe fn run_spawned(raw: *mut RawTask) {
     // SAFETY: `raw` is the first field of a live heap node (spawned or injected).
     if unsafe { (*node).injected } {
         member::member().team().injected.fetch_sub(1, Relaxed);
+    }
+    if !local.pooled() {
+        // Run by thread 0 from the crew's pool, which counts only its workers' tasks.
+        local.helped.set(local.helped.get() + 1);
     }
     // SAFETY: `raw` is the first field of a live heap node (spawned by `spawn`).
     unsafe { run_here(node, local) };
@@ -398,11 +405,13 @@ pub(crate) unsafe fn task(s: Spawn) {
         return;
     }
     let plain = s.flags & (FLAG_DETACH | FLAG_DEPEND) == 0;
+    // An `if(0)` task runs at once anyway: as one run at once, it skips the counts on
+    // its parent and taskgroup that only a deferred task needs (it completes before its
+    // parent goes on), and the copy of its data.
     if plain
-        && s.if_clause
         && !parent.is_final
         && !parent.alone
-        && (local.offers_enough(BACKLOG) || local.first_offers_enough())
+        && (!s.if_clause || local.offers_enough(BACKLOG) || local.first_offers_enough())
     {
         // SAFETY: GCC's arguments of a task without depend (the caller's contract).
         unsafe { run_at_once(local, &s, parent) };
@@ -437,6 +446,23 @@ fn group_of_children(parent: &Node) -> Option<Arc<Group>> {
         .borrow()
         .clone()
         .or_else(|| parent.group.clone())
+}
+
+/// [`group_of_children`] for a task run at once, without touching the group's reference
+/// count (a read-modify-write on a line every thread of the team writes so: 16-18% of
+/// the time of GCC's `cancel-taskgroup-1`, whose tasks all run in a taskgroup): the
+/// parent holds the group while the task runs, and the task runs within that.
+///
+/// # Safety
+/// The `Arc` returned is borrowed: it must be forgotten, not dropped, unless its count
+/// is raised first (as [`run_at_once`] does either way).
+#[inline]
+unsafe fn borrowed_group_of_children(parent: &Node) -> Option<Arc<Group>> {
+    let open = parent.open_group.borrow();
+    let group = open.as_ref().or(parent.group.as_ref())?;
+    // SAFETY: a pointer from a live `Arc`, which the parent keeps until after the task
+    // ends; the caller's contract keeps the count balanced.
+    Some(unsafe { Arc::from_raw(Arc::as_ptr(group)) })
 }
 
 /// `GOMP_task` for every task that does not [`run_at_once`]: spawned, or run at once
@@ -531,7 +557,7 @@ const BACKLOG: usize = raw::BACKLOG;
 /// [`BACKLOG`] tasks waiting for thieves in its own deque and no worker idles: lazy
 /// task creation, which OpenMP allows (a thread may run a task it encounters at once).
 /// Its parent's next tasks are spawned again as soon as thieves have taken some of
-/// those.
+/// those. A plain `if(0)` task (not in a final task or a team of one) runs so too.
 ///
 /// It is a task all the same (its own record, id, children, `taskwait` and
 /// taskgroup), but neither spawned nor counted among its parent's children or in its
@@ -545,10 +571,14 @@ const BACKLOG: usize = raw::BACKLOG;
 /// running task, neither final nor alone in its team.
 #[inline]
 unsafe fn run_at_once(local: &'static member::Local, s: &Spawn, parent: &Node) {
-    local.run_at_once.set(local.run_at_once.get() + 1);
+    if s.if_clause {
+        // `LOCUS_STATS` counts the tasks deferred in name only, not the `if(0)` ones.
+        local.run_at_once.set(local.run_at_once.get() + 1);
+    }
     let (id, level) = next_child(parent, s.f);
     let is_final = s.flags & FLAG_FINAL != 0;
-    let group = group_of_children(parent);
+    // SAFETY: dropped only through `own_group` or `forget_group` below.
+    let group = unsafe { borrowed_group_of_children(parent) };
     let node = if s.cpyfn.is_none() {
         // The data is the spawner's block, live until this returns (as for if(0)): a
         // record without it, written here. Through `new_heap` (a call, and a copy of
@@ -595,8 +625,10 @@ unsafe fn run_at_once(local: &'static member::Local, s: &Spawn, parent: &Node) {
     if n.state.only_own_ref() {
         let layout = n.layout;
         // SAFETY: made by `blocks::alloc` with this layout in `new_heap`; only its own
-        // reference is left, so nobody else refers to it.
+        // reference is left, so nobody else refers to it: its borrowed taskgroup is
+        // taken out and forgotten, then what else it owns dropped.
         unsafe {
+            std::mem::forget((*node.cast_mut()).group.take());
             if !n.owns_nothing() {
                 std::ptr::drop_in_place(node.cast_mut());
             }
@@ -604,7 +636,13 @@ unsafe fn run_at_once(local: &'static member::Local, s: &Spawn, parent: &Node) {
         }
     } else {
         // Descendants still run and hold references to it: the parent (running on this
-        // thread, so live) takes one for it, which goes when it is freed.
+        // thread, so live) takes one for it, which goes when it is freed, on any
+        // thread, with its taskgroup: that one becomes its own reference now.
+        if let Some(group) = &n.group {
+            // SAFETY: a live `Arc` (the parent's, which holds it still), whose count
+            // the record's drop will give back.
+            unsafe { Arc::increment_strong_count(Arc::as_ptr(group)) };
+        }
         parent.state.add_ref();
         // SAFETY: its own reference, given up once.
         unsafe { release(node, &local.blocks) };
@@ -832,6 +870,7 @@ unsafe fn read_depend(depend: *mut *mut c_void) -> Vec<(usize, bool)> {
 }
 
 /// `GOMP_taskwait`.
+#[inline]
 pub(crate) fn taskwait() {
     let t = member::current();
     // Children that all ran at once (or finished already) leave nothing to wait for.

@@ -37,9 +37,10 @@
 //! it. So each member first publishes itself (its `MEMBER`, and, for a crew worker,
 //! `share`: the member it is of the team its crew serves), then waits until every
 //! member has (`gather`), before it runs any of the region's code; it runs no task
-//! while it waits, since the first members through may already have made some. A task
-//! taken from the pool runs as the worker's `share` member, even if the worker waits
-//! inside a nested team of one.
+//! while it waits, since the first members through may already have made some. Only a
+//! crew's first regions need the wait: once every worker is in the crew loop, a worker
+//! between regions runs no task (see `gather`). A task taken from the pool runs as the
+//! worker's `share` member, even if the worker waits inside a nested team of one.
 //!
 //! # The barrier
 //! A member first waits until its implicit task's references fall to its own (every
@@ -51,7 +52,8 @@
 //!
 //! A thread's place in its team, and how members wait, are `member.rs`'s.
 
-use crate::crew::{self, Lease};
+use crate::crew::{self, Crew, Lease};
+use crate::member::Local;
 use crate::member::{current, local, member, wait_until, with_member, Member, Team};
 use crate::node::{Node, OutlinedFn};
 use std::cell::RefCell;
@@ -133,8 +135,7 @@ impl Region {
             l.worker.set(saved_worker);
             l.share.set(saved_share);
             if let Some(crew) = self.team.crew() {
-                crew.run_at_once
-                    .fetch_add(l.run_at_once.take(), Ordering::Relaxed);
+                crew.count(l.run_at_once.take(), 0);
             }
         })
     }
@@ -243,6 +244,7 @@ pub(crate) fn parallel_of(
     // Thread 0 is no worker of the crew: it spawns through the crew's injector and
     // waits running nothing (see the module docs).
     let saved_worker = l.worker.replace(None);
+    let saved_counts = thread_0_enters(l);
     with_member(&m, || {
         gather(&region.team);
         setup(&m);
@@ -252,7 +254,21 @@ pub(crate) fn parallel_of(
         barrier();
     });
     l.worker.set(saved_worker);
+    thread_0_leaves(&lease, l, saved_counts);
     lease.wait_left();
+}
+
+/// Thread 0's counts for the `LOCUS_STATS` report (`Local::run_at_once`,
+/// `Local::helped`) before a region on a crew, set aside: a thread 0 that is a worker of
+/// an outer team's crew counts for that crew outside the region.
+fn thread_0_enters(l: &Local) -> (u64, u64) {
+    (l.run_at_once.take(), l.helped.take())
+}
+
+/// Adds to `crew` what thread 0 counted in the region it leaves, and gives it back the
+/// counts [`thread_0_enters`] set aside.
+fn thread_0_leaves(crew: &Crew, l: &Local, saved: (u64, u64)) {
+    crew.count(l.run_at_once.replace(saved.0), l.helped.replace(saved.1));
 }
 
 /// A region started by `GOMP_parallel_start` (GCC before 4.9), whose function the
@@ -268,6 +284,8 @@ struct Started {
     saved_member: *const Member,
     saved_current: *const Node,
     saved_worker: Option<locus::raw::Worker>,
+    /// Thread 0's counts before the region ([`thread_0_enters`]).
+    saved_counts: (u64, u64),
 }
 
 thread_local! {
@@ -335,6 +353,7 @@ pub(crate) fn parallel_start(
     } else {
         l.worker.get()
     };
+    let saved_counts = if size > 1 { thread_0_enters(l) } else { (0, 0) };
     if size > 1 {
         gather(&region.team);
     }
@@ -350,6 +369,7 @@ pub(crate) fn parallel_start(
             saved_member,
             saved_current,
             saved_worker,
+            saved_counts,
         })
     });
 }
@@ -366,6 +386,7 @@ pub(crate) fn parallel_end() {
     if let Some(started) = started {
         debug_assert!(std::ptr::eq(local().member.get(), &*started.member));
         if let Some(lease) = &started.lease {
+            thread_0_leaves(lease, local(), started.saved_counts);
             lease.wait_left();
         }
         debug_assert!(started.region.team.size >= 1);
@@ -392,6 +413,9 @@ pub(crate) fn parallel_end() {
 /// before, it lost counts in both runs tried, under `static` on 2x2 and under `cab` on
 /// 3x1). Every member is a started thread on its way here, so the wait is short.
 fn gather(team: &Team) {
+    if !team.gathers {
+        return;
+    }
     team.entered.fetch_add(1, Ordering::SeqCst);
     locus::raw::spin_until(|| team.entered.load(Ordering::SeqCst) == team.size);
 }

@@ -214,6 +214,15 @@ fn programs_give_libgomps_answers_under_every_policy_and_machine() {
     }
 }
 
+/// The number after `prefix` on the `LOCUS_STATS` report line that starts with it.
+fn stat(stderr: &str, prefix: &str) -> u64 {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("a line {prefix:?} in {stderr}"))
+}
+
 #[test]
 fn the_library_in_use_is_locus_and_reports_its_pool() {
     // A team of three: the thread that meets the region and a crew of two workers.
@@ -229,13 +238,7 @@ fn the_library_in_use_is_locus_and_reports_its_pool() {
         stderr.contains("locus stats: 2 workers, 2 squads, policy cats"),
         "{stderr}"
     );
-    let count = |prefix: &str| -> u64 {
-        stderr
-            .lines()
-            .find_map(|l| l.strip_prefix(prefix))
-            .and_then(|v| v.split_whitespace().next()?.parse().ok())
-            .unwrap_or_else(|| panic!("a line {prefix:?} in {stderr}"))
-    };
+    let count = |prefix: &str| stat(&stderr, prefix);
     let spawned = count("locus stats:   tasks ");
     let at_once = count("locus stats:   tasks run at once ");
     // fib(15) makes 1972 tasks per run, twice (with and without a cutoff), plus the
@@ -247,6 +250,32 @@ fn the_library_in_use_is_locus_and_reports_its_pool() {
     );
     // Its deque holds several of fib's tasks at once most of the time.
     assert!(at_once > 0, "no task ran at once: {stderr}");
+}
+
+#[test]
+fn the_stats_count_every_task_once_thread_0_s_too() {
+    // A team of two: thread 0 and one crew worker, both running fib's tasks at once, and
+    // thread 0 taking some from the worker's deque while it waits.
+    let env = [
+        ("LOCUS_STATS", "1"),
+        ("OMP_NUM_THREADS", "2"),
+        ("LOCUS_TOPOLOGY", "2x1"),
+        ("LOCUS_POLICY", "ws"),
+    ];
+    let out = run("fib", &["20", "0"], true, &env);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let count = |prefix: &str| stat(&stderr, prefix);
+    let by_workers = count("locus stats:   tasks ");
+    let at_once = count("locus stats:   tasks run at once ");
+    let by_thread_0 = count("locus stats:   tasks run by thread 0 ");
+    // fib(20) without a cutoff makes 21890 tasks, each counted once, wherever it ran;
+    // the pool's count also holds its worker's broadcast share (the crew loop).
+    let total = by_workers + at_once + by_thread_0;
+    assert!(
+        (21890..=21891).contains(&total),
+        "{by_workers} by the worker, {at_once} at once, {by_thread_0} by thread 0: {stderr}"
+    );
 }
 
 #[test]
