@@ -77,6 +77,7 @@ mod extend;
 mod generate;
 mod multizip;
 mod per_leaf;
+mod pieces;
 pub mod plumbing;
 mod range;
 mod reshape;
@@ -93,8 +94,7 @@ pub use any::{
 };
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chunks::{
-    ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit,
-    Windows,
+    ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
 };
 pub use collect::FromParallelIterator;
 pub use collections::{ParallelDrainFull, ParallelDrainRange};
@@ -108,12 +108,16 @@ pub use per_leaf::{
     FlatMap, FlatMapIter, Flatten, FlattenIter, FoldWith, Inspect, MapInit, MapWith, PanicFuse,
     TryFold, TryFoldWith, Update, WhileSome, NESTED_LOOP,
 };
+pub use pieces::{
+    ChunkBy, ChunkByMut, ChunkByRule, CutRule, InclusiveRule, Lend, Mutable, Pieces, PiecesSeq,
+    Shared, SliceSplit, SplitInclusive, SplitInclusiveMut, SplitMut, SplitRule,
+};
 pub use range::{
     IndexedInclusiveValue, IndexedRangeValue, RangeInclusiveIter, RangeIter, RangeValue,
 };
 pub use reshape::{
-    Chain, ChunksOf, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest, Intersperse, Rev,
-    Skip, StepBy, Take,
+    Chain, ChunksOf, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest, Intersperse,
+    IntersperseSeq, Rev, Skip, StageSeq, StepBy, Take,
 };
 pub use slice::{ParallelSlice, ParallelSliceMut};
 pub use source::{Chunks, ChunksExact, ChunksMut, Drain, IntoIter, Iter, IterMut};
@@ -540,6 +544,14 @@ pub trait ParallelIterator: Sized + Send + Sync {
         C: IntoParallelIterator<Item = Self::Item>,
     {
         Chain::new(self, chain.into_par_iter())
+    }
+
+    /// The items with a clone of `separator` between each two.
+    fn intersperse(self, separator: Self::Item) -> Intersperse<Self, Self::Item>
+    where
+        Self::Item: Clone + Sync,
+    {
+        Intersperse::new(self, separator)
     }
 
     /// [`ParallelIterator::fold`] with a clone of `init` as each leaf's start.
@@ -999,14 +1011,6 @@ pub trait IndexedParallelIterator: ParallelIterator {
         self
     }
 
-    /// The items with a clone of `separator` between each two.
-    fn intersperse(self, separator: Self::Item) -> Intersperse<Self, Self::Item>
-    where
-        Self::Item: Clone + Sync,
-    {
-        Intersperse::new(self, separator)
-    }
-
     /// The items in vectors of `chunk_size`, the last possibly shorter.
     ///
     /// # Panics
@@ -1375,6 +1379,12 @@ where
         None
     };
     crate::split::run_loop(Location::caller(), leaves, run, |a, b| b.or(a)).flatten()
+}
+
+/// A copy of a shared flag as it stands, for the `Clone` of an adapter that holds one
+/// (cloned with its chain, before the chain runs, as rayon's adapters are).
+fn flag_copy(flag: &AtomicBool) -> AtomicBool {
+    AtomicBool::new(flag.load(AtomicOrdering::Relaxed))
 }
 
 /// `items` until `stop` is set (by another leaf).

@@ -387,6 +387,15 @@ pub struct PanicFuse<I> {
     panicked: AtomicBool,
 }
 
+impl<I: Clone> Clone for PanicFuse<I> {
+    fn clone(&self) -> Self {
+        PanicFuse {
+            base: self.base.clone(),
+            panicked: super::flag_copy(&self.panicked),
+        }
+    }
+}
+
 impl<I> PanicFuse<I> {
     pub(super) fn new(base: I) -> Self {
         PanicFuse {
@@ -458,7 +467,7 @@ impl<I: Clone> Clone for WhileSome<I> {
     fn clone(&self) -> Self {
         WhileSome {
             base: self.base.clone(),
-            stopped: AtomicBool::new(self.stopped.load(Ordering::Relaxed)),
+            stopped: super::flag_copy(&self.stopped),
         }
     }
 }

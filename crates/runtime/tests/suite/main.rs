@@ -15,6 +15,7 @@ mod domains;
 mod events;
 mod iter;
 mod iter_more;
+mod iter_pieces;
 mod multizip;
 mod panics;
 mod plans;
