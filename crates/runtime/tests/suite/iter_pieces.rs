@@ -25,7 +25,7 @@ fn pools() -> &'static [ThreadPool] {
 }
 
 /// Runs `f` on every pool.
-fn on_pools(f: impl Fn() + Sync) {
+pub(crate) fn on_pools(f: impl Fn() + Sync) {
     for pool in pools() {
         pool.install(&f);
     }
