@@ -646,8 +646,8 @@ const FIRST_WINDOW: usize = 64;
 const LAST_WINDOW: usize = 16 * NESTED_LOOP;
 
 /// A leaf of [`FlatMap`] and [`Flatten`]: each outer item's inner parallel iterator,
-/// taken in windows of its positions that double in length (from [`FIRST_WINDOW`] to
-/// [`LAST_WINDOW`]), each window's items gathered (a nested loop from [`NESTED_LOOP`]
+/// taken in windows of its positions that double in length (from 64 to 65536, the
+/// `FIRST_WINDOW` and `LAST_WINDOW` of `per_leaf.rs`), each window's items gathered (a nested loop from [`NESTED_LOOP`]
 /// positions on) and given one by one. So an inner iterator of any length is gone
 /// through with bounded memory, and a leaf that stops early (a search that found its
 /// item, a terminal's [`Stop`]) leaves the rest untaken.
