@@ -5,7 +5,9 @@
 //!
 //! Per-leaf state (`map_with`'s clone, `map_init`'s value, a fold's accumulator) is made
 //! once per leaf, where rayon makes it once per split piece: the same contract ("at
-//! least once, not once per item"), with a deterministic count.
+//! least once, not once per item"), with a deterministic count. Under a terminal that
+//! stops early (`find_any`, `any`, `all`, `try_reduce`), a fold gives an accumulator every
+//! [`super::STOPPING_RUN`] items instead (`stop.rs`).
 //!
 //! The flattening adapters are unindexed: their positions are the base's, and a leaf
 //! gives the inner items of its positions' items, in order. An inner *parallel*
