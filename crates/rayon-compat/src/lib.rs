@@ -174,6 +174,14 @@ impl ThreadPoolBuilder {
         self.map(|b| b.num_threads(n))
     }
 
+    /// Each worker's name, from its index.
+    pub fn thread_name<F>(self, name: F) -> Self
+    where
+        F: FnMut(usize) -> String + Send + 'static,
+    {
+        self.map(|b| b.thread_name(name))
+    }
+
     /// Each worker's stack size, in bytes.
     pub fn stack_size(self, bytes: usize) -> Self {
         self.map(|b| b.stack_size(bytes))

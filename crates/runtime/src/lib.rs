@@ -98,9 +98,9 @@ pub mod range_inclusive {
 /// rayon's `rayon::slice`: the slice traits and the types of their iterators.
 pub mod slice {
     pub use crate::iter::{
-        ArrayWindows, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter, IterMut, ParallelSlice,
-        ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit as Split,
-        Windows,
+        ArrayWindows, ChunkBy, ChunkByMut, Chunks, ChunksExact, ChunksExactMut, ChunksMut, Iter,
+        IterMut, ParallelSlice, ParallelSliceMut, RChunks, RChunksExact, RChunksExactMut,
+        RChunksMut, SliceSplit as Split, SplitInclusive, SplitInclusiveMut, SplitMut, Windows,
     };
 }
 

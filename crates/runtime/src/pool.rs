@@ -222,6 +222,18 @@ pub struct ThreadPoolBuilder {
     trace_cap: usize,
     /// Where the panics of detached spawns go (`crate::spawn`).
     panic_handler: Option<PanicHandlerSlot>,
+    /// Each worker thread's name, from its index (rayon's `thread_name`).
+    thread_name: Option<ThreadNameSlot>,
+}
+
+/// A builder's thread-naming closure, shown by `Debug` as being there.
+#[derive(Clone)]
+struct ThreadNameSlot(Arc<std::sync::Mutex<dyn FnMut(usize) -> String + Send>>);
+
+impl fmt::Debug for ThreadNameSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ThreadName")
+    }
 }
 
 /// A builder's panic handler, shown by `Debug` as being there.
@@ -257,6 +269,7 @@ impl ThreadPoolBuilder {
             trace: None,
             trace_cap: crate::trace::DEFAULT_TRACE_CAP,
             panic_handler: None,
+            thread_name: None,
         }
     }
 
@@ -392,6 +405,16 @@ impl ThreadPoolBuilder {
         self
     }
 
+    /// The name of each worker thread, from its index (default `locus-INDEX`), as
+    /// rayon's `thread_name`.
+    pub fn thread_name<F>(mut self, name: F) -> Self
+    where
+        F: FnMut(usize) -> String + Send + 'static,
+    {
+        self.thread_name = Some(ThreadNameSlot(Arc::new(std::sync::Mutex::new(name))));
+        self
+    }
+
     /// Stack size of each worker thread in bytes (default 64 MiB, reserved lazily).
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = bytes;
@@ -498,8 +521,14 @@ impl ThreadPoolBuilder {
         let mut threads = Vec::with_capacity(n);
         for (index, (deque, cpu)) in deques.into_iter().zip(cpus.clone()).enumerate() {
             let registry2 = Arc::clone(&registry);
+            let name = match &self.thread_name {
+                // A panic of the closure, caught once, leaves the lock poisoned; the
+                // closure is still there to call.
+                Some(ThreadNameSlot(f)) => f.lock().unwrap_or_else(|e| e.into_inner())(index),
+                None => format!("locus-{index}"),
+            };
             let spawned = std::thread::Builder::new()
-                .name(format!("locus-{index}"))
+                .name(name)
                 .stack_size(self.stack_size)
                 .spawn(move || registry2.main_loop(index, deque, ThreadSpec { cpus: cpu }));
             match spawned {

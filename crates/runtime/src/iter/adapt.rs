@@ -1,6 +1,8 @@
 //! The adapters: each wraps an iterator, keeps its positions, and gives a leaf std's
 //! adapter over the inner leaf's items, so a leaf runs as a sequential chain does.
 
+use super::reshape::Init;
+use super::stop::{FoldRun, FoldSeq, Stop, Stoppable};
 use super::{IndexedParallelIterator, ParallelIterator};
 use std::fmt;
 use std::ops::Range;
@@ -91,7 +93,7 @@ where
 {
     type Item = I::Item;
     type Seq<'a>
-        = std::iter::Filter<I::Seq<'a>, &'a P>
+        = std::iter::Filter<Stoppable<I::Seq<'a>>, &'a P>
     where
         Self: 'a;
 
@@ -103,7 +105,8 @@ where
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: forwarded from the caller.
-        unsafe { self.base.seq(range) }.filter(&self.predicate)
+        let items = unsafe { self.base.seq(range) };
+        Stop::current().wrap(items).filter(&self.predicate)
     }
 }
 
@@ -128,7 +131,7 @@ where
 {
     type Item = R;
     type Seq<'a>
-        = std::iter::FilterMap<I::Seq<'a>, &'a F>
+        = std::iter::FilterMap<Stoppable<I::Seq<'a>>, &'a F>
     where
         Self: 'a;
 
@@ -140,7 +143,8 @@ where
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
         // SAFETY: forwarded from the caller.
-        unsafe { self.base.seq(range) }.filter_map(&self.f)
+        let items = unsafe { self.base.seq(range) };
+        Stop::current().wrap(items).filter_map(&self.f)
     }
 }
 
@@ -374,7 +378,7 @@ where
 {
     type Item = T;
     type Seq<'a>
-        = std::iter::Once<T>
+        = FoldSeq<I::Seq<'a>, PlainFold<'a, &'a ID, F>>
     where
         Self: 'a;
 
@@ -385,10 +389,24 @@ where
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        // The leaf's items folded here, as the leaf asks for its items: one accumulator.
+        // The leaf's items folded as the leaf asks for its accumulators (`FoldSeq`).
         // SAFETY: forwarded from the caller.
-        let items = unsafe { self.base.seq(range) };
-        std::iter::once(items.fold((self.identity)(), &self.fold_op))
+        FoldSeq::new(
+            unsafe { self.base.seq(range) },
+            PlainFold(&self.identity, &self.fold_op),
+        )
+    }
+}
+
+/// A plain fold's run: from `init`'s value, by `fold_op` (`fold`, `fold_with`).
+#[derive(Debug)]
+pub struct PlainFold<'a, N, F>(pub(super) N, pub(super) &'a F);
+
+impl<X, N: Init, F: Fn(N::Value, X) -> N::Value> FoldRun<X> for PlainFold<'_, N, F> {
+    type Acc = N::Value;
+
+    fn fold_run(&self, items: impl Iterator<Item = X>) -> N::Value {
+        items.fold(self.0.init(), self.1)
     }
 }
 

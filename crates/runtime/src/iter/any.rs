@@ -42,17 +42,50 @@ pub struct SkipCount(AtomicUsize);
 pub struct TakeCount(AtomicUsize);
 
 /// The predicate of [`ParallelIterator::skip_any_while`], and whether skipping goes on.
-#[derive(Debug)]
 pub struct SkipWhile<P> {
     predicate: P,
     skipping: AtomicBool,
 }
 
 /// The predicate of [`ParallelIterator::take_any_while`], and whether taking goes on.
-#[derive(Debug)]
 pub struct TakeWhile<P> {
     predicate: P,
     taking: AtomicBool,
+}
+
+impl Clone for SkipCount {
+    fn clone(&self) -> Self {
+        SkipCount(AtomicUsize::new(self.0.load(Ordering::Relaxed)))
+    }
+}
+
+impl Clone for TakeCount {
+    fn clone(&self) -> Self {
+        TakeCount(AtomicUsize::new(self.0.load(Ordering::Relaxed)))
+    }
+}
+
+impl<P: Clone> Clone for SkipWhile<P> {
+    fn clone(&self) -> Self {
+        SkipWhile {
+            predicate: self.predicate.clone(),
+            skipping: super::flag_copy(&self.skipping),
+        }
+    }
+}
+
+impl<P: Clone> Clone for TakeWhile<P> {
+    fn clone(&self) -> Self {
+        TakeWhile {
+            predicate: self.predicate.clone(),
+            taking: super::flag_copy(&self.taking),
+        }
+    }
+}
+
+debug_fields! {
+    [P] SkipWhile<P> { skipping };
+    [P] TakeWhile<P> { taking };
 }
 
 /// One decrement of `count`, if it is not yet zero.
@@ -118,6 +151,7 @@ impl<T, P: Fn(&T) -> bool + Send + Sync> AnyRule<T> for TakeWhile<P> {
 }
 
 /// A chain's items filtered by a shared [`AnyRule`].
+#[derive(Clone)]
 pub struct AnyItems<I, R> {
     base: I,
     rule: R,

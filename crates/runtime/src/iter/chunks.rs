@@ -6,13 +6,11 @@
 //! over the subslice its chunks cover, which gives the same chunks. The mutable ones lend
 //! each chunk to one leaf only, as `ChunksMut` does (see `source.rs`).
 //!
-//! `par_split` on a slice has the elements as positions and gives, like the string
-//! splits, the pieces that follow the separators in a leaf (and the first piece from the
-//! first leaf), so it is unindexed.
+//! The splits of a slice at its elements (`par_split`, `par_chunk_by`) are in
+//! `pieces.rs`.
 
 use super::{IndexedParallelIterator, ParallelIterator};
 use crate::footprint;
-use std::fmt;
 use std::marker::PhantomData;
 use std::ops::Range;
 
@@ -361,89 +359,3 @@ macro_rules! exact_mut {
 
 exact_mut!(ChunksExactMut, ExactBodyMut);
 exact_mut!(RChunksExactMut, ExactBodyRevMut);
-
-/// `par_split(separator)` of a slice: the subslices between elements for which
-/// `separator` holds, as std's `split`.
-pub struct SliceSplit<'data, T, P> {
-    slice: &'data [T],
-    separator: P,
-}
-
-impl<'data, T, P> SliceSplit<'data, T, P> {
-    pub(super) fn new(slice: &'data [T], separator: P) -> Self {
-        SliceSplit { slice, separator }
-    }
-}
-
-impl<'data, T, P> ParallelIterator for SliceSplit<'data, T, P>
-where
-    T: Sync,
-    P: Fn(&T) -> bool + Send + Sync,
-{
-    type Item = &'data [T];
-    type Seq<'a>
-        = SliceSplitSeq<'data, 'a, T, P>
-    where
-        Self: 'a;
-
-    fn position_count(&self) -> usize {
-        // An empty slice still has its one (empty) piece, as std's `split`: one position.
-        self.slice.len().max(1)
-    }
-
-    fn exact_len(&self) -> Option<usize> {
-        None
-    }
-
-    unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        // The first position (0, also of an empty slice) owns the first piece.
-        let range = range.start.min(self.slice.len())..range.end.min(self.slice.len());
-        footprint::read_slice(&self.slice[range.clone()]);
-        let pending = if range.start == 0 {
-            Some(0)
-        } else {
-            self.slice[range.clone()]
-                .iter()
-                .position(&self.separator)
-                .map(|i| range.start + i + 1)
-        };
-        SliceSplitSeq {
-            slice: self.slice,
-            separator: &self.separator,
-            pending,
-            end: range.end,
-        }
-    }
-}
-
-/// A leaf of a [`SliceSplit`]: `pending` is where its next piece starts; separators
-/// before `end` are its own.
-#[derive(Debug)]
-pub struct SliceSplitSeq<'data, 'a, T, P> {
-    slice: &'data [T],
-    separator: &'a P,
-    pending: Option<usize>,
-    end: usize,
-}
-
-impl<'data, T, P: Fn(&T) -> bool> Iterator for SliceSplitSeq<'data, '_, T, P> {
-    type Item = &'data [T];
-
-    fn next(&mut self) -> Option<&'data [T]> {
-        let start = self.pending.take()?;
-        let rest = &self.slice[start..];
-        match rest.iter().position(self.separator) {
-            Some(i) => {
-                if start + i < self.end {
-                    self.pending = Some(start + i + 1);
-                }
-                Some(&rest[..i])
-            }
-            None => Some(rest),
-        }
-    }
-}
-
-debug_fields! {
-    ['data, T: fmt::Debug, P] SliceSplit<'data, T, P> { slice };
-}

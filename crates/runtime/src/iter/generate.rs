@@ -166,6 +166,15 @@ pub struct Split<D, S> {
     marker: PhantomData<fn() -> S>,
 }
 
+impl<D: Clone + Send, S> Clone for Split<D, S> {
+    fn clone(&self) -> Self {
+        Split {
+            pieces: self.pieces.clone(),
+            marker: PhantomData,
+        }
+    }
+}
+
 /// The pieces of `data`: `splitter` cuts a piece in two (`(left, Some(right))`) or
 /// leaves it whole (`(piece, None)`); the items are the pieces, in order. The cutting
 /// is done here, breadth first, to at most [`LEAVES`] pieces (see the module

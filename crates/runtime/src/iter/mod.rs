@@ -77,24 +77,27 @@ mod extend;
 mod generate;
 mod multizip;
 mod per_leaf;
+mod pieces;
 pub mod plumbing;
 mod range;
 mod reshape;
 mod slice;
 mod sort;
 mod source;
+mod stop;
 pub mod string;
 mod try_op;
 
-pub use adapt::{Cloned, Copied, Enumerate, Filter, FilterMap, Fold, Map, MaxLen, MinLen, Zip};
+pub use adapt::{
+    Cloned, Copied, Enumerate, Filter, FilterMap, Fold, Map, MaxLen, MinLen, PlainFold, Zip,
+};
 pub use any::{
     AnyItems, AnyRule, AnySeq, AnyStep, SkipAny, SkipAnyWhile, SkipCount, SkipWhile, TakeAny,
     TakeAnyWhile, TakeCount, TakeWhile,
 };
 pub use bridge::{IterBridge, ParallelBridge};
 pub use chunks::{
-    ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit,
-    Windows,
+    ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
 };
 pub use collect::FromParallelIterator;
 pub use collections::{ParallelDrainFull, ParallelDrainRange};
@@ -105,18 +108,23 @@ pub use generate::{
 };
 pub use multizip::{MultiZip, MultiZipSeq};
 pub use per_leaf::{
-    FlatMap, FlatMapIter, Flatten, FlattenIter, FoldWith, Inspect, MapInit, MapWith, PanicFuse,
-    TryFold, TryFoldWith, Update, WhileSome, NESTED_LOOP,
+    FlatMap, FlatMapIter, Flatten, FlattenIter, FlattenSeq, FoldWith, Inspect, MapInit, MapWith,
+    PanicFuse, TryFold, TryFoldRun, TryFoldWith, Update, WhileSome, NESTED_LOOP,
+};
+pub use pieces::{
+    ChunkBy, ChunkByMut, ChunkByRule, CutRule, InclusiveRule, Lend, Mutable, Pieces, PiecesSeq,
+    Shared, SliceSplit, SplitInclusive, SplitInclusiveMut, SplitMut, SplitRule,
 };
 pub use range::{
     IndexedInclusiveValue, IndexedRangeValue, RangeInclusiveIter, RangeIter, RangeValue,
 };
 pub use reshape::{
-    Chain, ChunksOf, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest, Intersperse, Rev,
-    Skip, StepBy, Take,
+    Chain, ChunksOf, FoldChunks, FoldChunksWith, Interleave, InterleaveShortest, Intersperse,
+    IntersperseSeq, Rev, Skip, StageSeq, StepBy, Take,
 };
 pub use slice::{ParallelSlice, ParallelSliceMut};
 pub use source::{Chunks, ChunksExact, ChunksMut, Drain, IntoIter, Iter, IterMut};
+pub use stop::{FoldRun, FoldSeq, Stop, Stoppable, STOPPING_RUN};
 pub use string::{CharPattern, ParallelString};
 pub use try_op::Try;
 
@@ -126,6 +134,7 @@ use std::iter::{Product, Sum};
 use std::ops::{ControlFlow, Range};
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::Arc;
 
 /// How many leaves a terminal cuts its positions into when the bounds allow: enough for
 /// load balance on the machines locus targets (16 per worker at 16 workers), few enough
@@ -359,9 +368,11 @@ pub trait ParallelIterator: Sized + Send + Sync {
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        let found = AtomicBool::new(false);
-        drive(
+        // Set once a leaf found one: the other leaves stop, inside their adapters too.
+        let found = Arc::new(AtomicBool::new(false));
+        drive_in(
             self,
+            Stop::new(&found),
             |_, items| {
                 let hit = until(&found, items).find(|x| predicate(x));
                 if hit.is_some() {
@@ -542,6 +553,14 @@ pub trait ParallelIterator: Sized + Send + Sync {
         Chain::new(self, chain.into_par_iter())
     }
 
+    /// The items with a clone of `separator` between each two.
+    fn intersperse(self, separator: Self::Item) -> Intersperse<Self, Self::Item>
+    where
+        Self::Item: Clone + Sync,
+    {
+        Intersperse::new(self, separator)
+    }
+
     /// [`ParallelIterator::fold`] with a clone of `init` as each leaf's start.
     fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
     where
@@ -580,13 +599,14 @@ pub trait ParallelIterator: Sized + Send + Sync {
         ID: Fn() -> T + Sync + Send,
         Self::Item: Try<Output = T>,
     {
-        let failed = AtomicBool::new(false);
+        let failed = Arc::new(AtomicBool::new(false));
         let combine = |a: Self::Item, b: Self::Item| match (a.branch(), b.branch()) {
             (ControlFlow::Break(r), _) | (_, ControlFlow::Break(r)) => Self::Item::from_residual(r),
             (ControlFlow::Continue(a), ControlFlow::Continue(b)) => op(a, b),
         };
-        drive(
+        drive_in(
             self,
+            Stop::new(&failed),
             |_, items| {
                 let mut acc = identity();
                 for x in until(&failed, items) {
@@ -618,13 +638,14 @@ pub trait ParallelIterator: Sized + Send + Sync {
         Self::Item: Try<Output = T>,
         T: Send,
     {
-        let failed = AtomicBool::new(false);
+        let failed = Arc::new(AtomicBool::new(false));
         let combine = |a: Self::Item, b: Self::Item| match (a.branch(), b.branch()) {
             (ControlFlow::Break(r), _) | (_, ControlFlow::Break(r)) => Self::Item::from_residual(r),
             (ControlFlow::Continue(a), ControlFlow::Continue(b)) => op(a, b),
         };
-        drive(
+        drive_in(
             self,
+            Stop::new(&failed),
             |_, items| {
                 let mut acc: Option<T> = None;
                 for x in until(&failed, items) {
@@ -999,14 +1020,6 @@ pub trait IndexedParallelIterator: ParallelIterator {
         self
     }
 
-    /// The items with a clone of `separator` between each two.
-    fn intersperse(self, separator: Self::Item) -> Intersperse<Self, Self::Item>
-    where
-        Self::Item: Clone + Sync,
-    {
-        Intersperse::new(self, separator)
-    }
-
     /// The items in vectors of `chunk_size`, the last possibly shorter.
     ///
     /// # Panics
@@ -1318,7 +1331,20 @@ fn cut(positions: usize, (min, max): (usize, usize)) -> (usize, usize) {
 /// sequential items, the results reduced in leaf order by `reduce`; `None` when there
 /// are no positions.
 #[track_caller]
-fn drive<I, R, L, Red>(mut iter: I, leaf: L, reduce: Red) -> Option<R>
+fn drive<I, R, L, Red>(iter: I, leaf: L, reduce: Red) -> Option<R>
+where
+    I: ParallelIterator,
+    R: Send,
+    L: Fn(Range<usize>, I::Seq<'_>) -> R + Sync,
+    Red: Fn(R, R) -> R + Sync,
+{
+    // A loop nested in a leaf's making (a flattening adapter's) keeps that leaf's stop.
+    drive_in(iter, Stop::current(), leaf, reduce)
+}
+
+/// [`drive`], the leaves' adapters stopping by `stop` (see `stop.rs`).
+#[track_caller]
+fn drive_in<I, R, L, Red>(mut iter: I, stop: Stop, leaf: L, reduce: Red) -> Option<R>
 where
     I: ParallelIterator,
     R: Send,
@@ -1334,7 +1360,7 @@ where
         let range = lo..positions.min(lo.saturating_add(len));
         // SAFETY: the leaves' ranges are disjoint and within `0..positions`, announced
         // through `driven`; the loop runs each leaf once.
-        let items = unsafe { iter.seq(range.clone()) };
+        let items = stop.install(|| unsafe { iter.seq(range.clone()) });
         leaf(range, items)
     };
     crate::split::run_loop(Location::caller(), leaves, run, reduce)
@@ -1375,6 +1401,12 @@ where
         None
     };
     crate::split::run_loop(Location::caller(), leaves, run, |a, b| b.or(a)).flatten()
+}
+
+/// A copy of a shared flag as it stands, for the `Clone` of an adapter that holds one
+/// (cloned with its chain, before the chain runs, as rayon's adapters are).
+fn flag_copy(flag: &AtomicBool) -> AtomicBool {
+    AtomicBool::new(flag.load(AtomicOrdering::Relaxed))
 }
 
 /// `items` until `stop` is set (by another leaf).

@@ -5,16 +5,22 @@
 //!
 //! Per-leaf state (`map_with`'s clone, `map_init`'s value, a fold's accumulator) is made
 //! once per leaf, where rayon makes it once per split piece: the same contract ("at
-//! least once, not once per item"), with a deterministic count.
+//! least once, not once per item"), with a deterministic count. Under a terminal that
+//! stops early (`find_any`, `any`, `all`, `try_reduce`), a fold gives an accumulator every
+//! [`super::STOPPING_RUN`] items instead (`stop.rs`).
 //!
 //! The flattening adapters are unindexed: their positions are the base's, and a leaf
 //! gives the inner items of its positions' items, in order. An inner *parallel*
-//! iterator of `flat_map`/`flatten` runs as a nested parallel loop when it has at least
-//! [`NESTED_LOOP`] positions, and sequentially inside the leaf otherwise; either way its
-//! items are gathered into a vector first (a leaf's iterator cannot borrow from an inner
-//! iterator it owns).
+//! iterator of `flat_map`/`flatten` is taken in windows of its positions that double in
+//! length, each window's items gathered into a vector (a leaf's iterator cannot borrow
+//! from an inner iterator it owns): a nested parallel loop for a window of at least
+//! [`NESTED_LOOP`] positions, sequentially inside the leaf for a shorter one. So an
+//! inner iterator of 10^18 items costs a search that stops at its first item one short
+//! window, not all of them.
 
+use super::adapt::PlainFold;
 use super::reshape::{CloneOf, Init};
+use super::stop::{FoldRun, FoldSeq, Stop};
 use super::try_op::{try_fold_items, Try};
 use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::fmt;
@@ -301,7 +307,7 @@ where
 {
     type Item = T;
     type Seq<'a>
-        = std::iter::Once<T>
+        = FoldSeq<I::Seq<'a>, PlainFold<'a, CloneOf<'a, T>, F>>
     where
         Self: 'a;
 
@@ -312,9 +318,9 @@ where
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        let run = PlainFold(CloneOf(&self.init), &self.fold_op);
         // SAFETY: forwarded from the caller.
-        let items = unsafe { self.base.seq(range) };
-        std::iter::once(items.fold(self.init.clone(), &self.fold_op))
+        FoldSeq::new(unsafe { self.base.seq(range) }, run)
     }
 }
 
@@ -363,7 +369,7 @@ where
 {
     type Item = R;
     type Seq<'a>
-        = std::iter::Once<R>
+        = FoldSeq<I::Seq<'a>, TryFoldRun<'a, N, F, R>>
     where
         Self: 'a;
 
@@ -374,9 +380,27 @@ where
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        let run = TryFoldRun(&self.init, &self.fold_op, PhantomData);
         // SAFETY: forwarded from the caller.
-        let items = unsafe { self.base.seq(range) };
-        std::iter::once(try_fold_items(self.init.init(), items, &self.fold_op))
+        FoldSeq::new(unsafe { self.base.seq(range) }, run)
+    }
+}
+
+/// A fallible fold's run: from `init`'s value, by `fold_op`, until a step fails
+/// (`try_fold`, `try_fold_with`).
+#[derive(Debug)]
+pub struct TryFoldRun<'a, N, F, R>(&'a N, &'a F, PhantomData<fn() -> R>);
+
+impl<X, N, F, R> FoldRun<X> for TryFoldRun<'_, N, F, R>
+where
+    N: Init,
+    F: Fn(N::Value, X) -> R,
+    R: Try<Output = N::Value>,
+{
+    type Acc = R;
+
+    fn fold_run(&self, items: impl Iterator<Item = X>) -> R {
+        try_fold_items(self.0.init(), items, self.1)
     }
 }
 
@@ -385,6 +409,15 @@ where
 pub struct PanicFuse<I> {
     base: I,
     panicked: AtomicBool,
+}
+
+impl<I: Clone> Clone for PanicFuse<I> {
+    fn clone(&self) -> Self {
+        PanicFuse {
+            base: self.base.clone(),
+            panicked: super::flag_copy(&self.panicked),
+        }
+    }
 }
 
 impl<I> PanicFuse<I> {
@@ -458,7 +491,7 @@ impl<I: Clone> Clone for WhileSome<I> {
     fn clone(&self) -> Self {
         WhileSome {
             base: self.base.clone(),
-            stopped: AtomicBool::new(self.stopped.load(Ordering::Relaxed)),
+            stopped: super::flag_copy(&self.stopped),
         }
     }
 }
@@ -527,19 +560,6 @@ where
     }
 }
 
-/// All items of `iter`, in order: a nested parallel loop when it is long, the positions
-/// run in this thread when it is short (see the module documentation).
-#[track_caller]
-pub(super) fn gather<I: ParallelIterator>(mut iter: I) -> Vec<I::Item> {
-    let positions = iter.position_count();
-    if positions >= NESTED_LOOP {
-        return iter.collect();
-    }
-    iter.driven(positions);
-    // SAFETY: every position once, as announced.
-    unsafe { iter.seq(0..positions) }.collect()
-}
-
 /// [`ParallelIterator::flat_map`]: each item mapped to a parallel iterator, whose items
 /// follow in order.
 #[derive(Clone)]
@@ -562,7 +582,7 @@ where
 {
     type Item = P::Item;
     type Seq<'a>
-        = FlattenSeq<I::Seq<'a>, &'a F, P::Item>
+        = FlattenSeq<I::Seq<'a>, &'a F, P::Iter>
     where
         Self: 'a;
 
@@ -573,12 +593,8 @@ where
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        FlattenSeq {
-            // SAFETY: forwarded from the caller.
-            outer: unsafe { self.base.seq(range) },
-            f: &self.f,
-            inner: Vec::new().into_iter(),
-        }
+        // SAFETY: forwarded from the caller.
+        FlattenSeq::new(unsafe { self.base.seq(range) }, &self.f)
     }
 }
 
@@ -606,7 +622,7 @@ where
 {
     type Item = <I::Item as IntoParallelIterator>::Item;
     type Seq<'a>
-        = FlattenSeq<I::Seq<'a>, fn(I::Item) -> I::Item, Self::Item>
+        = FlattenSeq<I::Seq<'a>, fn(I::Item) -> I::Item, <I::Item as IntoParallelIterator>::Iter>
     where
         Self: 'a;
 
@@ -617,39 +633,178 @@ where
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
+        // SAFETY: forwarded from the caller.
+        FlattenSeq::new(unsafe { self.base.seq(range) }, identity)
+    }
+}
+
+/// The first window of an inner parallel iterator that a flattening leaf takes: at most
+/// this many positions. Guess: small enough that a leaf that needs one item (a search)
+/// makes few, large enough that short inner iterators are taken at once.
+const FIRST_WINDOW: usize = 64;
+
+/// The longest window: at most this many of an inner iterator's items are gathered at
+/// a time. Guess: 16 nested loops' worth.
+const LAST_WINDOW: usize = 16 * NESTED_LOOP;
+
+/// A leaf of [`FlatMap`] and [`Flatten`]: each outer item's inner parallel iterator,
+/// taken in windows of its positions that double in length (from 64 to 65536, the
+/// `FIRST_WINDOW` and `LAST_WINDOW` of `per_leaf.rs`), each window's items gathered (a nested loop from [`NESTED_LOOP`]
+/// positions on) and given one by one. So an inner iterator of any length is gone
+/// through with bounded memory, and a leaf that stops early (a search that found its
+/// item, a terminal's [`Stop`]) leaves the rest untaken.
+pub struct FlattenSeq<S, F, P: ParallelIterator> {
+    outer: S,
+    f: F,
+    inner: Option<Streaming<P>>,
+    items: std::vec::IntoIter<P::Item>,
+    stop: Stop,
+}
+
+impl<S, F, P: ParallelIterator> FlattenSeq<S, F, P> {
+    fn new(outer: S, f: F) -> Self {
         FlattenSeq {
-            // SAFETY: forwarded from the caller.
-            outer: unsafe { self.base.seq(range) },
-            f: identity,
-            inner: Vec::new().into_iter(),
+            outer,
+            f,
+            inner: None,
+            items: Vec::new().into_iter(),
+            stop: Stop::current(),
         }
     }
 }
 
-/// A leaf of [`FlatMap`] and [`Flatten`]: each outer item's inner parallel iterator,
-/// gathered, then given item by item.
-#[derive(Debug)]
-pub struct FlattenSeq<S, F, T> {
-    outer: S,
-    f: F,
-    inner: std::vec::IntoIter<T>,
+impl<S: fmt::Debug, F, P: ParallelIterator> fmt::Debug for FlattenSeq<S, F, P> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FlattenSeq")
+            .field("outer", &self.outer)
+            .finish_non_exhaustive()
+    }
 }
 
-impl<S, F, P> Iterator for FlattenSeq<S, F, P::Item>
+/// An inner parallel iterator being taken window by window: positions `next..end` are
+/// left.
+struct Streaming<P: ParallelIterator> {
+    iter: P,
+    next: usize,
+    end: usize,
+    window: usize,
+    stop: Stop,
+}
+
+impl<P: ParallelIterator> Streaming<P> {
+    fn new(mut iter: P, stop: Stop) -> Self {
+        let end = iter.position_count();
+        iter.driven(end);
+        Streaming {
+            iter,
+            next: 0,
+            end,
+            window: FIRST_WINDOW,
+            stop,
+        }
+    }
+
+    /// The items of the next window, or `None` when no positions are left.
+    fn take_window(&mut self) -> Option<Vec<P::Item>> {
+        if self.next == self.end {
+            return None;
+        }
+        let len = self.window.min(self.end - self.next);
+        let start = self.next;
+        self.next += len;
+        self.window = (self.window * 2).min(LAST_WINDOW);
+        let window = Window {
+            iter: &self.iter,
+            start,
+            len,
+        };
+        Some(if len >= NESTED_LOOP {
+            // The nested loop's leaves keep this leaf's stop.
+            self.stop.install(|| window.collect())
+        } else {
+            // SAFETY: positions `start..start + len` are asked for once: `next` moved
+            // past them.
+            self.stop
+                .install(|| unsafe { window.seq(0..len) })
+                .collect()
+        })
+    }
+}
+
+impl<P: ParallelIterator> Drop for Streaming<P> {
+    fn drop(&mut self) {
+        if self.next < self.end {
+            // The positions not taken are taken and dropped (an owning source drops their
+            // items).
+            // SAFETY: positions `next..end` were never asked for.
+            let rest = self
+                .stop
+                .install(|| unsafe { self.iter.seq(self.next..self.end) });
+            drop(rest);
+        }
+    }
+}
+
+/// Positions `start..start + len` of an inner iterator, as a parallel iterator of their
+/// own (a window of a [`Streaming`]).
+struct Window<'a, P> {
+    iter: &'a P,
+    start: usize,
+    len: usize,
+}
+
+impl<'a, P: ParallelIterator> ParallelIterator for Window<'a, P> {
+    type Item = P::Item;
+    type Seq<'b>
+        = P::Seq<'a>
+    where
+        Self: 'b;
+
+    unsafe fn seq(&self, range: Range<usize>) -> P::Seq<'a> {
+        let (start, end) = (self.start + range.start, self.start + range.end);
+        // SAFETY: the window's positions are the inner iterator's, driven, each asked
+        // for once (forwarded from the caller).
+        unsafe { self.iter.seq(start..end) }
+    }
+
+    fn leaf_bounds(&self) -> (usize, usize) {
+        self.iter.leaf_bounds()
+    }
+
+    fn exact_len(&self) -> Option<usize> {
+        self.iter.exact_len().map(|_| self.len)
+    }
+
+    fn position_count(&self) -> usize {
+        self.len
+    }
+}
+
+impl<S, F, Q> Iterator for FlattenSeq<S, F, Q::Iter>
 where
     S: Iterator,
-    F: Fn(S::Item) -> P,
-    P: IntoParallelIterator,
+    F: Fn(S::Item) -> Q,
+    Q: IntoParallelIterator,
 {
-    type Item = P::Item;
+    type Item = Q::Item;
 
-    fn next(&mut self) -> Option<P::Item> {
+    fn next(&mut self) -> Option<Q::Item> {
         loop {
-            if let Some(x) = self.inner.next() {
+            if let Some(x) = self.items.next() {
                 return Some(x);
             }
-            let outer = self.outer.next()?;
-            self.inner = gather((self.f)(outer).into_par_iter()).into_iter();
+            if self.stop.now() {
+                return None;
+            }
+            match self.inner.as_mut().map(Streaming::take_window) {
+                Some(Some(items)) => self.items = items.into_iter(),
+                Some(None) => self.inner = None,
+                None => {
+                    let outer = self.outer.next()?;
+                    let inner = (self.f)(outer).into_par_iter();
+                    self.inner = Some(Streaming::new(inner, self.stop.clone()));
+                }
+            }
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The adapters that move items between positions: `chain`, `skip`, `take`, `step_by`,
-//! `rev`, `interleave`, `chunks`, `fold_chunks`.
+//! `rev`, `interleave`, `intersperse`, `chunks`, `fold_chunks`.
 //!
 //! Each maps its positions onto its sources' positions in closed form, so an indexed
 //! chain stays indexed (item `i` is position `i`) and a leaf asks each source for one
@@ -7,7 +7,8 @@
 //! `skip` passes over, the far end a `rev` of a truncated `zip` never reaches) are taken
 //! once in `driven` and dropped there, so owning sources drop every item exactly once.
 
-use super::{IndexedParallelIterator, ParallelIterator};
+use super::source::IntoIter;
+use super::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::fmt;
 use std::ops::Range;
 
@@ -673,59 +674,164 @@ where
     }
 }
 
-/// [`IndexedParallelIterator::intersperse`]: a clone of `separator` between each two
-/// items; position `2i` is the base's item `i`, position `2i + 1` a separator.
-#[derive(Debug, Clone)]
+/// [`ParallelIterator::intersperse`]: a clone of `separator` between each two items.
+///
+/// Over an indexed chain, position `2i` is the base's item `i` and position `2i + 1` a
+/// separator. An unindexed chain cannot say which of its leaves holds the first item,
+/// and so which leaves start with a separator: its items are gathered in order when the
+/// terminal starts (one parallel `collect`, before any leaf), and the base's positions
+/// are mapped onto the interspersed items in proportion, so the leaves keep the base's
+/// cut.
+#[derive(Debug)]
 pub struct Intersperse<I, T> {
-    base: I,
+    stage: Stage<I, T>,
     separator: T,
 }
 
-impl<I: IndexedParallelIterator> Intersperse<I, I::Item>
+impl<I: Clone, T: Clone + Send> Clone for Intersperse<I, T> {
+    fn clone(&self) -> Self {
+        Intersperse {
+            stage: self.stage.clone(),
+            separator: self.separator.clone(),
+        }
+    }
+}
+
+/// The items an [`Intersperse`] draws from.
+#[derive(Debug)]
+enum Stage<I, T> {
+    /// The base chain, not yet driven if it is unindexed.
+    Base(I),
+    /// An unindexed base's items, over its `positions`.
+    Gathered {
+        items: IntoIter<T>,
+        positions: usize,
+    },
+}
+
+impl<I: Clone, T: Clone + Send> Clone for Stage<I, T> {
+    fn clone(&self) -> Self {
+        match self {
+            Stage::Base(base) => Stage::Base(base.clone()),
+            Stage::Gathered { items, positions } => Stage::Gathered {
+                items: items.clone(),
+                positions: *positions,
+            },
+        }
+    }
+}
+
+impl<I: ParallelIterator> Intersperse<I, I::Item>
 where
     I::Item: Clone + Send + Sync,
 {
     pub(super) fn new(base: I, separator: I::Item) -> Self {
-        Intersperse { base, separator }
+        Intersperse {
+            stage: Stage::Base(base),
+            separator,
+        }
     }
+
+    /// Interspersed items `outputs` of `inner`'s items (`2i`: item `i`).
+    ///
+    /// # Safety
+    /// As [`ParallelIterator::seq`], for `outputs` and the interspersed items of
+    /// `inner`'s driven ones.
+    unsafe fn leaf<'a, P: ParallelIterator<Item = I::Item>>(
+        &'a self,
+        inner: &'a P,
+        outputs: Range<usize>,
+    ) -> IntersperseSeq<'a, P::Seq<'a>, I::Item> {
+        let items = outputs.start.div_ceil(2)..outputs.end.div_ceil(2);
+        IntersperseSeq {
+            // SAFETY: the even outputs of disjoint ranges are disjoint items, within
+            // those driven (by the caller).
+            inner: unsafe { inner.seq(items) },
+            separator: &self.separator,
+            item_next: outputs.start % 2 == 0,
+            left: outputs.len(),
+        }
+    }
+}
+
+/// The number of interspersed items of `n` items.
+fn interspersed(n: usize) -> usize {
+    (2 * n).saturating_sub(1)
 }
 
 impl<I> ParallelIterator for Intersperse<I, I::Item>
 where
-    I: IndexedParallelIterator,
+    I: ParallelIterator,
     I::Item: Clone + Send + Sync,
 {
     type Item = I::Item;
     type Seq<'a>
-        = IntersperseSeq<'a, I::Seq<'a>, I::Item>
+        = StageSeq<
+        IntersperseSeq<'a, I::Seq<'a>, I::Item>,
+        IntersperseSeq<'a, super::source::Drain<'a, I::Item>, I::Item>,
+    >
     where
         Self: 'a;
 
     fn position_count(&self) -> usize {
-        (2 * self.base.position_count()).saturating_sub(1)
+        match &self.stage {
+            Stage::Base(base) if base.exact_len().is_some() => interspersed(base.position_count()),
+            Stage::Base(base) => base.position_count(),
+            Stage::Gathered { positions, .. } => *positions,
+        }
     }
 
     fn exact_len(&self) -> Option<usize> {
-        Some(self.position_count())
+        match &self.stage {
+            Stage::Base(base) => base.exact_len().map(interspersed),
+            Stage::Gathered { .. } => None,
+        }
     }
 
     fn leaf_bounds(&self) -> (usize, usize) {
-        self.base.leaf_bounds()
+        match &self.stage {
+            Stage::Base(base) => base.leaf_bounds(),
+            Stage::Gathered { .. } => (1, usize::MAX),
+        }
     }
 
     fn driven(&mut self, positions: usize) {
-        self.base.driven(positions.div_ceil(2));
+        let Stage::Base(base) = &mut self.stage else {
+            return;
+        };
+        if base.exact_len().is_some() {
+            base.driven(positions.div_ceil(2));
+            return;
+        }
+        let gathered = Stage::Gathered {
+            items: Vec::new().into_par_iter(),
+            positions,
+        };
+        let Stage::Base(base) = std::mem::replace(&mut self.stage, gathered) else {
+            unreachable!("the stage was the base just above");
+        };
+        let mut items = base.collect::<Vec<_>>().into_par_iter();
+        let n = items.position_count();
+        items.driven(n);
+        self.stage = Stage::Gathered { items, positions };
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
-        let base = range.start.div_ceil(2)..range.end.div_ceil(2);
-        IntersperseSeq {
-            // SAFETY: the even positions of disjoint ranges are disjoint base positions,
-            // within those driven.
-            inner: unsafe { self.base.seq(base) },
-            separator: &self.separator,
-            item_next: range.start % 2 == 0,
-            left: range.len(),
+        match &self.stage {
+            // SAFETY: forwarded from the caller: the base was driven with the items of
+            // the positions driven.
+            Stage::Base(base) => StageSeq::Base(unsafe { self.leaf(base, range) }),
+            Stage::Gathered { items, positions } => {
+                // Position `p` of the base's starts interspersed item `p * outputs /
+                // positions`: disjoint ranges of positions give disjoint ranges of items,
+                // and all positions give all items.
+                let outputs = interspersed(items.position_count());
+                let scale = |p: usize| (p as u128 * outputs as u128 / *positions as u128) as usize;
+                let outputs = scale(range.start)..scale(range.end);
+                // SAFETY: `scale` keeps disjoint ranges disjoint, within the gathered
+                // items, all of which were driven.
+                StageSeq::Gathered(unsafe { self.leaf(items, outputs) })
+            }
         }
     }
 }
@@ -735,6 +841,26 @@ where
     I: IndexedParallelIterator,
     I::Item: Clone + Send + Sync,
 {
+}
+
+/// A leaf of an adapter that draws from one of two stages.
+#[derive(Debug)]
+pub enum StageSeq<A, B> {
+    /// From the first.
+    Base(A),
+    /// From the second.
+    Gathered(B),
+}
+
+impl<A: Iterator, B: Iterator<Item = A::Item>> Iterator for StageSeq<A, B> {
+    type Item = A::Item;
+
+    fn next(&mut self) -> Option<A::Item> {
+        match self {
+            StageSeq::Base(a) => a.next(),
+            StageSeq::Gathered(b) => b.next(),
+        }
+    }
 }
 
 /// A leaf of an [`Intersperse`]: `left` items, base items and separators by turns.

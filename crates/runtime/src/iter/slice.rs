@@ -2,8 +2,10 @@
 //! slices.
 
 use super::chunks::{
-    ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, SliceSplit,
-    Windows,
+    ArrayWindows, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut, Windows,
+};
+use super::pieces::{
+    self, ChunkBy, ChunkByMut, SliceSplit, SplitInclusive, SplitInclusiveMut, SplitMut,
 };
 use super::sort;
 use super::source::{Chunks, ChunksExact, ChunksMut};
@@ -72,7 +74,25 @@ pub trait ParallelSlice<T: Sync> {
     where
         P: Fn(&T) -> bool + Sync + Send,
     {
-        SliceSplit::new(self.as_parallel_slice(), separator)
+        pieces::shared(self.as_parallel_slice(), pieces::split_rule(separator))
+    }
+
+    /// The subslices each ending with an element for which `separator` holds (the last
+    /// one may end without), as std's `split_inclusive`.
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        pieces::shared(self.as_parallel_slice(), pieces::inclusive_rule(separator))
+    }
+
+    /// The runs of consecutive elements each two neighbours of which `pred` joins, as
+    /// std's `chunk_by`.
+    fn par_chunk_by<P>(&self, pred: P) -> ChunkBy<'_, T, P>
+    where
+        P: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        pieces::shared(self.as_parallel_slice(), pieces::chunk_by_rule(pred))
     }
 }
 
@@ -120,6 +140,36 @@ pub trait ParallelSliceMut<T: Send> {
     /// If `chunk_size` is 0, as rayon's does.
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
         RChunksExactMut::new(self.as_parallel_slice_mut(), chunk_size)
+    }
+
+    /// The mutable subslices between the elements for which `separator` holds, as std's
+    /// `split_mut`.
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        pieces::mutable(self.as_parallel_slice_mut(), pieces::split_rule(separator))
+    }
+
+    /// The mutable subslices each ending with an element for which `separator` holds, as
+    /// std's `split_inclusive_mut`.
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        pieces::mutable(
+            self.as_parallel_slice_mut(),
+            pieces::inclusive_rule(separator),
+        )
+    }
+
+    /// The mutable runs of consecutive elements each two neighbours of which `pred`
+    /// joins, as std's `chunk_by_mut`.
+    fn par_chunk_by_mut<P>(&mut self, pred: P) -> ChunkByMut<'_, T, P>
+    where
+        P: Fn(&T, &T) -> bool + Sync + Send,
+    {
+        pieces::mutable(self.as_parallel_slice_mut(), pieces::chunk_by_rule(pred))
     }
 
     /// Sorts the slice by the key `f` gives, stably, calling `f` once per element.

@@ -15,6 +15,8 @@ mod domains;
 mod events;
 mod iter;
 mod iter_more;
+mod iter_pieces;
+mod iter_stop;
 mod multizip;
 mod panics;
 mod plans;
