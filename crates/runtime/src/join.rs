@@ -105,15 +105,18 @@ where
     // SAFETY: `job_b` stays on this frame until it has run: below we either take it back
     // (then nobody else has it) or wait for its latch.
     let job_b_ref = unsafe { job_b.as_job_ref() };
-    let half = match worker
-        .joins_stay_local()
-        .then(|| worker.frames().push(job_b_ref))
-    {
-        Some(Some(slot)) => {
+    // Frames full (a join nested deeper than they hold): the deque, as any other half.
+    let framed = if worker.joins_stay_local() {
+        worker.frames().push(job_b_ref)
+    } else {
+        None
+    };
+    let half = match framed {
+        Some(slot) => {
             worker.announce_local_work();
             Half::Framed(slot)
         }
-        _ => match worker.push_join_half(job_b_ref) {
+        None => match worker.push_join_half(job_b_ref) {
             Some(place) => Half::Placed(place),
             None => Half::Kept,
         },

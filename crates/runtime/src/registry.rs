@@ -488,12 +488,11 @@ impl WorkerThread {
         index: usize,
         deque: Worker<JobRef>,
     ) -> WorkerThread {
-        // Only a policy with task events measures tasks (`task_begin`); the counters
-        // open at the first task measured.
+        // The pool has a source only where its policy takes task events (`pool.rs`); the
+        // counters open at the first task measured.
         let profiler = registry
             .counter_source
             .as_ref()
-            .filter(|_| registry.layout.task_events)
             .map(|source| RefCell::new(TaskProfiler::new(Arc::clone(source), index)));
         WorkerThread {
             index,

@@ -25,8 +25,8 @@ const LINE_SIZE_SLOTS: usize = 4;
 /// The registered line sizes; 0 = free. Claimed slots form a prefix and never change.
 static LINE_SIZES: [AtomicU32; LINE_SIZE_SLOTS] = [const { AtomicU32::new(0) }; LINE_SIZE_SLOTS];
 
-/// Sources listening ([`Listening::Yes`]); the sink listens while there is one.
-static MEASURING: Mutex<usize> = Mutex::new(0);
+/// Sources listening (in state [`LISTENING`]); the sink listens while there is one.
+static LISTENING_SOURCES: Mutex<usize> = Mutex::new(0);
 
 /// What one thread declared since it started.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -121,19 +121,19 @@ impl FootprintSink for DeclaredSink {
 
 /// A source starts listening: the first one installs [`DeclaredSink`] as the footprint
 /// listener.
-fn start_measuring() {
-    let mut measuring = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    if *measuring == 0 {
+fn start_listening() {
+    let mut listening = LISTENING_SOURCES.lock().unwrap_or_else(|e| e.into_inner());
+    if *listening == 0 {
         footprint::set_sink(Arc::new(DeclaredSink));
     }
-    *measuring += 1;
+    *listening += 1;
 }
 
 /// A source stops listening: the last one removes the listener.
-fn stop_measuring() {
-    let mut measuring = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
-    *measuring -= 1;
-    if *measuring == 0 {
+fn stop_listening() {
+    let mut listening = LISTENING_SOURCES.lock().unwrap_or_else(|e| e.into_inner());
+    *listening -= 1;
+    if *listening == 0 {
         footprint::clear_sink();
     }
 }
@@ -202,7 +202,7 @@ impl CounterSource for DeclaredSource {
             .compare_exchange(NOT_YET, LISTENING, Ordering::AcqRel, Ordering::Acquire)
             .is_ok()
         {
-            start_measuring();
+            start_listening();
         }
         Ok(Box::new(DeclaredThread {
             slot: self.slot,
@@ -216,7 +216,7 @@ impl CounterSource for DeclaredSource {
 
     fn release(&self) {
         if self.listening.swap(RELEASED, Ordering::AcqRel) == LISTENING {
-            stop_measuring();
+            stop_listening();
         }
     }
 }
