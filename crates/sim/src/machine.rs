@@ -21,8 +21,13 @@
 //!     domain holds it, or another core's eviction put it there), when the cache
 //!     keeps a copy, as AMD describes its L3 keeping lines "likely accessed by
 //!     multiple cores". A line only another core of the domain holds comes from that
-//!     core on chip, at the last-level latency, counted as a last-level miss, and the
-//!     cache keeps a copy. Its evictions remove nothing from the cores (no
+//!     core on chip, at the last-level latency, counted as a last-level miss (and in
+//!     [`CoreCounts::peer_cache`]), and the cache keeps a copy. That is how the
+//!     Opteron's own counter counts it: Family 10h's "L3 Cache Misses" event (4E1h,
+//!     BKDG for AMD Family 10h Processors, pub. 31116, rev. 3.20) counts each core's
+//!     read requests (read block, shared, modify) that miss the L3, which keeps no
+//!     record of its cores' lines; the northbridge then probes, and the sibling's L2
+//!     answers the probe (event ECh, "probe hit"), after the miss is counted. Its evictions remove nothing from the cores (no
 //!     back-invalidation); the domain holds a line while its cache or one of its
 //!     cores does, and writes a modified line back when neither does. So the domain
 //!     holds its L2s plus its L3 (8 MiB on the Opteron 8380, not 6).
@@ -154,6 +159,10 @@ pub struct CoreCounts {
     pub near_cache: u64,
     /// Lines served by a cache of another package.
     pub remote_cache: u64,
+    /// Lines another core of the same cache domain supplied from its private caches
+    /// after the victim last-level cache missed them (each also counted in
+    /// `misses[2]`, as AMD's L3 miss event counts them; see the module's model).
+    pub peer_cache: u64,
     /// Lines served by the DRAM of the core's own NUMA node.
     pub dram_local: u64,
     /// Lines served by another node's DRAM.
@@ -177,6 +186,7 @@ impl CoreCounts {
         }
         self.near_cache += other.near_cache;
         self.remote_cache += other.remote_cache;
+        self.peer_cache += other.peer_cache;
         self.dram_local += other.dram_local;
         self.dram_remote += other.dram_remote;
         self.invalidations += other.invalidations;
@@ -839,6 +849,7 @@ impl Machine {
             return None;
         }
         // From a peer; the cache keeps a copy of a line that cores share.
+        counts.peer_cache += 1;
         if let Some(out) = level.cache.fill_absent(l as u64) {
             self.leave_victim_cache(domain, out);
         }
@@ -1309,6 +1320,31 @@ mod tests {
             wrote,
             [NO_WRITEBACK, NO_WRITEBACK, NO_WRITEBACK, 0, NO_WRITEBACK]
         );
+    }
+
+    /// What the last-level miss count holds, by hand on `tiny()` (cores 0 and 1 share
+    /// domain 0): a line core 1 holds, clean or modified, and the victim L3 lacks is an
+    /// L3 miss of core 0's, which core 1 supplies (`peer_cache`), as the Opteron's
+    /// event 4E1h counts it; the inclusive L3 holds both lines, and hits.
+    #[test]
+    fn a_line_from_a_sibling_core_is_a_miss_of_the_victim_l3() {
+        for victim in [true, false] {
+            let mut m = Machine::new(&tiny(), lat_with(victim, 0, 1), 1).unwrap();
+            m.access(1, 0, false); // from DRAM
+            m.access(1, 4, true); // from DRAM, then modified
+            let s = m.access(0, 0, false);
+            assert_eq!(s.cycles, u64::from(lat().l3_hit), "on chip either way");
+            m.access(0, 4, false);
+            let (c0, c1) = (m.counts()[0], m.counts()[1]);
+            assert_eq!((c1.misses[2], c1.dram_local, c1.peer_cache), (2, 2, 0));
+            assert_eq!(c0.dram_local + c0.dram_remote + c0.near_cache, 0);
+            if victim {
+                assert_eq!((c0.misses[2], c0.hits[2], c0.peer_cache), (2, 0, 2));
+                assert_eq!(l3_set0(&m), [4, 0], "lines two cores share: copies kept");
+            } else {
+                assert_eq!((c0.misses[2], c0.hits[2], c0.peer_cache), (0, 2, 0));
+            }
+        }
     }
 
     /// One core, one page of 64 lines at a time: L1d 32 lines, L2 256, L3 1024.
