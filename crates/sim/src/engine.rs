@@ -6,7 +6,9 @@
 //! asks it the same questions at the same points (docs/design.md): `place` for every spawn
 //! the runtime would place, `parent_first` at every join where the runtime asks, `search`
 //! for every search, `task_started` / `task_finished` with the task's own cost when the
-//! policy wants it. The queues are those the policy's [`Layout`] asks for. What the
+//! policy wants it (its misses: the lines it brought into its core's private caches,
+//! its prefetcher's included, as the CATS paper's L2 counter saw them on the Opteron:
+//! its SOIDs come close to the tasks' data, Fig. 8). The queues are those the policy's [`Layout`] asks for. What the
 //! runtime does around those calls is mirrored step by step:
 //! - A worker runs a task's steps; at a `join` it pushes the second half where the
 //!   policy places it and runs the first inline (child-first), or places both and waits
@@ -669,7 +671,10 @@ impl<'w> Sim<'w> {
                     let end = ((first_line + lines) * line).min(at + left);
                     for l in first_line..first_line + lines {
                         let served = self.machine.access(core, l, write);
-                        frame.own.misses += u64::from(served.private_miss);
+                        // The task's measured misses: every line it brought into the
+                        // core's private caches, its prefetches' included (module doc).
+                        frame.own.misses +=
+                            u64::from(served.private_miss) + self.machine.prefetched().len() as u64;
                         let issued = clock;
                         clock = self.memory.charge(w, package, clock, now, l, served);
                         for p in self.machine.prefetched() {
