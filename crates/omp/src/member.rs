@@ -213,10 +213,13 @@ impl Local {
     /// new one at once instead (`task.rs`). `false` on a crew worker and without a crew.
     #[inline]
     pub(crate) fn first_offers_enough(&self) -> bool {
-        if self.pooled() {
+        let m = self.member.get();
+        if self.pooled() || m.is_null() {
+            // A crew worker, or a thread outside every region (a team of one).
             return false;
         }
-        let team = member().team();
+        // SAFETY: this thread's member, live while its region runs (see `member`).
+        let team = unsafe { &*m }.team();
         team.crew()
             .is_some_and(|crew| team.injected.load(Ordering::Relaxed) >= crew.workers())
     }
