@@ -259,12 +259,108 @@ pub(crate) fn initial_nthreads() -> u32 {
     crate::env::nthreads_of_level(0).map_or(0, |n| n as u32)
 }
 
-/// This thread's [`Local`].
+/// This thread's [`Local`]: its address from [`fast_tls`] once it was looked up there.
 #[inline]
 pub(crate) fn local() -> &'static Local {
+    let cached = fast_tls::get();
+    if !cached.is_null() {
+        // SAFETY: this thread's `LOCAL`, stored by `local_slow` below; it lives as long
+        // as the thread (see there).
+        return unsafe { &*cached };
+    }
+    local_slow()
+}
+
+/// [`local`] the first time on a thread: the thread-local's own lookup, whose address
+/// is then kept where [`local`] reads it.
+#[cold]
+#[inline(never)]
+fn local_slow() -> &'static Local {
     // SAFETY: a const-initialised thread-local without a destructor lives as long as its
     // thread, and the reference never leaves it.
-    LOCAL.with(|l| unsafe { &*(l as *const Local) })
+    let l = LOCAL.with(|l| unsafe { &*(l as *const Local) });
+    fast_tls::set(l);
+    l
+}
+
+/// One word per thread that this library reads without a call: a thread-local of a
+/// shared library is reached through `__tls_get_addr` (general dynamic), a call of
+/// about ten instructions, made on every `GOMP_task` and `GOMP_taskwait` (fib without
+/// a cutoff: 17 of 287 instructions a task). On x86-64 Linux the word is a variable of
+/// the library's static TLS block, reached at an offset from `%fs` that the dynamic
+/// linker writes in the GOT (the initial-exec model, which libgomp's own thread data
+/// uses: the library is loaded with the program, or by `dlopen` into the static TLS
+/// space the C library keeps for such libraries). Elsewhere, a plain thread-local.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+mod fast_tls {
+    use super::Local;
+
+    std::arch::global_asm!(
+        // Global for the other code-generation units' objects, hidden from every
+        // other object.
+        ".pushsection .tbss,\"awT\",@nobits",
+        ".globl locus_omp_local",
+        ".hidden locus_omp_local",
+        ".p2align 3",
+        ".type locus_omp_local, @object",
+        ".size locus_omp_local, 8",
+        "locus_omp_local:",
+        ".zero 8",
+        ".popsection",
+    );
+
+    /// This thread's word: null until [`set`].
+    #[inline]
+    pub(super) fn get() -> *const Local {
+        let p: *const Local;
+        // SAFETY: reads this thread's copy of `locus_omp_local` (8 bytes, 8-aligned, in
+        // the library's TLS block, zeroed at thread start) at its `%fs` offset, which
+        // the GOT entry holds; touches nothing else, no stack, keeps the flags.
+        unsafe {
+            std::arch::asm!(
+                "mov {p}, qword ptr [rip + locus_omp_local@GOTTPOFF]",
+                "mov {p}, qword ptr fs:[{p}]",
+                p = out(reg) p,
+                options(nostack, preserves_flags, readonly, pure),
+            );
+        }
+        p
+    }
+
+    /// Stores this thread's `Local` in its word.
+    pub(super) fn set(l: &'static Local) {
+        // SAFETY: writes this thread's copy of `locus_omp_local`, as `get` reads it.
+        unsafe {
+            std::arch::asm!(
+                "mov {t}, qword ptr [rip + locus_omp_local@GOTTPOFF]",
+                "mov qword ptr fs:[{t}], {p}",
+                t = out(reg) _,
+                p = in(reg) l as *const Local,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+}
+
+/// See the x86-64 Linux `fast_tls`: elsewhere a plain thread-local, through which
+/// [`local`] then looks `LOCAL` up twice the first time.
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+mod fast_tls {
+    use super::Local;
+    use std::cell::Cell;
+
+    thread_local! {
+        static WORD: Cell<*const Local> = const { Cell::new(std::ptr::null()) };
+    }
+
+    #[inline]
+    pub(super) fn get() -> *const Local {
+        WORD.with(Cell::get)
+    }
+
+    pub(super) fn set(l: &'static Local) {
+        WORD.with(|w| w.set(l));
+    }
 }
 
 /// This thread's member: of the region it runs in, else of its own team of one.
