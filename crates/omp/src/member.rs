@@ -173,6 +173,9 @@ pub(crate) struct Local {
     /// pool (a team's thread 0 while it waits: `wait_helping`), added to the crew's
     /// count as it leaves the region; the pool counts only its workers' tasks.
     pub(crate) helped: Cell<u64>,
+    /// The middle of this thread's stack, for a crew worker (0 elsewhere): below it, the
+    /// thread makes every new task run at once ([`Local::deep`]).
+    pub(crate) stack_middle: Cell<usize>,
 }
 
 impl Local {
@@ -224,6 +227,28 @@ impl Local {
             .is_some_and(|crew| team.injected.load(Ordering::Relaxed) >= crew.workers())
     }
 
+    /// Whether this thread runs on the deeper half of its stack (a crew worker only;
+    /// see [`Local::stack_middle`]). A worker that waits runs other tasks on top of its
+    /// wait, so under a policy that gives it the oldest task first (`rr-fifo`) its
+    /// waits nested breadth-first and overflowed the stack (fib without a cutoff, from
+    /// 22 on a 1 MiB stack, from 25 on the default); past the middle, its new tasks run
+    /// at once, as OpenMP allows any task to, and the tasks it then takes while it
+    /// waits make none to take: the depth stays bounded.
+    #[inline]
+    pub(crate) fn deep(&self) -> bool {
+        let here = 0u8;
+        (std::ptr::addr_of!(here) as usize) < self.stack_middle.get()
+    }
+
+    /// Finds this thread's [`Local::stack_middle`], once: called by a crew worker as it
+    /// enters a region.
+    #[inline]
+    pub(crate) fn know_stack(&self) {
+        if self.stack_middle.get() == 0 {
+            self.stack_middle.set(stack_middle());
+        }
+    }
+
     /// Makes `node` the running task until the returned guard drops.
     #[inline]
     pub(crate) fn enter_task(&'static self, node: *const Node) -> TaskGuard {
@@ -241,6 +266,7 @@ thread_local! {
             worker: Cell::new(None),
             run_at_once: Cell::new(0),
             helped: Cell::new(0),
+            stack_middle: Cell::new(0),
         }
     };
     /// The team of one of a thread outside every region, made on first use and leaked
@@ -257,6 +283,28 @@ fn initial_member() -> &'static Member {
 /// nthreads-var of a thread's initial task: `OMP_NUM_THREADS`'s first, else unset.
 pub(crate) fn initial_nthreads() -> u32 {
     crate::env::nthreads_of_level(0).map_or(0, |n| n as u32)
+}
+
+/// The middle address of the calling thread's stack (`Local::deep`); 0 if the C
+/// library does not say.
+fn stack_middle() -> usize {
+    // SAFETY: a zeroed attribute object is filled by `pthread_getattr_np` for this
+    // thread and destroyed after the stack's bounds are read from it.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return 0;
+        }
+        let mut low: *mut libc::c_void = std::ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let rc = libc::pthread_attr_getstack(&attr, &mut low, &mut size);
+        libc::pthread_attr_destroy(&mut attr);
+        if rc != 0 {
+            return 0;
+        }
+        // The stack grows down, from `low + size`.
+        low as usize + size / 2
+    }
 }
 
 /// This thread's [`Local`]: its address from [`fast_tls`] once it was looked up there.

@@ -416,7 +416,10 @@ pub(crate) unsafe fn task(s: Spawn) {
     if plain
         && !parent.is_final
         && !parent.alone
-        && (!s.if_clause || local.offers_enough(BACKLOG) || local.first_offers_enough())
+        && (!s.if_clause
+            || local.offers_enough(BACKLOG)
+            || local.first_offers_enough()
+            || local.deep())
     {
         // SAFETY: GCC's arguments of a task without depend (the caller's contract).
         unsafe { run_at_once(local, &s, parent) };

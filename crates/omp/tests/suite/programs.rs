@@ -539,6 +539,28 @@ fn thread_0_is_kept_off_its_workers_cpus() {
     }
 }
 
+/// A crew worker that waits runs other tasks on top of its wait; under `rr-fifo`, which
+/// gives it the oldest first, those waits nested breadth-first until the stack
+/// overflowed (fib 22 without a cutoff on a 1 MiB stack: SIGSEGV every run). Past the
+/// middle of its stack a worker runs its new tasks at once, so the depth stays bounded.
+#[test]
+fn waits_nested_oldest_first_stay_within_the_stack() {
+    let env = [("OMP_NUM_THREADS", "2"), ("OMP_STACKSIZE", "1M")];
+    let gomp = run("fib", &["22", "0"], false, &env);
+    assert!(gomp.status.success(), "{}", text(&gomp.stderr));
+    for policy in ["rr-fifo", "ws"] {
+        let env = [("LOCUS_POLICY", policy), env[0], env[1]];
+        let out = run("fib", &["22", "0"], true, &env);
+        assert!(
+            out.status.success(),
+            "{policy}: {:?} {}",
+            out.status,
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), text(&gomp.stdout), "{policy}");
+    }
+}
+
 /// The environments the settings test runs `icvs` with: each sets ICVs that locus
 /// honours, whose values the program prints.
 const ICV_SETTINGS: &[&[(&str, &str)]] = &[
