@@ -8,20 +8,7 @@ use crate::affinity_format::{parse, render, Values};
 
 /// The CPUs this thread may run on, as ranges (`0-3,8`).
 fn cpu_list() -> String {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; the call fills it for this thread.
-    let set = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return String::new();
-        }
-        set
-    };
-    let max = 8 * std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: CPU_ISSET reads the set within its size.
-    let cpus: Vec<usize> = (0..max)
-        .filter(|&c| unsafe { libc::CPU_ISSET(c, &set) })
-        .collect();
-    locus_topo::format_ranges(&cpus)
+    crate::cpus::thread_cpus().map_or_else(String::new, |cpus| locus_topo::format_ranges(&cpus))
 }
 
 fn host() -> String {

@@ -30,6 +30,16 @@
 //!    returns and the helper is joined, the pool's statistics are kept for the
 //!    `LOCUS_STATS` report, and the pool is dropped, which joins its workers.
 //!
+//! # Where the threads run
+//! A crew's workers are pinned as its pool's policy and settings say (`LOCUS_PIN`,
+//! `OMP_PROC_BIND`, `OMP_PLACES`; under the policies that pin, worker `i` on PU `i`,
+//! which the policies' placement assumes). A team's thread 0 that is no locus worker
+//! (the initial thread, or a program's own thread) is then kept off its crew's CPUs
+//! ([`keep_apart`]): left unpinned, it shared one CPU with a pinned worker whenever the
+//! kernel put it there (fib's slow mode: two threads on one CPU, 1.9x the time), as
+//! libgomp's threads never do when it pins them. `omp_get_num_procs` answers the CPUs
+//! the thread had before ([`num_procs`]).
+//!
 //! # Threads in use
 //! `OMP_THREAD_LIMIT` bounds every team's threads: the workers leased by all teams at
 //! once plus one are at most the limit ([`reserve`]), so a team asking past it gets
@@ -240,6 +250,9 @@ pub(crate) struct Crew {
     /// Workers that have entered the crew loop ([`Crew::serve`]), which they leave only
     /// at retirement: see [`Crew::all_serving`].
     serving: std::sync::atomic::AtomicUsize,
+    /// The crew's number among every crew built in this process, from 1 (see
+    /// [`keep_apart`]).
+    number: u64,
 }
 
 impl Crew {
@@ -440,6 +453,8 @@ pub(crate) fn lease(wanted: usize) -> Option<Lease> {
         c.largest = c.largest.max(k);
         if let Some(at) = c.free.iter().rposition(|crew| crew.workers() == k) {
             let crew = c.free.remove(at);
+            drop(c);
+            keep_apart(&crew);
             return Some(Lease { crew });
         }
         let mut retire = Vec::new();
@@ -468,12 +483,98 @@ pub(crate) fn lease(wanted: usize) -> Option<Lease> {
     if first && crate::env::settings().stats {
         print_at_exit();
     }
+    keep_apart(&crew);
     Some(Lease { crew })
 }
+
+/// Crews built so far in this process.
+static BUILT: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The number of the crew this thread was last kept apart from (0: none).
+    static APART: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// The CPUs this thread could use before locus first bound it, and those it is bound
+    /// to now (`None`: never bound).
+    static BOUND: std::cell::RefCell<Option<(Vec<usize>, Vec<usize>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Keeps the calling thread, thread 0 of a team on `crew`, off the CPUs the crew's
+/// workers are pinned to, where it has others: it may run on every CPU it could before
+/// locus first bound it but theirs. A thread that is a locus worker (thread 0 of a
+/// nested team) keeps its own pinning. Nothing is done while the thread meets the crew
+/// it was last kept apart from; where a crew pins nothing, or its workers hold every
+/// CPU the thread had, the thread gets those back.
+fn keep_apart(crew: &Crew) {
+    if APART.with(|a| a.get()) == crew.number || locus::raw::Worker::current().is_some() {
+        return;
+    }
+    APART.with(|a| a.set(crew.number));
+    let taken: Vec<usize> = (0..crew.workers())
+        .flat_map(|w| crew.pool.worker_cpus(w).iter().copied())
+        .collect();
+    BOUND.with(|bound| {
+        let mut bound = bound.borrow_mut();
+        if bound.is_none() {
+            match crate::cpus::thread_cpus() {
+                Some(had) if !taken.is_empty() => *bound = Some((had.clone(), had)),
+                _ => return,
+            }
+        }
+        let Some((had, now)) = bound.as_mut() else {
+            return;
+        };
+        let apart: Vec<usize> = had.iter().copied().filter(|c| !taken.contains(c)).collect();
+        let cpus = if apart.is_empty() { had.clone() } else { apart };
+        if cpus == *now {
+            return;
+        }
+        if crate::cpus::set_thread_cpus(&cpus) {
+            *now = cpus;
+        } else {
+            cannot_bind(&cpus);
+        }
+    });
+}
+
+/// Says once that a thread 0 could not be bound (it then runs where it did).
+fn cannot_bind(cpus: &[usize]) {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| {
+        eprintln!(
+            "locus: could not bind a team's thread 0 to CPUs {}: it runs where it did",
+            locus_topo::format_ranges(cpus)
+        )
+    });
+}
+
+/// `omp_get_num_procs`: the CPUs the calling thread may run on, as before locus bound
+/// it: a thread 0 kept apart from its crew ([`keep_apart`]) counts those it had; a crew
+/// worker those of the process when the first crew was built (libgomp's
+/// `gomp_available_cpus` where it binds); any other thread its own.
+pub(crate) fn num_procs() -> usize {
+    let had = BOUND.with(|b| b.borrow().as_ref().map(|(had, _)| had.len()));
+    let n = match had {
+        Some(n) => n,
+        None if locus::raw::Worker::current().is_some() => *PROCESS_CPUS.get_or_init(own_cpus),
+        None => own_cpus(),
+    };
+    n.max(1)
+}
+
+/// The CPUs the calling thread may run on, counted (1 if the kernel does not say).
+fn own_cpus() -> usize {
+    crate::cpus::thread_cpus().map_or(1, |c| c.len())
+}
+
+/// The CPUs of the process as the thread that built the first crew could use them,
+/// before any crew was pinned.
+static PROCESS_CPUS: OnceLock<usize> = OnceLock::new();
 
 /// Builds and starts a crew of `k` workers; a failure ends the process (status 3).
 fn build(k: usize) -> Arc<Crew> {
     cpus();
+    PROCESS_CPUS.get_or_init(own_cpus);
     let pool = match builder().num_threads(k).build() {
         Ok(pool) => pool,
         Err(e) => cannot_start(&locus::error_chain(&e)),
@@ -486,6 +587,7 @@ fn build(k: usize) -> Arc<Crew> {
         helped: AtomicU64::new(0),
         helper: std::sync::Mutex::new(None),
         serving: std::sync::atomic::AtomicUsize::new(0),
+        number: BUILT.fetch_add(1, Ordering::Relaxed) + 1,
     });
     let serving = Arc::clone(&crew);
     let helper = std::thread::Builder::new()

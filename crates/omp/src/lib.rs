@@ -53,6 +53,7 @@ mod affinity_format;
 mod alloc;
 mod allocator;
 mod blocks;
+mod cpus;
 mod crew;
 mod env;
 mod footprint;

@@ -173,6 +173,9 @@ pub(crate) struct Local {
     /// pool (a team's thread 0 while it waits: `wait_helping`), added to the crew's
     /// count as it leaves the region; the pool counts only its workers' tasks.
     pub(crate) helped: Cell<u64>,
+    /// The middle of this thread's stack, for a crew worker (0 elsewhere): below it, the
+    /// thread makes every new task run at once ([`Local::deep`]).
+    pub(crate) stack_middle: Cell<usize>,
 }
 
 impl Local {
@@ -213,12 +216,37 @@ impl Local {
     /// new one at once instead (`task.rs`). `false` on a crew worker and without a crew.
     #[inline]
     pub(crate) fn first_offers_enough(&self) -> bool {
-        if self.pooled() {
+        let m = self.member.get();
+        if self.pooled() || m.is_null() {
+            // A crew worker, or a thread outside every region (a team of one).
             return false;
         }
-        let team = member().team();
+        // SAFETY: this thread's member, live while its region runs (see `member`).
+        let team = unsafe { &*m }.team();
         team.crew()
             .is_some_and(|crew| team.injected.load(Ordering::Relaxed) >= crew.workers())
+    }
+
+    /// Whether this thread runs on the deeper half of its stack (a crew worker only;
+    /// see [`Local::stack_middle`]). A worker that waits runs other tasks on top of its
+    /// wait, so under a policy that gives it the oldest task first (`rr-fifo`) its
+    /// waits nested breadth-first and overflowed the stack (fib without a cutoff, from
+    /// 22 on a 1 MiB stack, from 25 on the default); past the middle, its new tasks run
+    /// at once, as OpenMP allows any task to, and the tasks it then takes while it
+    /// waits make none to take: the depth stays bounded.
+    #[inline]
+    pub(crate) fn deep(&self) -> bool {
+        let here = 0u8;
+        (std::ptr::addr_of!(here) as usize) < self.stack_middle.get()
+    }
+
+    /// Finds this thread's [`Local::stack_middle`], once: called by a crew worker as it
+    /// enters a region.
+    #[inline]
+    pub(crate) fn know_stack(&self) {
+        if self.stack_middle.get() == 0 {
+            self.stack_middle.set(stack_middle());
+        }
     }
 
     /// Makes `node` the running task until the returned guard drops.
@@ -238,6 +266,7 @@ thread_local! {
             worker: Cell::new(None),
             run_at_once: Cell::new(0),
             helped: Cell::new(0),
+            stack_middle: Cell::new(0),
         }
     };
     /// The team of one of a thread outside every region, made on first use and leaked
@@ -256,12 +285,130 @@ pub(crate) fn initial_nthreads() -> u32 {
     crate::env::nthreads_of_level(0).map_or(0, |n| n as u32)
 }
 
-/// This thread's [`Local`].
+/// The middle address of the calling thread's stack (`Local::deep`); 0 if the C
+/// library does not say.
+fn stack_middle() -> usize {
+    // SAFETY: a zeroed attribute object is filled by `pthread_getattr_np` for this
+    // thread and destroyed after the stack's bounds are read from it.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return 0;
+        }
+        let mut low: *mut libc::c_void = std::ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let rc = libc::pthread_attr_getstack(&attr, &mut low, &mut size);
+        libc::pthread_attr_destroy(&mut attr);
+        if rc != 0 {
+            return 0;
+        }
+        // The stack grows down, from `low + size`.
+        low as usize + size / 2
+    }
+}
+
+/// This thread's [`Local`]: its address from [`fast_tls`] once it was looked up there.
 #[inline]
 pub(crate) fn local() -> &'static Local {
+    let cached = fast_tls::get();
+    if !cached.is_null() {
+        // SAFETY: this thread's `LOCAL`, stored by `local_slow` below; it lives as long
+        // as the thread (see there).
+        return unsafe { &*cached };
+    }
+    local_slow()
+}
+
+/// [`local`] the first time on a thread: the thread-local's own lookup, whose address
+/// is then kept where [`local`] reads it.
+#[cold]
+#[inline(never)]
+fn local_slow() -> &'static Local {
     // SAFETY: a const-initialised thread-local without a destructor lives as long as its
     // thread, and the reference never leaves it.
-    LOCAL.with(|l| unsafe { &*(l as *const Local) })
+    let l = LOCAL.with(|l| unsafe { &*(l as *const Local) });
+    fast_tls::set(l);
+    l
+}
+
+/// One word per thread that this library reads without a call: a thread-local of a
+/// shared library is reached through `__tls_get_addr` (general dynamic), a call of
+/// about ten instructions, made on every `GOMP_task` and `GOMP_taskwait` (fib without
+/// a cutoff: 17 of 287 instructions a task). On x86-64 Linux the word is a variable of
+/// the library's static TLS block, reached at an offset from `%fs` that the dynamic
+/// linker writes in the GOT (the initial-exec model, which libgomp's own thread data
+/// uses: the library is loaded with the program, or by `dlopen` into the static TLS
+/// space the C library keeps for such libraries). Elsewhere, a plain thread-local.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+mod fast_tls {
+    use super::Local;
+
+    std::arch::global_asm!(
+        // Global for the other code-generation units' objects, hidden from every
+        // other object.
+        ".pushsection .tbss,\"awT\",@nobits",
+        ".globl locus_omp_local",
+        ".hidden locus_omp_local",
+        ".p2align 3",
+        ".type locus_omp_local, @object",
+        ".size locus_omp_local, 8",
+        "locus_omp_local:",
+        ".zero 8",
+        ".popsection",
+    );
+
+    /// This thread's word: null until [`set`].
+    #[inline]
+    pub(super) fn get() -> *const Local {
+        let p: *const Local;
+        // SAFETY: reads this thread's copy of `locus_omp_local` (8 bytes, 8-aligned, in
+        // the library's TLS block, zeroed at thread start) at its `%fs` offset, which
+        // the GOT entry holds; touches nothing else, no stack, keeps the flags.
+        unsafe {
+            std::arch::asm!(
+                "mov {p}, qword ptr [rip + locus_omp_local@GOTTPOFF]",
+                "mov {p}, qword ptr fs:[{p}]",
+                p = out(reg) p,
+                options(nostack, preserves_flags, readonly, pure),
+            );
+        }
+        p
+    }
+
+    /// Stores this thread's `Local` in its word.
+    pub(super) fn set(l: &'static Local) {
+        // SAFETY: writes this thread's copy of `locus_omp_local`, as `get` reads it.
+        unsafe {
+            std::arch::asm!(
+                "mov {t}, qword ptr [rip + locus_omp_local@GOTTPOFF]",
+                "mov qword ptr fs:[{t}], {p}",
+                t = out(reg) _,
+                p = in(reg) l as *const Local,
+                options(nostack, preserves_flags),
+            );
+        }
+    }
+}
+
+/// See the x86-64 Linux `fast_tls`: elsewhere a plain thread-local, through which
+/// [`local`] then looks `LOCAL` up twice the first time.
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+mod fast_tls {
+    use super::Local;
+    use std::cell::Cell;
+
+    thread_local! {
+        static WORD: Cell<*const Local> = const { Cell::new(std::ptr::null()) };
+    }
+
+    #[inline]
+    pub(super) fn get() -> *const Local {
+        WORD.with(Cell::get)
+    }
+
+    pub(super) fn set(l: &'static Local) {
+        WORD.with(|w| w.set(l));
+    }
 }
 
 /// This thread's member: of the region it runs in, else of its own team of one.

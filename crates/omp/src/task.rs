@@ -112,12 +112,17 @@ impl Node {
     /// Whether none of the fields that own something (`group`, `open_group`, `deps`,
     /// `dep`: the only ones with drop glue) holds anything, so that dropping the
     /// record would do nothing. Spares the out-of-line drop of the common record.
+    ///
+    /// # Safety
+    /// Called by the thread that runs or ran the task, while no borrow of its cells is
+    /// held (read without the cells' borrow counts: two read-modify-writes per task).
     #[inline]
-    fn owns_nothing(&self) -> bool {
+    unsafe fn owns_nothing(&self) -> bool {
+        // SAFETY: no borrow is held (the caller's contract), so nothing writes them.
         self.group.is_none()
             && self.dep.is_none()
-            && self.open_group.borrow().is_none()
-            && self.deps.borrow().is_none()
+            && unsafe { (*self.open_group.as_ptr()).is_none() }
+            && unsafe { (*self.deps.as_ptr()).is_none() }
     }
 
     /// Whether this is a final task (`omp_in_final`).
@@ -411,7 +416,10 @@ pub(crate) unsafe fn task(s: Spawn) {
     if plain
         && !parent.is_final
         && !parent.alone
-        && (!s.if_clause || local.offers_enough(BACKLOG) || local.first_offers_enough())
+        && (!s.if_clause
+            || local.offers_enough(BACKLOG)
+            || local.first_offers_enough()
+            || local.deep())
     {
         // SAFETY: GCC's arguments of a task without depend (the caller's contract).
         unsafe { run_at_once(local, &s, parent) };
@@ -458,7 +466,10 @@ fn group_of_children(parent: &Node) -> Option<Arc<Group>> {
 /// is raised first (as [`run_at_once`] does either way).
 #[inline]
 unsafe fn borrowed_group_of_children(parent: &Node) -> Option<Arc<Group>> {
-    let open = parent.open_group.borrow();
+    // SAFETY: the parent runs on this thread, which holds no borrow of its cells while
+    // it spawns (only `taskgroup_start` and `taskgroup_end` write this one, between
+    // spawns): read without the borrow count.
+    let open = unsafe { &*parent.open_group.as_ptr() };
     let group = open.as_ref().or(parent.group.as_ref())?;
     // SAFETY: a pointer from a live `Arc`, which the parent keeps until after the task
     // ends; the caller's contract keeps the count balanced.

@@ -121,6 +121,7 @@ impl Region {
             // SAFETY: the starter outlives the region (see `Sync`).
             let m = Member::new(&self.team, num, &node, Some(unsafe { &*self.starter }));
             let l = local();
+            l.know_stack();
             let saved_share = l.share.replace(&m);
             let saved_worker = l.worker.replace(locus::raw::Worker::current());
             with_member(&m, || {

@@ -44,18 +44,11 @@ exports! {
         guard("omp_get_wtick", || 1e-9)
     }
 
-    /// The processors this process may run on (its affinity
-    /// mask, as libgomp counts them).
+    /// The processors this thread may run on (its affinity mask,
+    /// as libgomp counts them), before locus bound it (`crew::num_procs`).
     "OMP_1.0" fn omp_get_num_procs() -> c_int {
         guard("omp_get_num_procs", || {
-            // SAFETY: a zeroed cpu_set_t is an empty set; sched_getaffinity fills it.
-            unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) != 0 {
-                    return 1;
-                }
-                libc::CPU_COUNT(&set).max(1)
-            }
+            c_int::try_from(crate::crew::num_procs()).unwrap_or(c_int::MAX)
         })
     }
 

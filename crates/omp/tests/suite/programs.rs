@@ -84,7 +84,7 @@ pub(crate) fn programs() -> &'static Path {
         let names = PROGRAMS
             .iter()
             .map(|(n, _)| *n)
-            .chain(["missing", "thread0_helps"]);
+            .chain(["missing", "thread0_helps", "apart"]);
         for name in names {
             let status = Command::new("gcc")
                 .args(["-O2", "-fopenmp", "-Wall", "-Werror", "-o"])
@@ -504,6 +504,60 @@ fn thread_0_runs_its_teams_tasks_while_it_waits() {
                 "{policy} on {machine}"
             );
         }
+    }
+}
+
+/// A team's thread 0 never shares a CPU with its crew's pinned worker where the process
+/// has another (left where the program put it, it shared one whenever the kernel chose
+/// that: fib took 1.9x the time), and gets every CPU back where the workers are not
+/// pinned; `omp_get_num_procs` counts the CPUs as libgomp does, on every member.
+#[test]
+fn thread_0_is_kept_off_its_workers_cpus() {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let gomp = run("apart", &[], false, &[]);
+    assert!(gomp.status.success(), "{}", text(&gomp.stderr));
+    let n = cpus.to_string();
+    let cases: [(&[(&str, &str)], String); 3] = [
+        (
+            &[("LOCUS_POLICY", "ws")],
+            if cpus > 1 {
+                format!("procs {n} {n} {n} shared 0\nagain shared 0 procs {n}\n")
+            } else {
+                text(&gomp.stdout)
+            },
+        ),
+        (
+            &[("LOCUS_POLICY", "ws"), ("OMP_PROC_BIND", "false")],
+            text(&gomp.stdout),
+        ),
+        (&[("LOCUS_POLICY", "ws-unpinned")], text(&gomp.stdout)),
+    ];
+    for (env, want) in cases {
+        let out = run("apart", &[], true, env);
+        assert!(out.status.success(), "{env:?}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), want, "{env:?}");
+    }
+}
+
+/// A crew worker that waits runs other tasks on top of its wait; under `rr-fifo`, which
+/// gives it the oldest first, those waits nested breadth-first until the stack
+/// overflowed (fib 22 without a cutoff on a 1 MiB stack: SIGSEGV every run). Past the
+/// middle of its stack a worker runs its new tasks at once, so the depth stays bounded.
+#[test]
+fn waits_nested_oldest_first_stay_within_the_stack() {
+    let env = [("OMP_NUM_THREADS", "2"), ("OMP_STACKSIZE", "1M")];
+    let gomp = run("fib", &["22", "0"], false, &env);
+    assert!(gomp.status.success(), "{}", text(&gomp.stderr));
+    for policy in ["rr-fifo", "ws"] {
+        let env = [("LOCUS_POLICY", policy), env[0], env[1]];
+        let out = run("fib", &["22", "0"], true, &env);
+        assert!(
+            out.status.success(),
+            "{policy}: {:?} {}",
+            out.status,
+            text(&out.stderr)
+        );
+        assert_eq!(text(&out.stdout), text(&gomp.stdout), "{policy}");
     }
 }
 
