@@ -190,7 +190,7 @@ impl Table {
 pub(crate) const PROFILE_BUDGET: usize = 1 << 15;
 
 /// The completions after which the profile looks whether its tasks touch memory at all.
-/// Where the first [`FIRST_LOOK`] touched under [`LINE_BYTES`] each on average (fib,
+/// Where the first [`FIRST_LOOK`] touched under a cache line each on average (fib,
 /// nqueens, knapsack: they declare work and no bytes, and miss about never), there is
 /// no data for a partition to keep: a placement saves at most the misses of the tasks
 /// it places, under one each here (about 100 ns apiece between a remote and a local
@@ -205,7 +205,7 @@ pub(crate) const PROFILE_BUDGET: usize = 1 << 15;
 /// 1,024 tasks). 256 completions of a tree's first leaves and their parents are enough
 /// to tell a line a task from none. A program whose first iteration is shorter repeats
 /// before the look, and pays the profile of one iteration once, as before.
-pub(crate) const FIRST_LOOK: u64 = 256;
+pub const FIRST_LOOK: u64 = 256;
 
 /// A cache line: tasks that touch less than this on average are taken not to touch
 /// memory (fib, nqueens), whatever their number.
