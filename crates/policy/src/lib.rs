@@ -96,7 +96,7 @@ pub use policies::{
     boundary_level, classify, contiguous_counts, contiguous_squad, is_cpu_bound, soid, Affinity,
     Cab, CabInputs, Cats, Central, Mts, PolicyError, PolicyInfo, PolicyKind, RoundRobin, Slot,
     StaticBlocks, TaskSchedule, TaskScheduleError, Tier, WorkStealing, DEFAULT_CMPI_THRESHOLD,
-    POLICIES, SCHEDULE_PLACED, SCHEDULE_UNKNOWN,
+    FIRST_LOOK, POLICIES, SCHEDULE_PLACED, SCHEDULE_UNKNOWN,
 };
 pub use search::{SearchCounter, VictimCase, VictimOrder, VICTIM_CASES};
 pub use stability::{ChunkPlacement, CHUNK_COMPARED, CHUNK_SAME_SQUAD};

@@ -425,14 +425,17 @@ impl BiTier {
 
     /// `task`, profiled, completed on `worker` having cost `cost` itself: recorded in
     /// `profile`, with the squad that ran it, and the profile's search follows whether
-    /// the tasks so far touch memory (see [`BiTier::ws_victims`]).
+    /// the tasks so far touch memory (see [`BiTier::ws_victims`]). Returns whether the
+    /// profile should give up, its first tasks touching no data (see
+    /// [`crate::policies::online::FIRST_LOOK`]).
+    #[must_use]
     pub(crate) fn profiled(
         &self,
         profile: &OnlineProfile,
         worker: WorkerId,
         task: &TaskInfo,
         cost: &TaskCost,
-    ) {
+    ) -> bool {
         let touched = profile.finished(task, cost, self.squad_of(worker));
         let fits = self
             .shared_cache()
@@ -441,6 +444,7 @@ impl BiTier {
         if self.cluster.load(Ordering::Relaxed) != cluster {
             self.cluster.store(cluster, Ordering::Relaxed);
         }
+        touched.no_data
     }
 
     /// CAB's Algorithm I for `worker`. With affinity, every worker also takes loop
@@ -934,7 +938,10 @@ mod tests {
         // first once a task has completed.
         profile.spawned(&root, &half(0));
         bt.task_ends();
-        bt.profiled(&profile, 3, &half(0), &cost(4096));
+        assert!(
+            !bt.profiled(&profile, 3, &half(0), &cost(4096)),
+            "no look after one task"
+        );
         assert_eq!(bt.profile_place(&root, &half(0)), Some(Place::Squad(0)));
         bt.task_begins(3, &half(0));
         assert_eq!(
@@ -946,7 +953,7 @@ mod tests {
         let llc = bt.shared_cache().expect("the preset describes its L3s");
         let big = half(1);
         profile.spawned(&root, &big);
-        bt.profiled(&profile, 3, &big, &cost(bt.caches_together(llc)));
+        assert!(!bt.profiled(&profile, 3, &big, &cost(bt.caches_together(llc))));
         assert_eq!(plan_of(&bt), [Probe::OwnDeque, Probe::Steal(Victims::All)]);
         assert_eq!(bt.profile_place(&root, &half(1)), None);
         // A program whose tasks touch nothing (fib): at random from its first
@@ -954,7 +961,7 @@ mod tests {
         let fib = BiTier::new(&map, true);
         let profile = OnlineProfile::default();
         profile.spawned(&root, &half(0));
-        fib.profiled(&profile, 3, &half(0), &cost(0));
+        assert!(!fib.profiled(&profile, 3, &half(0), &cost(0)));
         assert_eq!(plan_of(&fib), [Probe::OwnDeque, Probe::Steal(Victims::All)]);
         assert_eq!(fib.profile_place(&root, &half(1)), None);
         // One squad per package (the papers' machines): nothing dealt, nothing changed.

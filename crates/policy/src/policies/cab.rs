@@ -38,7 +38,7 @@ use crate::policies::bitier::{BiTier, Tier, LEAVES_PER_SQUAD, UNEVEN_SHARES};
 use crate::policies::iteration::{contiguous_counts, contiguous_squad};
 use crate::policies::online::{
     leaf_order, share_imbalance, subtree_work, widths, Entry, LearnedTiers, OnlineProfile, Spawned,
-    PROFILE_BUDGET,
+    FIRST_LOOK, LINE_BYTES, PROFILE_BUDGET,
 };
 use crate::{
     Layout, Place, Policy, Probe, Source, SquadId, TaskCost, TaskId, TaskInfo, WorkerId, WorkerMap,
@@ -119,6 +119,9 @@ const LEVEL_UNKNOWN: u32 = u32::MAX;
 const NO_TIER: u32 = u32::MAX - 1;
 /// Auto mode: the first iteration outgrew the profile's budget; plain work stealing.
 const UNPROFILED: u32 = u32::MAX - 2;
+/// Auto mode: the profile's first tasks touched no data (`online::FIRST_LOOK`); plain
+/// work stealing, as [`UNPROFILED`].
+const NO_DATA: u32 = u32::MAX - 3;
 
 /// Positions of the inter-squad tasks in a complete `B`-ary tree, for first homes
 /// when no profile says where the leaves are: the root is at 0, and child `j` of the
@@ -207,7 +210,7 @@ impl Cab {
                 data_bytes,
             } => boundary_level(core.num_squads(), shared_cache, branching, data_bytes) - 1,
             CabInputs::Level(0) => NO_TIER,
-            CabInputs::Level(bl) => (bl - 1).min(UNPROFILED - 1),
+            CabInputs::Level(bl) => (bl - 1).min(NO_DATA - 1),
             CabInputs::Auto => LEVEL_UNKNOWN,
         };
         let core = if leaf_level == NO_TIER && !outgrown {
@@ -216,7 +219,7 @@ impl Cab {
             core
         };
         let positions = match inputs {
-            _ if !affinity || leaf_level >= UNPROFILED => None,
+            _ if !affinity || leaf_level >= NO_DATA => None,
             CabInputs::Given { branching, .. } => Some(Positions::new(branching)),
             CabInputs::Level(_) => Some(Positions::new(2)),
             CabInputs::Auto => None,
@@ -252,14 +255,14 @@ impl Cab {
     pub fn boundary(&self) -> Option<u32> {
         match self.leaf_level.load(Ordering::Acquire) {
             LEVEL_UNKNOWN => None,
-            NO_TIER | UNPROFILED => Some(0),
+            NO_TIER | UNPROFILED | NO_DATA => Some(0),
             leaf => Some(leaf + 1),
         }
     }
 
     fn tier(&self, level: u32) -> Option<Tier> {
         match self.leaf_level.load(Ordering::Acquire) {
-            LEVEL_UNKNOWN | NO_TIER | UNPROFILED => None,
+            LEVEL_UNKNOWN | NO_TIER | UNPROFILED | NO_DATA => None,
             leaf if level < leaf => Some(Tier::Inter),
             leaf if level == leaf => Some(Tier::LeafInter),
             _ => Some(Tier::Intra),
@@ -401,7 +404,7 @@ impl Policy for Cab {
         // from its queue then, `Layout::queued_starts`).
         !matches!(
             self.leaf_level.load(Ordering::Acquire),
-            NO_TIER | UNPROFILED
+            NO_TIER | UNPROFILED | NO_DATA
         )
     }
 
@@ -427,7 +430,16 @@ impl Policy for Cab {
             .filter(|_| !self.core.is_placed_chunk(task));
         match (tier, cost) {
             (Some(tier), _) => self.core.finished(worker, task, tier),
-            (None, Some(cost)) => self.core.profiled(&self.profile, worker, task, cost),
+            (None, Some(cost)) => {
+                if self.core.profiled(&self.profile, worker, task, cost) {
+                    let _ = self.leaf_level.compare_exchange(
+                        LEVEL_UNKNOWN,
+                        NO_DATA,
+                        Ordering::AcqRel,
+                        Ordering::Acquire,
+                    );
+                }
+            }
             (None, None) => {}
         }
     }
@@ -453,6 +465,12 @@ impl Policy for Cab {
             return format!(
                 "{name}: M = {m} squads: no iteration within the profile's first {PROFILE_BUDGET} tasks, \
                  or its whole tree run again from outside: BL = 0, plain ws, no profiling\n"
+            );
+        }
+        if self.leaf_level.load(Ordering::Acquire) == NO_DATA {
+            return format!(
+                "{name}: M = {m} squads: the profile's first {FIRST_LOOK} tasks touched under {LINE_BYTES} \
+                 bytes each on average, no data to place: BL = 0, plain ws, no profiling\n"
             );
         }
         let mut text = match (self.inputs, self.boundary(), self.learned.get()) {
@@ -499,7 +517,10 @@ impl Policy for Cab {
         ));
         out.push((
             "profile_abandoned".to_string(),
-            u64::from(self.leaf_level.load(Ordering::Acquire) == UNPROFILED),
+            u64::from(matches!(
+                self.leaf_level.load(Ordering::Acquire),
+                UNPROFILED | NO_DATA
+            )),
         ));
         out
     }
@@ -510,6 +531,23 @@ mod tests {
     use super::*;
 
     const MIB: u64 = 1 << 20;
+
+    #[test]
+    fn a_first_look_at_tasks_without_data_ends_the_profile() {
+        for (bytes, ends) in [(0, true), (LINE_BYTES, false)] {
+            let cab = Cab::new(&WorkerMap::from_squad_sizes(&[2, 2]), CabInputs::Auto, true);
+            crate::policies::cats::tests::finish_first_look(&cab, bytes);
+            assert_eq!(cab.wants_cost(), !ends, "{bytes} bytes a task");
+            if ends {
+                assert_eq!(cab.boundary(), Some(0));
+                assert!(
+                    cab.explain().contains("no data to place"),
+                    "{}",
+                    cab.explain()
+                );
+            }
+        }
+    }
 
     #[test]
     fn a_program_that_never_iterates_stops_being_profiled() {

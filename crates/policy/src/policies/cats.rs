@@ -4,7 +4,10 @@
 //! 1. The first iteration is profiled: tasks are generated parent-first and stolen at
 //!    random across squads (plain work stealing), and every task's own cost is measured
 //!    by the engine's counter source; each task's SOID (Eq. 1) is its own bytes plus its
-//!    children's SOIDs, passed up as children complete.
+//!    children's SOIDs, passed up as children complete. Where the first tasks
+//!    measured touch no data (under a line each), the profile gives up at once and the
+//!    program runs as `ws` (`FIRST_LOOK` in `online.rs`): no partition could pay back
+//!    what recording them costs.
 //! 2. The first spawn of a task id that already completed starts the second iteration:
 //!    the DAG is partitioned by Fig. 6 (leaf inter-squad task iff its SOID fits the
 //!    squad's shared cache and its parent's does not), which handles unbalanced trees
@@ -35,7 +38,7 @@
 use crate::policies::bitier::{BiTier, Tier, LEAVES_PER_SQUAD, UNEVEN_SHARES};
 use crate::policies::online::{
     leaf_order, share_imbalance, subtree_work, widths, Entry, LearnedTiers, OnlineProfile, Spawned,
-    PROFILE_BUDGET,
+    FIRST_LOOK, LINE_BYTES, PROFILE_BUDGET,
 };
 use crate::{
     Layout, Place, Policy, Probe, Source, TaskCost, TaskId, TaskInfo, WorkerId, WorkerMap,
@@ -61,6 +64,9 @@ const OUTGROWN: u8 = 4;
 /// The first iteration outgrew the profile's budget (a program that does not iterate,
 /// or a very fine-grained one): plain work stealing from then on, its loop chunks home.
 const UNPROFILED: u8 = 5;
+/// The profile's first tasks touched no data (`online::FIRST_LOOK`): plain work
+/// stealing from then on, as [`UNPROFILED`].
+const NO_DATA: u8 = 6;
 
 /// Cache Aware Task Stealing.
 #[derive(Debug)]
@@ -273,7 +279,14 @@ impl Policy for Cats {
         if let Some(tier) = tier {
             self.core.finished(worker, task, tier);
         } else if let (PROFILING, Some(cost)) = (self.state.load(Ordering::Acquire), cost) {
-            self.core.profiled(&self.profile, worker, task, cost);
+            if self.core.profiled(&self.profile, worker, task, cost) {
+                let _ = self.state.compare_exchange(
+                    PROFILING,
+                    NO_DATA,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                );
+            }
         }
     }
 
@@ -290,6 +303,11 @@ impl Policy for Cats {
             (UNPROFILED, _) => format!(
                 "{}: no iteration within the profile's first {PROFILE_BUDGET} tasks, or its whole tree \
                  run again from outside: plain ws, no profiling\n",
+                self.name()
+            ),
+            (NO_DATA, _) => format!(
+                "{}: the profile's first {FIRST_LOOK} tasks touched under {LINE_BYTES} bytes each on \
+                 average, no data to place: plain ws, no profiling\n",
                 self.name()
             ),
             (CPU_BOUND, Some(p)) => format!("{}: {}", self.name(), p.report),
@@ -313,7 +331,10 @@ impl Policy for Cats {
         ));
         out.push((
             "profile_abandoned".to_string(),
-            u64::from(self.state.load(Ordering::Acquire) == UNPROFILED),
+            u64::from(matches!(
+                self.state.load(Ordering::Acquire),
+                UNPROFILED | NO_DATA
+            )),
         ));
         if let Some(p) = self.partition.get() {
             out.push(("cpu_bound".to_string(), u64::from(p.cpu_bound)));
@@ -351,6 +372,44 @@ pub(crate) mod tests {
             parent = a;
         }
         panic!("still not done after {limit} joins");
+    }
+
+    /// Reports `FIRST_LOOK` profiled completions of `bytes` each to `policy` (tasks it
+    /// was not told of spawning: the profile takes them as new positions).
+    pub(crate) fn finish_first_look(policy: &dyn Policy, bytes: u64) {
+        let cost = TaskCost {
+            bytes,
+            nanos: 100,
+            ..TaskCost::default()
+        };
+        for i in 0..FIRST_LOOK {
+            let task = TaskInfo {
+                id: TaskId(1000 + i),
+                level: 1,
+                loop_chunks: 0,
+            };
+            policy.task_started(0, &task, Source::Inline);
+            policy.task_finished(0, &task, Some(&cost));
+        }
+    }
+
+    #[test]
+    fn a_first_look_at_tasks_without_data_ends_the_profile() {
+        for (bytes, ends) in [(0, true), (LINE_BYTES - 1, true), (LINE_BYTES, false)] {
+            let cats = Cats::new(&WorkerMap::from_squad_sizes(&[2, 2]), 0.001, true);
+            finish_first_look(&cats, bytes);
+            assert_eq!(cats.wants_cost(), !ends, "{bytes} bytes a task");
+            assert_eq!(cats.wants_task_events(), !ends, "{bytes} bytes a task");
+            let abandoned = ("profile_abandoned".to_string(), u64::from(ends));
+            assert!(cats.stats().contains(&abandoned), "{bytes} bytes a task");
+            if ends {
+                assert!(
+                    cats.explain().contains("no data to place"),
+                    "{}",
+                    cats.explain()
+                );
+            }
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ pub use cats::{Cats, DEFAULT_CMPI_THRESHOLD};
 pub use central::Central;
 pub use iteration::{contiguous_counts, contiguous_squad};
 pub use mts::Mts;
-pub use online::{classify, is_cpu_bound, soid};
+pub use online::{classify, is_cpu_bound, soid, FIRST_LOOK};
 pub use rr::RoundRobin;
 pub use ws::WorkStealing;
 

@@ -189,6 +189,24 @@ impl Table {
 /// 4,096 tasks per iteration (`spmv-crs laplace2d:1024,grain=256`).
 pub(crate) const PROFILE_BUDGET: usize = 1 << 15;
 
+/// The completions after which the profile looks whether its tasks touch memory at all.
+/// Where the first [`FIRST_LOOK`] touched under a cache line each on average (fib,
+/// nqueens, knapsack: they declare work and no bytes, and miss about never), there is
+/// no data for a partition to keep: a placement saves at most the misses of the tasks
+/// it places, under one each here (about 100 ns apiece between a remote and a local
+/// cache on the papers' machines), while recording a task costs about 1,700
+/// instructions and 1 us of wall time with two workers taking the profile's lock
+/// (`locus bench fib --size 30 --policy ws,cats --machine 2x1 --threads 2 --reps 1
+/// --warmup 0`: 32,768 profiled tasks took 36 ms over ws's 8; callgrind over `--size
+/// 20` and `25`). The profile then gives up and the policy runs as ws. The bound is what
+/// a first run may lose before the look, about 0.3 ms once: under 4% of fib 30's 8 ms;
+/// and where tasks are coarse, what the kernels' own declarations cost while a profile
+/// listens (nqueens 12, 1,511 tasks: 5.5% more instructions than ws with the look at
+/// 1,024 tasks). 256 completions of a tree's first leaves and their parents are enough
+/// to tell a line a task from none. A program whose first iteration is shorter repeats
+/// before the look, and pays the profile of one iteration once, as before.
+pub const FIRST_LOOK: u64 = 256;
+
 /// A cache line: tasks that touch less than this on average are taken not to touch
 /// memory (fib, nqueens), whatever their number.
 pub(crate) const LINE_BYTES: u64 = 64;
@@ -290,9 +308,11 @@ impl OnlineProfile {
         let mut table = self.table();
         table.completions += 1;
         table.bytes = table.bytes.saturating_add(cost.bytes);
+        let memory = table.bytes / table.completions >= LINE_BYTES;
         let touched = Touched {
-            memory: table.bytes / table.completions >= LINE_BYTES,
+            memory,
             bytes: table.bytes,
+            no_data: table.completions == FIRST_LOOK && !memory,
         };
         let entry = table.entry(task.id, task.level);
         entry.ran_on = Some(squad);
@@ -334,6 +354,9 @@ pub(crate) struct Touched {
     pub(crate) memory: bool,
     /// Their bytes together (each task's own, so data two tasks share counts twice).
     pub(crate) bytes: u64,
+    /// This completion is the [`FIRST_LOOK`]th, and the tasks so far touched under
+    /// [`LINE_BYTES`] each on average: the profile should give up (said once).
+    pub(crate) no_data: bool,
 }
 
 /// What the first iteration showed, and the tiers that follow from it.
