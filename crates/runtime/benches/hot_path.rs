@@ -28,8 +28,9 @@
 //!   program's first iteration); `policy/tree/P`: `fib(15)` with a `join` at every call
 //!   (1,973 tasks) on a pool of P over the virtual machine `2x1` (two squads of one
 //!   worker), per task, run again and again in one pool; `policy/first_tree/P`:
-//!   `fib(20)` (21,891 tasks) as the first run of a pool built for it (cats and cab
-//!   profile it, mts notes it), per task.
+//!   `fib(20)` (21,891 tasks) as the first run of a pool built for it, per task (cats
+//!   and cab profile its first 256 tasks, `locus_policy::FIRST_LOOK`, and find no data
+//!   in them; mts notes every task).
 //!
 //! Both pools have two unpinned workers, and only one pool exists at a time (each is
 //! built for its group and dropped after), so neither's idle threads take CPU from the
