@@ -84,9 +84,9 @@ impl Drop for RestoreCtx<'_> {
     }
 }
 
-/// `join` on a worker. Inlined always, as `join` is: the caller's body then holds the
-/// whole fast path, so a recursive caller (fib) recurses through itself with its
-/// closures inlined here, and the join site is a constant in it.
+/// `join` on a worker, out of line: the caller's own body then stays small (a `fib` at
+/// a leaf saves no registers), and the closures are still inlined here, one copy per
+/// call site, the site a constant in it.
 ///
 /// Where the worker's joins run as `ws` (and want no task events), the second half
 /// waits in the frames as a [`FrameJob`]: lazy task creation. Until a thief comes the
@@ -94,7 +94,7 @@ impl Drop for RestoreCtx<'_> {
 /// slot and its tail, and the running task's context; it catches no panic (a guard runs
 /// the second half if the first unwinds) and moves no result. Everything else (the
 /// result slot, the wake-up, the wait) happens only on the stolen path.
-#[inline(always)]
+#[inline(never)]
 pub(crate) fn join_in<A, B, RA, RB>(worker: &WorkerThread, site: JoinSite, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -105,7 +105,7 @@ where
     if !worker.joins_framed() {
         return join_placed(worker, site, a, b);
     }
-    let parent = worker.ctx.get();
+    let parent = worker.ctx_fields();
     let (info_a, info_b) = parent.join_children(site);
     let job_b = FrameJob::new(info_b, worker.index, b);
     let frames = worker.frames();
