@@ -36,9 +36,11 @@
 //! a half is never both run inline and stolen. Thieves claim in order from `head`, so
 //! when the half of the owner's join at slot `t` is stolen, so are all below it, and
 //! `release` resets both ends to `t` once the owner is back at that join. A join deeper
-//! than [`CAPACITY`] slots, or in a process where `membarrier` is unavailable (an old
-//! kernel, a seccomp filter), still works: the first falls back to the deque, the second
-//! uses a real fence on the owner's side too (what crossbeam's pop pays).
+//! than [`CAPACITY`] slots falls back to the deque, and so does every join in a process
+//! where `membarrier` is unavailable (an old kernel, a seccomp filter): its frames hold
+//! nothing ([`Frames::is_usable`]), so the owner's fence is a compiler fence always and
+//! its pop tests no flag. The crate's own tests, Miri and loom check the symmetric form
+//! instead, both fences full ones.
 //!
 //! `src/tests/loom_frames.rs` models the protocol with both fences as `SeqCst` fences
 //! (what the asymmetric pair stands for), including the slot reads, whose races loom
@@ -58,21 +60,48 @@ pub(crate) struct Frames<T> {
     /// Written under `lock` only; read by the owner at every pop.
     head: CachePadded<AtomicUsize>,
     lock: Mutex<()>,
-    /// Whether the thieves' fence is `membarrier` (the owner's then a compiler fence).
+    /// Whether the thieves' fence is `membarrier` (the owner's then a compiler fence);
+    /// else both are full fences, which only the crate's tests, Miri and loom run.
     asymmetric: bool,
-    slots: Box<[SlotCell<T>]>,
+    /// How many slots a push may use: [`CAPACITY`], or none where the fences cannot be
+    /// asymmetric outside those checks.
+    limit: usize,
+    /// Loom only: whether the owner's fence is there at all (a model without it must
+    /// fail, which shows that the models can see the race the fence closes).
+    #[cfg(loom)]
+    owner_fence: bool,
+    slots: [SlotCell<T>; CAPACITY],
 }
 
 impl<T: Copy> Frames<T> {
     /// Empty frames; `asymmetric`: the process may use `membarrier` (see
-    /// [`asymmetric_fences`]).
+    /// [`asymmetric_fences`]). Without it they hold nothing, except in the crate's tests,
+    /// under Miri and under loom, where both sides fence fully.
     pub(crate) fn new(asymmetric: bool) -> Frames<T> {
+        let checked = cfg!(any(test, loom, miri));
         Frames {
+            limit: if asymmetric || checked { CAPACITY } else { 0 },
             tail: CachePadded::new(AtomicUsize::new(0)),
             head: CachePadded::new(AtomicUsize::new(0)),
             lock: Mutex::new(()),
             asymmetric,
-            slots: (0..CAPACITY).map(|_| SlotCell::new()).collect(),
+            #[cfg(loom)]
+            owner_fence: true,
+            slots: std::array::from_fn(|_| SlotCell::new()),
+        }
+    }
+
+    /// Whether a push can succeed at all (see [`Frames::new`]).
+    pub(crate) fn is_usable(&self) -> bool {
+        self.limit > 0
+    }
+
+    /// Loom only: frames whose owner skips its fence, a protocol that must fail.
+    #[cfg(loom)]
+    pub(crate) fn without_owner_fence() -> Frames<T> {
+        Frames {
+            owner_fence: false,
+            ..Frames::new(false)
         }
     }
 
@@ -81,7 +110,11 @@ impl<T: Copy> Frames<T> {
     #[inline]
     pub(crate) fn push(&self, item: T) -> Option<usize> {
         let t = self.tail.load(Relaxed);
-        let slot = self.slots.get(t)?;
+        if t >= self.limit {
+            return None;
+        }
+        // SAFETY: `t < limit <= CAPACITY`, the slots' length (one bounds check, not two).
+        let slot = unsafe { self.slots.get_unchecked(t) };
         // SAFETY: only the owner writes slots, and no thief reads slot `t` now: a thief
         // reads a slot below the `tail` it saw, and the owner's `tail` is `t` (any thief
         // that claimed `t` earlier saw the retraction, or the owner saw its claim and
@@ -153,13 +186,19 @@ impl<T: Copy> Frames<T> {
         Some(unsafe { self.slots[h].read() })
     }
 
-    /// The owner's side of the store-load fence: free with `membarrier`.
+    /// The owner's side of the store-load fence: free with `membarrier`, the only form
+    /// a process runs outside the checks (see [`Frames::new`]).
     #[inline]
     fn light_fence(&self) {
-        if self.asymmetric && !cfg!(loom) {
-            std::sync::atomic::compiler_fence(SeqCst);
-        } else {
+        #[cfg(loom)]
+        if !self.owner_fence {
+            return;
+        }
+        let full = cfg!(loom) || (cfg!(any(test, miri)) && !self.asymmetric);
+        if full {
             fence(SeqCst);
+        } else {
+            std::sync::atomic::compiler_fence(SeqCst);
         }
     }
 

@@ -9,11 +9,13 @@
 //! [`HeapJob`] is boxed and frees itself when run (a scope's spawn).
 
 use crate::latch::{CountLatch, Latch};
+use crate::sync::AtomicUsize;
 use crate::unwind::{self, AbortIfPanic};
 use locus_policy::TaskInfo;
 use std::any::Any;
 use std::cell::UnsafeCell;
-use std::mem::{self, ManuallyDrop};
+use std::mem::{self, ManuallyDrop, MaybeUninit};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, SeqCst};
 
 /// Something a worker can run through a [`JobRef`].
 pub(crate) trait Job {
@@ -214,6 +216,154 @@ impl<L: Latch, F: FnOnce() -> R, R> Job for StackJob<L, F, R> {
         }
         // SAFETY: `this.latch` is live; `set` does not touch it after the store.
         unsafe { Latch::set(&this.latch) };
+        mem::forget(abort);
+    }
+}
+
+/// The state word of a [`FrameJob`]: the owner's worker index until a thief has run the
+/// job, then [`HalfState::DONE`]. One store when the join starts, and nothing more
+/// unless a thief comes: the owner learns of a theft from the frames (`frames.rs`), and
+/// only then waits for this word.
+#[derive(Debug)]
+pub(crate) struct HalfState(AtomicUsize);
+
+impl HalfState {
+    /// What the word holds once the thief has written the result.
+    const DONE: usize = usize::MAX;
+
+    /// The state of a half that worker `owner` has just made.
+    #[inline(always)]
+    pub(crate) fn new(owner: usize) -> HalfState {
+        HalfState(AtomicUsize::new(owner))
+    }
+
+    /// Thief: the worker to wake once the half is complete. The owner wrote it before
+    /// it published the half, which the thief's taking of it acquired.
+    #[inline]
+    pub(crate) fn owner(&self) -> usize {
+        self.0.load(Relaxed)
+    }
+
+    /// Thief: marks the half complete, its result written. `SeqCst`: the store is the
+    /// first half of the sleep handshake (the setter then wakes the owner, fenced, as
+    /// [`Latch::set`] does), and its release half publishes the result.
+    ///
+    /// # Safety
+    /// `this` must point to a live state; the owner may free it as soon as the store is
+    /// visible, so the caller touches nothing of it afterwards.
+    #[inline]
+    pub(crate) unsafe fn complete(this: *const Self) {
+        // SAFETY: forwarded from the caller.
+        unsafe { (*this).0.store(Self::DONE, SeqCst) };
+    }
+
+    /// Owner: whether the thief has completed the half; `Acquire`, pairing with
+    /// [`HalfState::complete`], so the result is visible once this says so.
+    #[inline]
+    pub(crate) fn is_done(&self) -> bool {
+        self.0.load(Acquire) == Self::DONE
+    }
+}
+
+/// The second half of a `join` that waits in the worker's frames (`frames.rs`): lazy
+/// task creation. Making it writes the task's identity (a thief needs it to run the
+/// half as its task), the state word and the closure; the result slot and every wake-up
+/// are the thief's, so a half the owner takes back costs no more, and runs as a plain
+/// call ([`FrameJob::run_inline`]).
+#[repr(C)]
+pub(crate) struct FrameJob<F, R> {
+    header: JobHeader,
+    state: HalfState,
+    /// Taken exactly once, as in [`StackJob`].
+    func: UnsafeCell<ManuallyDrop<F>>,
+    /// Written by the thief, only if one took the job, before it completes the state.
+    result: UnsafeCell<MaybeUninit<std::thread::Result<R>>>,
+}
+
+impl<F: FnOnce() -> R, R> FrameJob<F, R> {
+    /// The half `func`, to run as task `info`, of a join on worker `owner`.
+    #[inline(always)]
+    pub(crate) fn new(info: TaskInfo, owner: usize, func: F) -> FrameJob<F, R> {
+        FrameJob {
+            header: JobHeader { info },
+            state: HalfState::new(owner),
+            func: UnsafeCell::new(ManuallyDrop::new(func)),
+            result: UnsafeCell::new(MaybeUninit::uninit()),
+        }
+    }
+
+    /// The task this half runs as.
+    #[inline]
+    pub(crate) fn info(&self) -> TaskInfo {
+        self.header.info
+    }
+
+    /// # Safety
+    /// The job must not move or be dropped until it has been taken back (then run with
+    /// [`FrameJob::run_inline`]) or, taken by a thief, completed ([`FrameJob::is_done`]);
+    /// the ref must be run at most once.
+    #[inline(always)]
+    pub(crate) unsafe fn as_job_ref(&self) -> JobRef {
+        // SAFETY: forwarded from the caller.
+        unsafe { JobRef::new(self) }
+    }
+
+    /// The closure of a job that was never published (the frames were full).
+    #[inline]
+    pub(crate) fn into_func(self) -> F {
+        ManuallyDrop::into_inner(self.func.into_inner())
+    }
+
+    /// Runs the closure here, for a job the owner took back.
+    #[inline(always)]
+    pub(crate) fn run_inline(&self) -> R {
+        // SAFETY: taken back, so nobody else touches `func`; this is its one take.
+        let func = unsafe { ManuallyDrop::take(&mut *self.func.get()) };
+        func()
+    }
+
+    /// Whether a thief that took the job has completed it.
+    #[inline]
+    pub(crate) fn is_done(&self) -> bool {
+        self.state.is_done()
+    }
+
+    /// The thief's result, once [`FrameJob::is_done`]: the value or the panic.
+    ///
+    /// # Safety
+    /// A thief took the job and completed it, and the result is taken once.
+    pub(crate) unsafe fn take_result(&self) -> std::thread::Result<R> {
+        // SAFETY: the thief wrote the result before completing the state, which the
+        // caller has seen with `Acquire`; nobody touches it again.
+        unsafe { (*self.result.get()).assume_init_read() }
+    }
+}
+
+// SAFETY: `repr(C)` with the header first.
+unsafe impl<F, R> HasHeader for FrameJob<F, R> {}
+
+impl<F: FnOnce() -> R, R> Job for FrameJob<F, R> {
+    unsafe fn execute(this: *const (), end: Option<&mut dyn FnMut()>) {
+        // SAFETY: `this` was made from a `&FrameJob<F, R>` by `as_job_ref`, whose
+        // contract keeps it live until the state is complete.
+        let this = unsafe { &*(this as *const Self) };
+        let abort = AbortIfPanic;
+        let owner = this.state.owner();
+        // SAFETY: executed once (JobRef contract): nobody else touches `func`.
+        let func = unsafe { ManuallyDrop::take(&mut *this.func.get()) };
+        let result = unwind::halt_unwinding(func);
+        // SAFETY: the owner reads `result` only once the state is complete.
+        unsafe { (*this.result.get()).write(result) };
+        if let Some(end) = end {
+            end();
+        }
+        // Only a worker of the owner's pool steals from its frames, and its pool is the
+        // owner's: the registry it holds outlives the wake-up below.
+        let worker = crate::registry::WorkerThread::current()
+            .expect("a join's half is stolen by a worker of its pool");
+        // SAFETY: `this.state` is live until this store; nothing of `this` is touched after.
+        unsafe { HalfState::complete(&this.state) };
+        worker.registry.sleep.wake(owner);
         mem::forget(abort);
     }
 }

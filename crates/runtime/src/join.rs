@@ -4,10 +4,13 @@
 //! first itself, and then takes the second back if nobody has started it; otherwise it
 //! works on other jobs (or sleeps) until the second's latch is set. Where the worker's
 //! joins run as `ws` (under `ws`, and under a bi-tier policy once it keeps its spawns
-//! local), the second closure waits in the worker's frames (`frames.rs`) rather than on
-//! its deque: thieves take it from there as from the deque, and a join nobody steals
-//! costs the owner no fence and no atomic read-modify-write. Both closures always run, also when the first panics; a panic of
-//! either reaches the caller, the first's if both panic.
+//! local) and the policy wants no task events, the second closure waits in the worker's
+//! frames (`frames.rs`) rather than on its deque, as a [`FrameJob`]: thieves take it
+//! from there as from the deque, and a join nobody steals costs the owner no fence, no
+//! atomic read-modify-write, no latch, no result slot and no `catch_unwind` (lazy task
+//! creation: what a thief needs is written, the rest happens only once one comes). Both
+//! closures always run, also when the first panics; a panic of either reaches the
+//! caller, the first's if both panic.
 //!
 //! Taking back also applies to the queues of the non-stealing policies (an inbox, a
 //! squad queue, the central queue). Qthreads gives each task a stack of its own, so a
@@ -21,12 +24,13 @@
 //! queue's lock. Where the policy has said that it runs as `ws` for good
 //! (`Policy::spawns_stay_local`), the half goes to the own deque without asking it.
 
-use crate::job::StackJob;
+use crate::job::{FrameJob, StackJob};
 use crate::latch::WorkerLatch;
 use crate::registry::WorkerThread;
 use crate::unwind;
 use locus_policy::Source;
 use locus_task::{JoinSite, Spawner};
+use std::mem;
 use std::panic::Location;
 
 /// Runs `a` and `b`, potentially in parallel, and returns `(a(), b())`.
@@ -80,11 +84,133 @@ impl Drop for RestoreCtx<'_> {
     }
 }
 
-/// `join` on a worker. Inlined always, as `join` is: the caller's body then holds the
-/// whole fast path, so a recursive caller (fib) recurses through itself with its
-/// closures inlined here, and the join site is a constant in it.
-#[inline(always)]
+/// `join` on a worker, out of line: the caller's own body then stays small (a `fib` at
+/// a leaf saves no registers), and the closures are still inlined here, one copy per
+/// call site, the site a constant in it.
+///
+/// Where the worker's joins run as `ws` (and want no task events), the second half
+/// waits in the frames as a [`FrameJob`]: lazy task creation. Until a thief comes the
+/// join writes the half's identity, its state word and closure, two words of the frame
+/// slot and its tail, and the running task's context; it catches no panic (a guard runs
+/// the second half if the first unwinds) and moves no result. Everything else (the
+/// result slot, the wake-up, the wait) happens only on the stolen path.
+#[inline(never)]
 pub(crate) fn join_in<A, B, RA, RB>(worker: &WorkerThread, site: JoinSite, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if !worker.joins_framed() {
+        return join_placed(worker, site, a, b);
+    }
+    let parent = worker.ctx_fields();
+    let (info_a, info_b) = parent.join_children(site);
+    let job_b = FrameJob::new(info_b, worker.index, b);
+    let frames = worker.frames();
+    // SAFETY: `job_b` stays on this frame until it has run: below we either take it back
+    // (then nobody else has it) or wait until its thief has completed it; the guard does
+    // the same when `a` unwinds.
+    let Some(slot) = frames.push(unsafe { job_b.as_job_ref() }) else {
+        // Frames full (a join nested deeper than they hold): the deque, as any other
+        // half. Nothing was published, so the closure is ours to move.
+        return join_placed(worker, site, a, job_b.into_func());
+    };
+    worker.announce_local_work();
+    worker.ctx.set(Spawner::of(info_a));
+    let guard = FirstUnwinds {
+        worker,
+        slot,
+        job: &job_b,
+        parent: &parent,
+    };
+    let ra = a();
+    mem::forget(guard);
+    if frames.pop(slot) {
+        worker.ctx.set(Spawner::of(info_b));
+        worker.count_tasks(2);
+        // A panic of `b` unwinds from here directly, the context restored.
+        let _restore = RestoreCtx(worker, parent);
+        (ra, job_b.run_inline())
+    } else {
+        worker.ctx.set(parent);
+        (ra, join_stolen(worker, slot, &job_b))
+    }
+}
+
+/// The rest of a join whose second half (`job`, at `slot` of the frames) a thief took:
+/// the half's value, or its panic resumed.
+#[cold]
+#[inline(never)]
+fn join_stolen<F: FnOnce() -> R, R>(worker: &WorkerThread, slot: usize, job: &FrameJob<F, R>) -> R {
+    match thiefs_result(worker, slot, job) {
+        Ok(r) => r,
+        Err(panic) => unwind::resume_unwinding(panic),
+    }
+}
+
+/// Works until the thief of `job` has completed it, then frees `slot` (back at this
+/// join with whatever ran meanwhile finished, the thieves' claims up to it end here)
+/// and takes the result the thief left.
+fn thiefs_result<F: FnOnce() -> R, R>(
+    worker: &WorkerThread,
+    slot: usize,
+    job: &FrameJob<F, R>,
+) -> std::thread::Result<R> {
+    worker.count_tasks(1);
+    if !job.is_done() {
+        worker.wait_until_cold(|| job.is_done());
+    }
+    worker.frames().release(slot);
+    // SAFETY: the thief completed the job (seen above); its result is taken once, here.
+    unsafe { job.take_result() }
+}
+
+/// Armed while a framed join's first half runs; dropped only if it unwinds. Then the
+/// second half still runs (here if nobody took it, else its thief's run is waited for),
+/// its panic or value is dropped (the first's panic wins), and the parent's context is
+/// back before the unwinding goes on. Its drop is inlined into the landing pad and
+/// passes the fields on as arguments, so arming it stores nothing: the fields are
+/// values the join keeps anyway.
+struct FirstUnwinds<'a, F: FnOnce() -> R, R> {
+    worker: &'a WorkerThread,
+    slot: usize,
+    job: &'a FrameJob<F, R>,
+    parent: &'a Spawner,
+}
+
+impl<F: FnOnce() -> R, R> Drop for FirstUnwinds<'_, F, R> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        first_unwound(self.worker, self.slot, self.job, self.parent);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn first_unwound<F: FnOnce() -> R, R>(
+    worker: &WorkerThread,
+    slot: usize,
+    job: &FrameJob<F, R>,
+    parent: &Spawner,
+) {
+    if worker.frames().pop(slot) {
+        worker.ctx.set(Spawner::of(job.info()));
+        worker.count_tasks(2);
+        drop(unwind::halt_unwinding(|| job.run_inline()));
+    } else {
+        drop(thiefs_result(worker, slot, job));
+    }
+    worker.ctx.set(*parent);
+}
+
+/// `join` where its halves go where the policy places them (the deque, a shared queue,
+/// or nowhere: [`WorkerThread::push_half`]), as a [`StackJob`] waited on through its
+/// latch; also a `ws` join nested deeper than the frames hold, and every join of a
+/// worker whose policy wants task events ([`join_with_events`]).
+#[inline(never)]
+fn join_placed<A, B, RA, RB>(worker: &WorkerThread, site: JoinSite, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -105,30 +231,14 @@ where
     // SAFETY: `job_b` stays on this frame until it has run: below we either take it back
     // (then nobody else has it) or wait for its latch.
     let job_b_ref = unsafe { job_b.as_job_ref() };
-    // Frames full (a join nested deeper than they hold): the deque, as any other half.
-    let framed = if worker.joins_stay_local() {
-        worker.frames().push(job_b_ref)
-    } else {
-        None
-    };
-    let half = match framed {
-        Some(slot) => {
-            worker.announce_local_work();
-            Half::Framed(slot)
-        }
-        None => match worker.push_join_half(job_b_ref) {
-            Some(place) => Half::Placed(place),
-            None => Half::Kept,
-        },
-    };
+    let place = worker.push_join_half(job_b_ref);
 
     worker.ctx.set(Spawner::of(info_a));
     let result_a = unwind::halt_unwinding(a);
 
-    let ours = match half {
-        Half::Framed(slot) => worker.frames().pop(slot),
-        Half::Kept => true,
-        Half::Placed(place) => worker.take_back(&job_b_ref, place),
+    let ours = match place {
+        None => true,
+        Some(place) => worker.take_back(&job_b_ref, place),
     };
     if ours {
         worker.ctx.set(Spawner::of(info_b));
@@ -152,27 +262,11 @@ where
         if !job_b.latch.probe() {
             worker.wait_until_cold(|| job_b.latch.probe());
         }
-        if let Half::Framed(slot) = half {
-            // Back at this join with whatever ran meanwhile finished: the thieves'
-            // claims up to this slot end here.
-            worker.frames().release(slot);
-        }
         match result_a {
             Ok(ra) => (ra, job_b.into_result()),
             Err(panic) => unwind::resume_unwinding(panic),
         }
     }
-}
-
-/// Where a `join`'s second half waits while the first runs.
-#[derive(Clone, Copy)]
-enum Half {
-    /// In the worker's frames, at this slot (`frames.rs`): joins that run as `ws`.
-    Framed(usize),
-    /// Nowhere: nobody else can take it ([`WorkerThread::push_half`]).
-    Kept,
-    /// Published where the policy placed it.
-    Placed(locus_policy::Place),
 }
 
 /// `join` under a policy that wants task events (the bi-tier policies): every half is
@@ -242,5 +336,60 @@ where
     match (result_a, result_b) {
         (Ok(ra), Ok(rb)) => (ra, rb),
         (Err(panic), _) | (Ok(_), Err(panic)) => unwind::resume_unwinding(panic),
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use crate::{PolicyKind, ThreadPoolBuilder};
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    use std::time::{Duration, Instant};
+
+    /// A join whose first half panics while its second half may have been stolen from
+    /// the frames (the first waits, up to a bound, for the second to start elsewhere):
+    /// either way the second runs exactly once, the first's panic reaches the caller
+    /// (also when the stolen second panics too), and the pool goes on.
+    #[test]
+    fn a_first_half_that_unwinds_waits_for_its_stolen_second() {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .policy(PolicyKind::Ws)
+            .pin(false)
+            .build()
+            .unwrap();
+        let rounds = if cfg!(miri) { 2 } else { 20 };
+        for round in 0..rounds {
+            let both_panic = round % 2 == 1;
+            let started = AtomicUsize::new(0);
+            let err = catch_unwind(AssertUnwindSafe(|| {
+                pool.install(|| {
+                    crate::join(
+                        || {
+                            let deadline = Instant::now() + Duration::from_millis(200);
+                            while started.load(SeqCst) == 0 && Instant::now() < deadline {
+                                std::hint::spin_loop();
+                            }
+                            panic!("first")
+                        },
+                        || {
+                            started.fetch_add(1, SeqCst);
+                            if both_panic {
+                                panic!("second");
+                            }
+                        },
+                    )
+                })
+            }))
+            .expect_err("the first half's panic reaches the caller");
+            assert_eq!(err.downcast_ref::<&str>(), Some(&"first"), "round {round}");
+            assert_eq!(
+                started.load(SeqCst),
+                1,
+                "round {round}: the second ran once"
+            );
+            let (a, b) = pool.install(|| crate::join(|| 1, || 2));
+            assert_eq!((a, b), (1, 2));
+        }
     }
 }

@@ -468,6 +468,8 @@ pub(crate) struct WorkerThread {
     /// `ws` (`Layout::always_local`), and once the policy says they will stay local
     /// (`Policy::spawns_stay_local`, asked when it stops wanting task events).
     joins_local: Cell<bool>,
+    /// `joins_local` without `events`: `join` takes the path of `frames.rs`.
+    joins_framed: Cell<bool>,
     /// Per-task cost measurement, where the pool has a counter source.
     profiler: Option<RefCell<TaskProfiler>>,
     /// Whether this worker is in an idle spell (counted in the idle counts).
@@ -513,6 +515,11 @@ impl WorkerThread {
             frames: &registry.frames[index],
             events: Cell::new(registry.layout.task_events),
             joins_local: Cell::new(registry.layout.always_local),
+            joins_framed: Cell::new(
+                registry.layout.always_local
+                    && !registry.layout.task_events
+                    && registry.frames[index].is_usable(),
+            ),
             profiler,
             idle: Cell::new(false),
             tracing: registry.trace.is_some(),
@@ -547,10 +554,33 @@ impl WorkerThread {
     }
 
     /// Whether this worker's joins run as `ws` (their halves stay with it until
-    /// stolen): the joins that take the fenceless path of `frames.rs`.
+    /// stolen) and report no task events: the joins that take the fenceless path of
+    /// `frames.rs`. One flag, so that a join tests one byte.
     #[inline]
-    pub(crate) fn joins_stay_local(&self) -> bool {
-        self.joins_local.get()
+    pub(crate) fn joins_framed(&self) -> bool {
+        self.joins_framed.get()
+    }
+
+    /// The running task's context, read field by field: it was just written so by the
+    /// `join` that started the task, and a load of the whole value from those separate
+    /// stores would wait for them to reach the cache (store forwarding fails), a stall
+    /// on every `join` (`fib` on one worker: 34 ns a join with the whole value, against
+    /// 2 for a serial call).
+    #[inline(always)]
+    pub(crate) fn ctx_fields(&self) -> Spawner {
+        let ctx = self.ctx.as_ptr();
+        // SAFETY: the cell is this thread's (`WorkerThread` is not `Sync`); no reference
+        // into it is live while we read its fields. The level is read volatile so that
+        // the compiler does not merge it with the spawn count into one wider load, which
+        // would span two stores again.
+        let (id, level, spawned) = unsafe {
+            (
+                (*ctx).id,
+                std::ptr::read_volatile(&raw const (*ctx).level),
+                (*ctx).spawned(),
+            )
+        };
+        Spawner::from_parts(id, level, spawned)
     }
 
     /// Counts `n` tasks run by this worker.
@@ -750,6 +780,8 @@ impl WorkerThread {
             self.events.set(false);
             // The policy runs as ws for good: so do this worker's joins.
             self.joins_local.set(policy.spawns_stay_local());
+            self.joins_framed
+                .set(policy.spawns_stay_local() && self.frames().is_usable());
             // And no task of this worker is measured again, nor of any other: the
             // source may stop what it costs the process (`declared`'s listener).
             if let Some(profiler) = &self.profiler {

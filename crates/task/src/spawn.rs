@@ -95,6 +95,21 @@ impl Spawner {
         }
     }
 
+    /// The spawner of task `id` at `level` that has made `spawned` spawns into its
+    /// current scope: with [`Spawner::spawned`], how a runtime saves and restores a
+    /// spawner field by field (a field written on its own and then read as part of the
+    /// whole two-word value stalls the load on x86: store forwarding fails).
+    #[inline]
+    pub fn from_parts(id: TaskId, level: u32, spawned: u32) -> Spawner {
+        Spawner { id, level, spawned }
+    }
+
+    /// The spawns made into the current scope (see [`Spawner::from_parts`]).
+    #[inline]
+    pub fn spawned(&self) -> u32 {
+        self.spawned
+    }
+
     /// The same task entering a new scope: its spawns are counted from
     /// [`FIRST_SCOPE_SPAWN`] again, so a scope opened in a loop spawns the same ids
     /// every time.

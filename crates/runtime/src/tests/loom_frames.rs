@@ -1,9 +1,12 @@
 //! The fenceless join hand-off (`frames.rs`): every pending half is taken exactly once,
-//! by its owner after the first half or by a thief, and a slot is never read while the
-//! owner writes it again. Both fences are modelled as `SeqCst` fences, which is what
+//! by its owner after the first half or by a thief, a slot is never read while the
+//! owner writes it again, and a stolen half's result (`job.rs`'s `FrameJob`: its state
+//! word goes from the owner's index to done) is read only after its thief wrote it. Both fences are modelled as `SeqCst` fences, which is what
 //! the owner's compiler fence and the thief's `membarrier` together stand for.
 
 use crate::frames::Frames;
+use crate::job::HalfState;
+use loom::cell::UnsafeCell;
 use loom::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use loom::sync::Arc;
 use loom::thread;
@@ -75,5 +78,64 @@ fn a_slot_taken_back_or_released_is_filled_again_without_a_race() {
         let theirs = ran.load(SeqCst);
         assert_eq!(mine & theirs, 0, "no half taken twice");
         assert_eq!(mine | theirs, 0b110, "no half lost");
+    });
+}
+
+/// One join as `join` runs it on the frames path: the owner publishes a half (its
+/// state word holding the owner's index), runs its first half, and takes the half back
+/// or, stolen, waits for the thief's completion before reading the result the thief
+/// wrote; the thief writes the result and completes the state. `frames` decides who
+/// runs it. Returns who ran the half: the owner (0) or the thief (1).
+fn one_framed_join(frames: Frames<u32>) -> usize {
+    let frames = Arc::new(frames);
+    let state = Arc::new(HalfState::new(7));
+    let result = Arc::new(UnsafeCell::new(0usize));
+    let thief = {
+        let (frames, state, result) = (frames.clone(), state.clone(), result.clone());
+        thread::spawn(move || {
+            if frames.steal().is_some() {
+                assert_eq!(state.owner(), 7, "the thief finds whom to wake");
+                // SAFETY (model): the claim makes this thread the half's only runner.
+                result.with_mut(|r| unsafe { *r += 1 });
+                // SAFETY: `state` is live (held by the `Arc`).
+                unsafe { HalfState::complete(&*state) };
+            }
+        })
+    };
+    let slot = frames.push(1).unwrap();
+    let ran = if frames.pop(slot) {
+        result.with_mut(|r| unsafe { *r += 1 });
+        0
+    } else {
+        while !state.is_done() {
+            thread::yield_now();
+        }
+        frames.release(slot);
+        1
+    };
+    thief.join().unwrap();
+    assert_eq!(
+        result.with(|r| unsafe { *r }),
+        1,
+        "the half ran exactly once"
+    );
+    assert!(frames.is_empty());
+    ran
+}
+
+#[test]
+fn a_framed_half_runs_once_and_its_owner_sees_the_thiefs_result() {
+    loom::model(|| {
+        one_framed_join(Frames::new(false));
+    });
+}
+
+/// The same join without the owner's fence: loom finds the interleaving in which the
+/// owner takes the half back while the thief runs it too (both write the result).
+#[test]
+#[should_panic(expected = "Concurrent write accesses")]
+fn without_the_owners_fence_a_half_runs_twice() {
+    loom::model(|| {
+        one_framed_join(Frames::without_owner_fence());
     });
 }
