@@ -240,7 +240,7 @@ impl Calibration {
     ///   its cost (`events_plain_P - place_P`);
     /// - `profiled_task`: the mean over cats and cab of what a profiled task of a
     ///   one-shot tree costs beyond ws, less its `place` (`first_tree_P -
-    ///   first_tree_ws`, per task the profile recorded, [`FIRST_TREE_PROFILED`]): the
+    ///   first_tree_ws`, per task the profile recorded, [`locus_policy::FIRST_LOOK`]): the
     ///   profile's lock as the pool's two workers contend for it, the clock reads, and
     ///   the profile's start (its counters, its maps) spread over its tasks;
     /// - `shared_queue`: what a join of that tree costs mts beyond ws, less its `place`:
