@@ -168,7 +168,17 @@ for name in "${demos[@]}"; do
         package "$dir" "$flavour" 'rand = "0.10"\nregex = "1"\nlibc = "0.2"\nserde = { version = "1", features = ["derive"] }\ndocopt = "1"\ncgmath = "0.18"\nfixedbitset = "0.5"\nnum = "0.4"\n'
         rm -rf "$dir/src"
         mkdir -p "$dir/src"
-        (cd "$src/rayon-demo/src" && find cpu_time "$name" "$name.rs" -name '*.rs' 2>/dev/null) |
+        # `sort` compares against rayon-demo's own `mergesort` and `quicksort` modules.
+        mods=("$name")
+        if [ "$name" = sort ]; then
+            mods+=(mergesort quicksort)
+        fi
+        # The demos' input files (`tsp` reads data/tsp/ beside its manifest).
+        if [ -d "$src/rayon-demo/data" ] && [ ! -e "$dir/data" ]; then
+            cp -r "$src/rayon-demo/data" "$dir/data"
+        fi
+        (cd "$src/rayon-demo/src" && for m in "${mods[@]}"; do find "$m" "$m.rs" -name '*.rs'; done
+            find cpu_time -name '*.rs') 2>/dev/null |
             while read -r f; do
                 mkdir -p "$dir/src/$(dirname "$f")"
                 if [ "$flavour" = locus ]; then
@@ -182,7 +192,7 @@ for name in "${demos[@]}"; do
             echo '#![allow(dead_code, unused_imports)]'
             echo 'extern crate test;'
             echo 'mod cpu_time;'
-            echo "pub mod $name;"
+            for m in "${mods[@]}"; do echo "pub mod $m;"; done
             # The helpers the modules take from rayon-demo's main.rs (`seeded_rng`).
             awk '/^(pub )?fn seeded_rng/,/^}/' "$src/rayon-demo/src/main.rs"
         } >"$dir/src/lib.rs"
