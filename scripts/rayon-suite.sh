@@ -14,8 +14,10 @@
 # moves a whole dependency tree to locus). For each test file the table gives whether
 # it compiles and how many of its tests pass; for each demo module, whether it
 # compiles and how many of its tests and benchmarks (run once each, as `cargo test`
-# does) pass. Demo modules that need a crate the offline registry lacks (docopt,
-# cgmath, glium, ...) are marked so under every flavour.
+# does) pass. The demos get rayon-demo's dependencies but glium and winit (a windowing
+# stack, for nbody's visualisation), from the local registry (offline: fetch them once
+# first); a module that needs a crate the registry lacks is marked so under every
+# flavour.
 #
 # Environment: SCRATCH (the scratch folder), CARGO_TARGET_DIR (shared by all builds
 # here; default $SCRATCH/target), RAYON_SUITE_TIMEOUT (seconds per test binary, 300),
@@ -163,10 +165,20 @@ for name in "${demos[@]}"; do
     line=$(printf '%-28s' "rayon-demo/$name")
     for flavour in "${flavours[@]}"; do
         dir=$scratch/demo-$flavour-$name
-        package "$dir" "$flavour" 'rand = "0.10"\nregex = "1"\nlibc = "0.2"\nserde = { version = "1", features = ["derive"] }\n'
+        package "$dir" "$flavour" 'rand = "0.10"\nregex = "1"\nlibc = "0.2"\nserde = { version = "1", features = ["derive"] }\ndocopt = "1"\ncgmath = "0.18"\nfixedbitset = "0.5"\nnum = "0.4"\n'
         rm -rf "$dir/src"
         mkdir -p "$dir/src"
-        (cd "$src/rayon-demo/src" && find cpu_time "$name" "$name.rs" -name '*.rs' 2>/dev/null) |
+        # `sort` compares against rayon-demo's own `mergesort` and `quicksort` modules.
+        mods=("$name")
+        if [ "$name" = sort ]; then
+            mods+=(mergesort quicksort)
+        fi
+        # The demos' input files (`tsp` reads data/tsp/ beside its manifest).
+        if [ -d "$src/rayon-demo/data" ] && [ ! -e "$dir/data" ]; then
+            cp -r "$src/rayon-demo/data" "$dir/data"
+        fi
+        (cd "$src/rayon-demo/src" && for m in "${mods[@]}"; do find "$m" "$m.rs" -name '*.rs'; done
+            find cpu_time -name '*.rs') 2>/dev/null |
             while read -r f; do
                 mkdir -p "$dir/src/$(dirname "$f")"
                 if [ "$flavour" = locus ]; then
@@ -180,7 +192,7 @@ for name in "${demos[@]}"; do
             echo '#![allow(dead_code, unused_imports)]'
             echo 'extern crate test;'
             echo 'mod cpu_time;'
-            echo "pub mod $name;"
+            for m in "${mods[@]}"; do echo "pub mod $m;"; done
             # The helpers the modules take from rayon-demo's main.rs (`seeded_rng`).
             awk '/^(pub )?fn seeded_rng/,/^}/' "$src/rayon-demo/src/main.rs"
         } >"$dir/src/lib.rs"

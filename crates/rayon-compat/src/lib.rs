@@ -13,11 +13,12 @@
 //! and returns the results; locus's hands it the worker index); [`ThreadPool::locus`]
 //! reaches the locus pool and its extras (policies, statistics, traces).
 //!
-//! What differs from rayon is listed in the README's "Porting from rayon"; in short, the
-//! items locus lacks are absent (a program that uses them stops at compile time, naming
-//! them), and a type cannot implement [`iter::ParallelIterator`] with rayon's required
-//! methods alone: it hands its producer to [`iter::plumbing::producer_iter`] or
-//! [`iter::plumbing::unindexed_iter`] (see [`iter::plumbing`]).
+//! The iterator traits are rayon's ([`iter::ParallelIterator`] with `drive_unindexed`
+//! and `opt_len`, ...), so a crate that implements them for its own types (hashbrown,
+//! indexmap) builds against this one; locus's iterators implement them and run as
+//! locus runs them (see [`iter`]). What differs from rayon is listed in
+//! `docs/porting.md`; in short, the items locus lacks are absent (a program that uses
+//! them stops at compile time, naming them).
 
 #![deny(missing_docs)]
 
@@ -29,12 +30,33 @@ pub use locus::{
     join, scope, scope_fifo, spawn, spawn_fifo, yield_local, yield_now, BroadcastContext, Scope,
     ScopeFifo, Yield,
 };
-pub use locus::{prelude, range, range_inclusive, slice, str, vec};
+pub use locus::{range, range_inclusive, slice, str, vec};
 
-/// rayon's `rayon::iter`: the parallel iterator traits, adapters, sources and
-/// [`iter::plumbing`].
+/// rayon's `rayon::iter`: rayon's traits (`locus::iter::rayon`, implemented by every
+/// locus iterator and by any type that implements rayon's required methods), their
+/// adapters, locus's sources, and [`iter::plumbing`].
 pub mod iter {
+    pub use locus::iter::rayon::{
+        adapters, plumbing, Adapter, Chain, Chunks, Cloned, Copied, Enumerate, Filter, FilterMap,
+        FlatMap, FlatMapIter, Flatten, FlattenIter, Fold, FoldChunks, FoldChunksWith, FoldWith,
+        FromParallelIterator, IndexedAdapter, IndexedLocusCallback, IndexedOp,
+        IndexedParallelIterator, Inspect, Interleave, InterleaveShortest, Intersperse,
+        IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, LocusCallback,
+        LocusOp, Map, MapInit, MapWith, MaxLen, MinLen, Op, PanicFuse, ParallelExtend,
+        ParallelIterator, Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny,
+        TakeAnyWhile, TryFold, TryFoldWith, Update, WhileSome, Zip, ZipEq,
+    };
     pub use locus::iter::*;
+}
+
+/// rayon's `rayon::prelude`: the traits a program calls the parallel methods through.
+pub mod prelude {
+    pub use crate::iter::{
+        FromParallelIterator, IndexedParallelIterator, IntoParallelIterator,
+        IntoParallelRefIterator, IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull,
+        ParallelDrainRange, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
+        ParallelString,
+    };
 }
 
 /// rayon's `rayon::option`: the types of an `Option`'s parallel iterators.

@@ -63,6 +63,15 @@ where
         // SAFETY: forwarded from the caller.
         unsafe { self.base.seq(range) }.map(&self.f)
     }
+    unsafe fn last_in<H, K, S>(&self, range: Range<usize>, stop: &S, keep: &K) -> Option<H>
+    where
+        H: Send,
+        K: Fn(Self::Item) -> Option<H> + Sync,
+        S: Fn() -> bool + Sync,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.last_in(range, stop, &|x| keep((self.f)(x))) }
+    }
 }
 
 impl<I, F, R> IndexedParallelIterator for Map<I, F>
@@ -108,6 +117,16 @@ where
         let items = unsafe { self.base.seq(range) };
         Stop::current().wrap(items).filter(&self.predicate)
     }
+    unsafe fn last_in<H, K, S>(&self, range: Range<usize>, stop: &S, keep: &K) -> Option<H>
+    where
+        H: Send,
+        K: Fn(Self::Item) -> Option<H> + Sync,
+        S: Fn() -> bool + Sync,
+    {
+        let keep = |x: I::Item| if (self.predicate)(&x) { keep(x) } else { None };
+        // SAFETY: forwarded from the caller.
+        unsafe { self.base.last_in(range, stop, &keep) }
+    }
 }
 
 /// [`ParallelIterator::filter_map`].
@@ -145,6 +164,18 @@ where
         // SAFETY: forwarded from the caller.
         let items = unsafe { self.base.seq(range) };
         Stop::current().wrap(items).filter_map(&self.f)
+    }
+    unsafe fn last_in<H, K, S>(&self, range: Range<usize>, stop: &S, keep: &K) -> Option<H>
+    where
+        H: Send,
+        K: Fn(Self::Item) -> Option<H> + Sync,
+        S: Fn() -> bool + Sync,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            self.base
+                .last_in(range, stop, &|x| (self.f)(x).and_then(keep))
+        }
     }
 }
 
@@ -331,6 +362,16 @@ macro_rules! leaf_bound {
             unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_> {
                 // SAFETY: forwarded from the caller.
                 unsafe { self.base.seq(range) }
+            }
+
+            unsafe fn last_in<H, K, S>(&self, range: Range<usize>, stop: &S, keep: &K) -> Option<H>
+            where
+                H: Send,
+                K: Fn(Self::Item) -> Option<H> + Sync,
+                S: Fn() -> bool + Sync,
+            {
+                // SAFETY: forwarded from the caller.
+                unsafe { self.base.last_in(range, stop, keep) }
             }
         }
 

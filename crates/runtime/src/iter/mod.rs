@@ -80,6 +80,7 @@ mod per_leaf;
 mod pieces;
 pub mod plumbing;
 mod range;
+pub mod rayon;
 mod reshape;
 mod slice;
 mod sort;
@@ -181,6 +182,26 @@ pub trait ParallelIterator: Sized + Send + Sync {
     /// [`ParallelIterator::driven`], and over the iterator's life no position is asked
     /// for twice: the mutable and owning sources lend or move each element once.
     unsafe fn seq(&self, range: Range<usize>) -> Self::Seq<'_>;
+
+    /// The last item of positions `range` that `keep` gives `Some` for, the items walked
+    /// until `stop()` (`find_last`'s search of one run of a leaf). The flattening
+    /// adapters search each inner iterator from its back (a nested `find_map_last`)
+    /// instead of walking it from its front, and the adapters between them and the
+    /// terminal pass the search on; the others walk their items.
+    ///
+    /// # Safety
+    /// As for [`ParallelIterator::seq`]: `range` is asked for once.
+    #[doc(hidden)]
+    unsafe fn last_in<H, K, S>(&self, range: Range<usize>, stop: &S, keep: &K) -> Option<H>
+    where
+        H: Send,
+        K: Fn(Self::Item) -> Option<H> + Sync,
+        S: Fn() -> bool + Sync,
+    {
+        // SAFETY: forwarded from the caller.
+        let items = unsafe { self.seq(range) };
+        items.take_while(|_| !stop()).filter_map(keep).last()
+    }
 
     /// Calls `f` on every item.
     #[track_caller]
@@ -776,27 +797,16 @@ pub trait ParallelIterator: Sized + Send + Sync {
 
     /// The last item for which `predicate` holds; leaves left of a hit stop.
     ///
-    /// A leaf looks at its positions from the back, in runs that double in length (1,
-    /// 2, 4, ... positions), so it stops soon after its last hit even when its
-    /// positions hold more items than can be gone through.
+    /// The leaves run from the last, and a leaf looks at its positions from the back, in
+    /// runs that double in length (1, 2, 4, ... positions), so it stops soon after its
+    /// last hit even when its positions hold more items than can be gone through; a
+    /// flattening adapter searches its inner iterators from their backs too.
     #[track_caller]
     fn find_last<P>(self, predicate: P) -> Option<Self::Item>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        // One past the highest first position of a leaf with a hit (0: none yet).
-        let best = AtomicUsize::new(0);
-        let beaten = |start: usize| best.load(AtomicOrdering::Relaxed) > start;
-        drive_back(self, |range, run| {
-            let hit = run
-                .take_while(|_| !beaten(range.start))
-                .filter(|x| predicate(x))
-                .last();
-            if hit.is_some() {
-                best.fetch_max(range.start + 1, AtomicOrdering::Relaxed);
-            }
-            hit
-        })
+        drive_back(self, |x| predicate(&x).then_some(x))
     }
 
     /// Some `Some` value of `f` on the items, not necessarily the first.
@@ -826,7 +836,7 @@ pub trait ParallelIterator: Sized + Send + Sync {
         P: Fn(Self::Item) -> Option<R> + Sync + Send,
         R: Send,
     {
-        self.filter_map(f).find_last(|_| true)
+        drive_back(self, f)
     }
 
     /// The pairs' first halves and second halves, each extending a default collection.
@@ -1366,41 +1376,54 @@ where
     crate::split::run_loop(Location::caller(), leaves, run, reduce)
 }
 
-/// Runs `iter` as one loop of leaves for a search from the back: each leaf takes its
-/// positions in runs from its end (1, 2, 4, ... positions), calls `run_hit(leaf, items)`
-/// on each run's items until one gives `Some`, and the loop keeps the last leaf's hit.
+/// Runs `iter` as one loop of leaves for a search from the back: the loop takes the
+/// leaves from the last (its chunk 0 is the last leaf, so a search that ends near the end
+/// spares the others their work), each leaf takes its positions in runs from its end (1,
+/// 2, 4, ... positions) and searches each with [`ParallelIterator::last_in`] until one
+/// gives a hit; the last leaf's hit is kept. A leaf left of a leaf with a hit stops.
 #[track_caller]
-fn drive_back<I, F>(mut iter: I, run_hit: F) -> Option<I::Item>
+fn drive_back<I, H, K>(mut iter: I, keep: K) -> Option<H>
 where
     I: ParallelIterator,
-    F: Fn(Range<usize>, I::Seq<'_>) -> Option<I::Item> + Sync,
+    H: Send,
+    K: Fn(I::Item) -> Option<H> + Sync,
 {
     let positions = iter.position_count();
     iter.driven(positions);
     let (len, leaves) = cut(positions, iter.leaf_bounds());
     let iter = &iter;
-    let run = |i: usize| {
-        let lo = i * len;
+    // One past the highest first position of a leaf with a hit (0: none yet).
+    let best = AtomicUsize::new(0);
+    let run = |chunk: usize| {
+        let lo = (leaves - 1 - chunk) * len;
         let leaf = lo..positions.min(lo.saturating_add(len));
+        let beaten = || best.load(AtomicOrdering::Relaxed) > leaf.start;
         let (mut end, mut step) = (leaf.end, 1usize);
-        while end > leaf.start {
+        while end > leaf.start && !beaten() {
             let start = end.saturating_sub(step).max(leaf.start);
             // SAFETY: the runs of a leaf are disjoint parts of its range, the leaves'
             // ranges are disjoint and within `0..positions`, announced through `driven`.
-            let items = unsafe { iter.seq(start..end) };
-            if let Some(hit) = run_hit(leaf.clone(), items) {
-                // The positions not looked at are taken and dropped (an owning source
-                // drops their items).
-                // SAFETY: the rest of this leaf's range, not asked for before.
-                drop(unsafe { iter.seq(leaf.start..start) });
-                return Some(hit);
-            }
+            let hit = unsafe { iter.last_in(start..end, &beaten, &keep) };
             end = start;
+            if hit.is_some() {
+                best.fetch_max(leaf.start + 1, AtomicOrdering::Relaxed);
+                // The positions not looked at are taken and dropped below (an owning
+                // source drops their items).
+                // SAFETY: the rest of this leaf's range, not asked for before.
+                drop(unsafe { iter.seq(leaf.start..end) });
+                return hit;
+            }
             step = step.saturating_mul(2);
+        }
+        if end > leaf.start {
+            // Beaten: the rest is dropped unlooked at.
+            // SAFETY: as above.
+            drop(unsafe { iter.seq(leaf.start..end) });
         }
         None
     };
-    crate::split::run_loop(Location::caller(), leaves, run, |a, b| b.or(a)).flatten()
+    // Chunk 0 is the last leaf: the first hit in chunk order is the last in item order.
+    crate::split::run_loop(Location::caller(), leaves, run, |a, b| a.or(b)).flatten()
 }
 
 /// A copy of a shared flag as it stands, for the `Clone` of an adapter that holds one

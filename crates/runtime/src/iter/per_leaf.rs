@@ -596,6 +596,15 @@ where
         // SAFETY: forwarded from the caller.
         FlattenSeq::new(unsafe { self.base.seq(range) }, &self.f)
     }
+    unsafe fn last_in<H, K, S>(&self, range: Range<usize>, stop: &S, keep: &K) -> Option<H>
+    where
+        H: Send,
+        K: Fn(Self::Item) -> Option<H> + Sync,
+        S: Fn() -> bool + Sync,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe { last_in_inner(&self.base, range, stop, keep, &self.f) }
+    }
 }
 
 /// [`ParallelIterator::flatten`]: the items of each item, itself a parallel iterator.
@@ -636,6 +645,46 @@ where
         // SAFETY: forwarded from the caller.
         FlattenSeq::new(unsafe { self.base.seq(range) }, identity)
     }
+    unsafe fn last_in<H, K, S>(&self, range: Range<usize>, stop: &S, keep: &K) -> Option<H>
+    where
+        H: Send,
+        K: Fn(Self::Item) -> Option<H> + Sync,
+        S: Fn() -> bool + Sync,
+    {
+        // SAFETY: forwarded from the caller.
+        unsafe { last_in_inner(&self.base, range, stop, keep, &identity) }
+    }
+}
+
+/// `last_in` of a flattening adapter over `base` whose items `inner` makes parallel
+/// iterators of: each inner iterator is searched from its back, as a loop of its own
+/// (`find_map_last`), and the outer items from the back by the base.
+///
+/// # Safety
+/// As for [`ParallelIterator::last_in`].
+unsafe fn last_in_inner<I, F, P, H, K, S>(
+    base: &I,
+    range: Range<usize>,
+    stop: &S,
+    keep: &K,
+    inner: &F,
+) -> Option<H>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> P + Sync,
+    P: IntoParallelIterator,
+    H: Send,
+    K: Fn(P::Item) -> Option<H> + Sync,
+    S: Fn() -> bool + Sync,
+{
+    let search = |x: I::Item| {
+        if stop() {
+            return None;
+        }
+        inner(x).into_par_iter().find_map_last(keep)
+    };
+    // SAFETY: forwarded from the caller.
+    unsafe { base.last_in(range, stop, &search) }
 }
 
 /// The first window of an inner parallel iterator that a flattening leaf takes: at most

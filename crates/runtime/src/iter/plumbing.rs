@@ -306,10 +306,12 @@ where
     P::Item: Send,
 {
     let bounds = (producer.min_len().max(1), producer.max_len().max(1));
+    let (empty, producer) = producer.split_at(0);
     ProducerIter {
         len,
         bounds,
         pieces: Mutex::new(BTreeMap::from([(0, (len, producer))])),
+        empty: Mutex::new(Some(empty)),
     }
 }
 
@@ -321,6 +323,9 @@ pub struct ProducerIter<P> {
     bounds: (usize, usize),
     /// The pieces no leaf has taken, by first position: (end, piece).
     pieces: Mutex<BTreeMap<usize, (usize, P)>>,
+    /// An empty piece, split off the front at the start: what an empty range is given
+    /// (an adapter may ask for one where every piece is taken), split in two each time.
+    empty: Mutex<Option<P>>,
 }
 
 impl<P> fmt::Debug for ProducerIter<P> {
@@ -335,6 +340,15 @@ impl<P> fmt::Debug for ProducerIter<P> {
 impl<P: Producer> ProducerIter<P> {
     /// The piece of positions `range`, split off the piece that holds it.
     fn take(&self, range: Range<usize>) -> P {
+        if range.is_empty() {
+            let mut empty = self.empty.lock().unwrap_or_else(|e| e.into_inner());
+            let (given, kept) = empty
+                .take()
+                .expect("the empty piece is put back after each split")
+                .split_at(0);
+            *empty = Some(kept);
+            return given;
+        }
         let mut pieces = self.pieces.lock().unwrap_or_else(|e| e.into_inner());
         let (&start, _) = pieces
             .range(..=range.start)

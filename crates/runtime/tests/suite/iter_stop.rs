@@ -64,6 +64,45 @@ fn flat_map_over_huge_inner_iterators_is_searched_without_gathering_them() {
 }
 
 #[test]
+fn find_last_searches_inner_iterators_from_their_backs() {
+    // One position of `octillion_flat` holds 10^18 items: a search from the back goes
+    // into each inner iterator from its end instead of walking it from its front.
+    assert_eq!(octillion_flat().find_last(|_| true), Some(OCTILLION - 1));
+    assert_eq!(
+        octillion_flat()
+            .filter(|x| x % 3 == 0)
+            .find_map_last(|x| Some(x / 3)),
+        Some((OCTILLION - 1) / 3)
+    );
+    on_pools(|| {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let made = AtomicUsize::new(0);
+        let found = (0..64usize)
+            .into_par_iter()
+            .flat_map(|i| {
+                made.fetch_add(1000, Ordering::Relaxed);
+                (0..1000usize)
+                    .map(|k| (i * 1000 + k, Counted(Arc::clone(&drops))))
+                    .collect::<Vec<_>>()
+            })
+            .find_last(|(x, _)| x % 1000 == 7 && *x < 40_000)
+            .map(|(x, _)| x);
+        assert_eq!(found, Some(39_007));
+        assert_eq!(
+            drops.load(Ordering::Relaxed),
+            made.load(Ordering::Relaxed),
+            "every item made is dropped once"
+        );
+        let v: Vec<i32> = (0..5000).collect();
+        assert_eq!(v.par_iter().rev().find_last(|x| **x > 10), Some(&11));
+        assert_eq!(
+            v.par_iter().position_last(|x| x % 100 == 42),
+            v.iter().rposition(|x| x % 100 == 42)
+        );
+    });
+}
+
+#[test]
 fn flat_map_gives_std_s_items_for_inner_iterators_of_every_length() {
     // Lengths around the first window, the nested loop and the longest window.
     let lengths = [0usize, 1, 63, 64, 65, 4095, 4096, 70_000, 200_001, 5];

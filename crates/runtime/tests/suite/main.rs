@@ -16,6 +16,7 @@ mod events;
 mod iter;
 mod iter_more;
 mod iter_pieces;
+mod iter_rayon;
 mod iter_stop;
 mod multizip;
 mod panics;
