@@ -14,15 +14,16 @@
 # moves a whole dependency tree to locus). For each test file the table gives whether
 # it compiles and how many of its tests pass; for each demo module, whether it
 # compiles and how many of its tests and benchmarks (run once each, as `cargo test`
-# does) pass. The demos get rayon-demo's dependencies but glium and winit (a windowing
-# stack, for nbody's visualisation), from the local registry (offline: fetch them once
-# first); a module that needs a crate the registry lacks is marked so under every
-# flavour.
+# does) pass. The demos get rayon-demo's dependencies from the local registry (offline:
+# fetch them once first), nbody also glium and winit (a windowing stack, for its
+# visualisation, built and not run); a module that needs a crate the registry lacks is
+# marked so under every flavour.
 #
 # Environment: SCRATCH (the scratch folder), CARGO_TARGET_DIR (shared by all builds
 # here; default $SCRATCH/target), RAYON_SUITE_TIMEOUT (seconds per test binary, 300),
 # RAYON_SUITE_FLAVOURS (which to build; "rayon locus dropin"), RAYON_SUITE_PROFILE
-# (`release` to build optimised). A test binary that runs past the limit has each test
+# (`release` to build optimised), RAYON_SUITE_ONLY (an extended regular expression: only
+# the test files and demo modules whose names match it run; all of them by default). A test binary that runs past the limit has each test
 # it did not finish run alone, with the same limit; the table marks its count `(limit)`.
 set -u
 
@@ -38,6 +39,7 @@ mkdir -p "$scratch"
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$scratch/target}
 limit=${RAYON_SUITE_TIMEOUT:-300}
 flavours=(${RAYON_SUITE_FLAVOURS:-rayon locus dropin})
+only=${RAYON_SUITE_ONLY:-}
 profile=()
 if [ "${RAYON_SUITE_PROFILE:-}" = release ]; then
     profile=(--release)
@@ -137,6 +139,8 @@ done
 declare -A total
 for f in "$src"/tests/*.rs; do
     name=$(basename "$f" .rs)
+    [[ -n $only && ! $name =~ $only ]] && continue
+    ntests=$((${ntests:-0} + 1))
     line=$(printf '%-28s' "tests/$name")
     for flavour in "${flavours[@]}"; do
         read -r built pass < <(run_tests "$scratch/tests-$flavour" --test "$name")
@@ -158,6 +162,7 @@ if [ -d "$src/rayon-demo/src" ]; then
     for m in "$src"/rayon-demo/src/*; do
         name=$(basename "$m" .rs)
         case $name in main | lib | cpu_time) continue ;; esac
+        [[ -n $only && ! $name =~ $only ]] && continue
         demos+=("$name")
     done
 fi
@@ -165,7 +170,11 @@ for name in "${demos[@]}"; do
     line=$(printf '%-28s' "rayon-demo/$name")
     for flavour in "${flavours[@]}"; do
         dir=$scratch/demo-$flavour-$name
-        package "$dir" "$flavour" 'rand = "0.10"\nregex = "1"\nlibc = "0.2"\nserde = { version = "1", features = ["derive"] }\ndocopt = "1"\ncgmath = "0.18"\nfixedbitset = "0.5"\nnum = "0.4"\n'
+        extra='rand = "0.10"\nregex = "1"\nlibc = "0.2"\nserde = { version = "1", features = ["derive"] }\ndocopt = "1"\ncgmath = "0.18"\nfixedbitset = "0.5"\nnum = "0.4"\n'
+        if [ "$name" = nbody ]; then
+            extra+='glium = "0.36"\nwinit = "0.30"\n'
+        fi
+        package "$dir" "$flavour" "$extra"
         rm -rf "$dir/src"
         mkdir -p "$dir/src"
         # `sort` compares against rayon-demo's own `mergesort` and `quicksort` modules.
@@ -209,7 +218,7 @@ done
 
 echo
 for flavour in "${flavours[@]}"; do
-    echo "$flavour: test files compiling ${total[$flavour-built]:-0} of $(ls "$src"/tests/*.rs | wc -l)," \
+    echo "$flavour: test files compiling ${total[$flavour-built]:-0} of ${ntests:-0}," \
         "tests passing ${total[$flavour-pass]:-0}, demo modules compiling ${total[$flavour-demo]:-0} of ${#demos[@]}"
 done
 echo "scratch: $scratch"
