@@ -3,12 +3,10 @@
 //! `octillion` tests ask; and what must not change: `flat_map`'s items against std's,
 //! owned inner items dropped once, terminals called inside closures never cut short.
 
-use crate::counted::Counted;
+use crate::counted::Tally;
 use crate::iter_pieces::on_pools;
 use locus::prelude::*;
 use std::ops::Add;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 const OCTILLION: u128 = 1_000_000_000_000_000_000_000_000_000;
 
@@ -75,24 +73,14 @@ fn find_last_searches_inner_iterators_from_their_backs() {
         Some((OCTILLION - 1) / 3)
     );
     on_pools(|| {
-        let drops = Arc::new(AtomicUsize::new(0));
-        let made = AtomicUsize::new(0);
+        let tally = Tally::default();
         let found = (0..64usize)
             .into_par_iter()
-            .flat_map(|i| {
-                made.fetch_add(1000, Ordering::Relaxed);
-                (0..1000usize)
-                    .map(|k| (i * 1000 + k, Counted(Arc::clone(&drops))))
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|i| tally.items(i * 1000, 1000))
             .find_last(|(x, _)| x % 1000 == 7 && *x < 40_000)
             .map(|(x, _)| x);
         assert_eq!(found, Some(39_007));
-        assert_eq!(
-            drops.load(Ordering::Relaxed),
-            made.load(Ordering::Relaxed),
-            "every item made is dropped once"
-        );
+        tally.assert_each_dropped_once();
         let v: Vec<i32> = (0..5000).collect();
         assert_eq!(v.par_iter().rev().find_last(|x| **x > 10), Some(&11));
         assert_eq!(
@@ -133,25 +121,14 @@ fn flat_map_gives_std_s_items_for_inner_iterators_of_every_length() {
 #[test]
 fn owned_inner_items_are_dropped_once_when_a_search_stops_early() {
     on_pools(|| {
-        let drops = Arc::new(AtomicUsize::new(0));
-        let made = AtomicUsize::new(0);
+        let tally = Tally::default();
         let found = (0..64usize)
             .into_par_iter()
-            .flat_map(|i| {
-                let n = if i % 2 == 0 { 10_000 } else { 3 };
-                made.fetch_add(n, Ordering::Relaxed);
-                (0..n)
-                    .map(|k| (i * 100_000 + k, Counted(Arc::clone(&drops))))
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|i| tally.items(i * 100_000, if i % 2 == 0 { 10_000 } else { 3 }))
             .find_any(|(x, _)| *x == 7 * 100_000 + 1)
             .map(|(x, _)| x);
         assert_eq!(found, Some(700_001));
-        assert_eq!(
-            drops.load(Ordering::Relaxed),
-            made.load(Ordering::Relaxed),
-            "every item made is dropped once"
-        );
+        tally.assert_each_dropped_once();
     });
 }
 
