@@ -264,7 +264,7 @@ unsafe fn complete(node: *const Node, blocks: &blocks::List) {
         };
         for s in successors {
             // SAFETY: a successor waits for us, so it is live and not yet run.
-            unsafe { predecessor_done(s.0) };
+            unsafe { predecessor_done(s.0, blocks) };
         }
     }
     if let Some(g) = &n.group {
@@ -327,12 +327,24 @@ unsafe fn release(mut node: *const Node, blocks: &blocks::List) {
 }
 
 /// One predecessor of `node` completed; publish (or wake) it if it was the last.
-unsafe fn predecessor_done(node: *const Node) {
-    // SAFETY: live until it runs, which happens only after this.
+/// Whatever releases a task spawned inline goes to `blocks`, this thread's list.
+///
+/// # Safety
+/// `node` waits for this predecessor, once; if it is inline, its spawner took the
+/// reference for this wake-up (`spawn_task`).
+unsafe fn predecessor_done(node: *const Node, blocks: &blocks::List) {
+    // SAFETY: live until its count reaches zero.
     let n = unsafe { &*node };
+    // Read before the count: once it is zero, an inline task's spawner may run,
+    // complete and free it, and its block may hold a new deferred task, which this
+    // would then publish before its own predecessors were done (GCC's taskwait_depend
+    // test saw a stale value once in some hundred runs under rr-fifo, and hung).
+    let inline = n.inline;
     if n.unmet.fetch_sub(1, SeqCst) == 1 {
-        if n.inline {
+        if inline {
             wake_waiter(&n.state.waiter);
+            // SAFETY: the reference taken for this wake-up, given up once, after it.
+            unsafe { release(node, blocks) };
         } else {
             // SAFETY: ready, live, published once.
             unsafe { publish(node) };
@@ -531,8 +543,22 @@ unsafe fn spawn_task(local: &'static member::Local, s: Spawn, parent: &Node) {
         )
     };
     let ready = if has_deps {
+        if undeferred {
+            // The predecessor that meets the last dependence wakes this thread, which
+            // may by then have run and freed the task: a reference keeps the record
+            // until that wake-up is done (`predecessor_done` gives it up).
+            // SAFETY: live, not yet published.
+            unsafe { &*node }.state.add_ref();
+        }
         // SAFETY: GCC's dependence array; the node is live and not yet published.
-        unsafe { register_deps(parent, node, s.depend) }
+        let ready = unsafe { register_deps(parent, node, s.depend) };
+        if ready && undeferred {
+            // No predecessor will wake this thread: the reference is not needed.
+            // SAFETY: the reference taken above, given up once; the task's own keeps
+            // it live.
+            unsafe { release(node, &local.blocks) };
+        }
+        ready
     } else {
         true
     };

@@ -273,3 +273,68 @@ fn loom_an_undeferred_detached_task_wakes_its_spawner() {
         fulfiller.join().unwrap();
     });
 }
+
+/// What `task.rs`'s `predecessor_done` touches of a task record spawned inline (a
+/// `taskwait depend`, an `if(0)` task with `depend`): whether it is inline, its count
+/// of unmet dependences and its state. Writing `inline` stands for the block's reuse
+/// once the record is freed.
+struct InlineRecord {
+    inline: Output,
+    unmet: AtomicUsize,
+    state: TaskState,
+}
+
+impl InlineRecord {
+    /// Gives up one reference; the last frees the record, whose block a new task
+    /// then overwrites.
+    fn release(&self) {
+        if self.state.release() == 1 {
+            self.inline.write(0);
+        }
+    }
+}
+
+/// A task run inline waits for one predecessor, which completes on worker 1 while its
+/// spawner (worker 0) registers the dependence: the predecessor reads what it needs of
+/// the record before the count moves, and the reference the spawner took for the
+/// wake-up keeps the record until that wake-up is done, so the block is reused only
+/// after the predecessor is done with it (loom reports a race otherwise: the order
+/// `task.rs` had before read `inline` after the count, from a block already reused).
+#[test]
+fn loom_an_inline_task_outlives_its_last_predecessor_s_wake_up() {
+    loom::model(|| {
+        let record = Arc::new(InlineRecord {
+            inline: Output(UnsafeCell::new(1)),
+            // `register_deps`: one for the registration itself, one for the predecessor.
+            unmet: AtomicUsize::new(2),
+            state: TaskState::new(),
+        });
+        let sleeper = Arc::new(Sleeper::new());
+        // `spawn_task`: the reference for the wake-up, before any predecessor sees it.
+        record.state.add_ref();
+        let predecessor = {
+            let (record, sleeper) = (record.clone(), sleeper.clone());
+            thread::spawn(move || {
+                let inline = record.inline.read() == 1;
+                if record.unmet.fetch_sub(1, SeqCst) == 1 {
+                    assert!(inline);
+                    record.state.waiter.notify(Some(1), |w| sleeper.wake(w));
+                    record.release();
+                }
+            })
+        };
+        if record.unmet.fetch_sub(1, SeqCst) == 1 {
+            // Ready at registration: no predecessor wakes the spawner.
+            record.release();
+        } else {
+            let done = || record.unmet.load(SeqCst) == 0;
+            record
+                .state
+                .waiter
+                .wait(0, done, |d| sleeper.sleep_until(d));
+        }
+        // The task runs and completes: its own reference.
+        record.release();
+        predecessor.join().unwrap();
+    });
+}
