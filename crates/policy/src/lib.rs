@@ -146,7 +146,10 @@ pub trait Policy: Send + Sync + std::fmt::Debug {
     fn search(&self, worker: WorkerId, plan: &mut Vec<Probe>);
 
     /// Whether [`Policy::task_finished`] wants the task's cost now (the engine then
-    /// reads its counters around every task, which costs time).
+    /// reads its counters around every task, which costs time). Once this says no it
+    /// must keep saying no: the runtime then closes its counters for good, also while
+    /// the policy still wants task events (`cats` and `cab` want costs only while they
+    /// profile).
     fn wants_cost(&self) -> bool {
         false
     }

@@ -2,7 +2,8 @@
 //! process's footprint declarations only while its profile runs: once the policy stops
 //! asking for task events, every worker closes its counters (the busy ones at their next
 //! task end, the idle ones as their idle spell begins) and declarations cost nothing
-//! again, as they cost nothing under `ws`. Its own test binary: it reads the
+//! again, as they cost nothing under `ws`. A partitioned `cats`, which still takes task
+//! events but asks for no more costs, stops listening at its next task start. Its own test binary: it reads the
 //! process-wide listener, which other pools of a shared binary would hold.
 
 use locus::counters::CounterKind;
@@ -18,6 +19,12 @@ fn tree(depth: u32, data: &[u8]) -> usize {
     let (a, b) = data.split_at(data.len() / 2);
     let (x, y) = locus::join(|| tree(depth - 1, a), || tree(depth - 1, b));
     x + y
+}
+
+/// A loop of 4 KiB chunks, each declaring its part of `data`: memory-bound data that
+/// fits the squads' caches, which `cats` partitions.
+fn rows(data: &[u8]) {
+    locus::for_range(0..data.len(), 4096, |r| footprint::read_slice(&data[r]));
 }
 
 #[test]
@@ -73,6 +80,36 @@ fn only_a_running_profile_listens() {
         );
         drop(pool);
     }
+    // A partitioned program: the policy still takes task events, but asks for no costs.
+    let pool = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .policy(PolicyKind::Cats {
+            cmpi_threshold: Some(0.0),
+        })
+        .topology(Topology::parse_spec("2x1").unwrap())
+        .counters(CounterKind::Declared)
+        .build()
+        .unwrap();
+    let data = vec![0u8; 1 << 16];
+    let profiled = pool.install(|| {
+        let mut profiled = false;
+        for iteration in 0..4 {
+            rows(&data);
+            profiled |= iteration == 0 && footprint::is_listening();
+        }
+        profiled
+    });
+    assert!(profiled, "the profile listens");
+    assert!(
+        pool.explain().contains("leaf inter-squad tasks"),
+        "{}",
+        pool.explain()
+    );
+    assert!(
+        !footprint::is_listening(),
+        "still listening while partitioned"
+    );
+    drop(pool);
     // A policy that takes no task events measures nothing: no worker opens counters.
     let pool = ThreadPoolBuilder::new()
         .num_threads(2)
