@@ -218,15 +218,20 @@ impl<'scope> Scope<'scope> {
         }
     }
 
-    /// Spawns a loop of `chunks` chunks (more than [`FLAT_LIMIT`]) as [`BLOCKS`] jobs of
-    /// consecutive chunks (see [`flat_loop`]), each placed by the policy as its first
-    /// chunk.
-    fn spawn_blocks(&self, chunks: usize, total: u32, run: &'scope (dyn Fn(u32) + Sync)) {
+    /// Spawns a loop of `chunks` chunks as `blocks` jobs of consecutive chunks (see
+    /// [`flat_loop`]), each placed by the policy as its first chunk.
+    fn spawn_blocks(
+        &self,
+        chunks: usize,
+        total: u32,
+        blocks: usize,
+        run: &'scope (dyn Fn(u32) + Sync),
+    ) {
         let owner = self.owner_task;
         let chunk = move |i: u32| owner.loop_chunk(i, total);
-        for b in 0..BLOCKS {
-            let first = b * chunks / BLOCKS;
-            let end = (b + 1) * chunks / BLOCKS;
+        for b in 0..blocks {
+            let first = b * chunks / blocks;
+            let end = (b + 1) * chunks / blocks;
             if first == end {
                 continue;
             }
@@ -238,25 +243,45 @@ impl<'scope> Scope<'scope> {
         }
     }
 
-    /// Runs a block of a long loop, `chunks`: its job is the first chunk (placed, started
-    /// and counted as that chunk), so it runs that chunk's body in its own task, then
-    /// the others as a lane does.
-    fn run_block(
-        &self,
-        chunks: Range<u32>,
-        chunk: impl Fn(u32) -> TaskInfo,
-        run: &(dyn Fn(u32) + Sync),
-    ) {
+    /// Runs a block of a loop, `chunks`: its job is the first chunk (placed, started and
+    /// counted as that chunk), so it runs that chunk's body in its own task, then the
+    /// others as a lane does. Before each, while a worker of the pool is looking for
+    /// work ([`WorkerThread::offers_enough`] of none), the block splits off the upper
+    /// half of what is left as a block of its own, placed by the policy as its first
+    /// chunk (lazy splitting, as Tzannes et al.'s lazy binary splitting, PPoPP 2010, with
+    /// idle workers as the signal): a worker that runs out finds half of someone's block
+    /// as a thief finds half of a tree in `ws`, and a loop whose workers stay busy is
+    /// placed a block at a time. (Splitting also whenever the own queues were empty made
+    /// three times the steals of `ws` on `heat-loop` fine, each moving a chunk's home.)
+    fn run_block<C>(&self, chunks: Range<u32>, chunk: C, run: &'scope (dyn Fn(u32) + Sync))
+    where
+        C: Fn(u32) -> TaskInfo + Copy + Send + 'scope,
+    {
         if let Err(p) = unwind::halt_unwinding(|| run(chunks.start)) {
             self.keep_panic(p);
         }
         let worker = WorkerThread::current().expect("a block runs on a worker of its pool");
-        for i in chunks.start + 1..chunks.end {
+        let mut end = chunks.end;
+        let mut i = chunks.start + 1;
+        while i < end {
+            if end - i >= 2 && !worker.offers_enough(0) {
+                let (mid, upper) = (i + (end - i) / 2, end);
+                // Spawned as the loop's owner spawns its blocks, so that the policy sees
+                // the chunk's parent it sees for every other chunk of the loop.
+                let saved = worker.ctx.replace(self.owner_task);
+                self.spawn_job(
+                    move |scope| scope.run_block(mid..upper, chunk, run),
+                    Spawned::Named(chunk(mid)),
+                );
+                worker.ctx.set(saved);
+                end = mid;
+            }
             worker.run_as_task(chunk(i), true, || {
                 if let Err(p) = unwind::halt_unwinding(|| run(i)) {
                     self.keep_panic(p);
                 }
             });
+            i += 1;
         }
     }
 
@@ -449,6 +474,30 @@ pub(crate) const FLAT_LIMIT: usize = 1 << 16;
 /// many per worker, for balance, on any machine locus targets.
 pub(crate) const BLOCKS: usize = 1 << 12;
 
+/// A flat loop of more chunks than this per worker is spawned in blocks (one per
+/// worker, split lazily: [`Scope::run_block`]) where [`blocks_pay`] says so. Placing a
+/// chunk by itself cost some 1,700 instructions more than a chunk of `ws`'s tree
+/// (callgrind, `locus bench heat-loop --size 512x256,leaf=2,iters=5 --policy ws,cats
+/// --machine 2x1 --threads 2`: a job allocated, the policy's placement and home, a
+/// squad queue's lock, a search, the task's events); up to this many per worker a
+/// loop pays at most that many times it per worker, whatever its chunks' size. Guess.
+pub(crate) const PLACED_PER_WORKER: usize = 8;
+
+/// Whether a flat loop of `chunks` chunks on `worker`'s pool is spawned in blocks rather
+/// than a chunk at a time: where it has more than [`PLACED_PER_WORKER`] chunks per
+/// worker, the pool has two squads or more (where the policies that place chunks by
+/// squad, `cab`, `cats` and `mts`, decide), and the policy measures no costs (a profile
+/// hears every chunk spawned, placed and measured, as the simulator runs it). A block
+/// goes where its first chunk goes, and its other chunks still run as their own tasks,
+/// with their events: `cab` and `cats` send each squad its contiguous share of the loop
+/// as before, and their homes follow the squads that ran the chunks.
+fn blocks_pay(worker: &WorkerThread, chunks: usize) -> bool {
+    let registry = &*worker.registry;
+    chunks > PLACED_PER_WORKER.saturating_mul(registry.num_workers())
+        && registry.map.num_squads() > 1
+        && !registry.policy.wants_cost()
+}
+
 /// A loop of `chunks` chunks carried out flat on `worker` (see `crate::split`): each
 /// chunk spawned in order from the loop's owner, or dealt by the policy's loop plan; the
 /// chunks' results kept as runs of consecutive chunks and reduced in order once all have
@@ -457,7 +506,9 @@ pub(crate) const BLOCKS: usize = 1 << 12;
 /// A loop of more than [`FLAT_LIMIT`] chunks with no plan is spawned as [`BLOCKS`] jobs
 /// instead, each a block of consecutive chunks placed by the policy as its first chunk
 /// and running its chunks one after the other, each as its own task (as a lane of a
-/// plan does). The policy then places blocks, not chunks: for the bi-tier policies,
+/// plan does), splitting off half of what is left where a worker may want it
+/// ([`Scope::run_block`]); so is a loop where placing each chunk costs more than it buys
+/// ([`blocks_pay`]), in one block per worker. The policy then places blocks, not chunks: for the bi-tier policies,
 /// which send consecutive chunks to one squad, that is the same placement but at the
 /// blocks' edges; a round-robin policy deals blocks instead of chunks.
 pub(crate) fn flat_loop<R, L, Red>(
@@ -489,7 +540,9 @@ where
         if let Some(plan) = exact.and_then(|k| s.loop_plan(k)) {
             s.spawn_plan(&plan, total, run_planned);
         } else if chunks > FLAT_LIMIT {
-            s.spawn_blocks(chunks, total, run_planned);
+            s.spawn_blocks(chunks, total, BLOCKS, run_planned);
+        } else if blocks_pay(worker, chunks) {
+            s.spawn_blocks(chunks, total, worker.registry.num_workers(), run_planned);
         } else {
             for i in 0..chunks {
                 s.spawn_as(move |_| run(i), total);

@@ -32,7 +32,11 @@
 //!   own job, and placed by the policy one by one (`cab` and `cats` send chunk `i` of
 //!   `k` to squad `⌊i·m/k⌋`, round robin deals them); or, under a loop plan (`static`,
 //!   `affinity`), dealt in lanes. These policies decide per chunk, so the loop keeps the
-//!   form they decide about.
+//!   form they decide about. Where placing each chunk costs more than it buys (more
+//!   than `PLACED_PER_WORKER` chunks per worker on two squads or more, no profile
+//!   running: `blocks_pay` in `scope.rs`), the chunks are spawned in blocks of
+//!   consecutive chunks, one per worker, each placed as its first chunk and split in
+//!   halves while a worker looks for work; every chunk still runs as its own task.
 //!
 //! Either way the policy-visible task tree is the flat one: the loop's owner with `k`
 //! children, chunk `i` its spawn `FIRST_SCOPE_SPAWN + i`. That is the tree the kernels'

@@ -259,3 +259,56 @@ fn loop_chunks_run_once_and_their_placement_is_counted() {
     pool.install(|| locus::for_range(0..100, 10, |_| {}));
     assert_eq!(policy_stat(&pool, "chunk_compared"), None);
 }
+
+/// A loop of many cheap chunks on two squads, after `cats`'s and `cab`'s profile and
+/// under the other policies that place chunks: spawned in blocks that split while a
+/// worker looks for work (`blocks_pay` in `crates/runtime/src/scope.rs`). Every chunk
+/// still runs once, as its own task, results reduce in chunk order, and a chunk's panic
+/// reaches the caller once every other chunk has run.
+#[test]
+fn blocks_of_cheap_chunks_run_each_chunk_once() {
+    use locus::prelude::*;
+    const N: usize = if cfg!(miri) { 300 } else { 5000 };
+    const RUNS: u64 = 4;
+    for policy in ["cats", "cab", "mts", "rr-fifo"] {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(2)
+            .policy(policy.parse().unwrap())
+            .topology(Topology::parse_spec("2x1").unwrap())
+            .counters(CounterKind::Declared)
+            .build()
+            .unwrap();
+        let data = vec![0u8; N * 64];
+        let before = pool.stats().total().tasks;
+        pool.install(|| {
+            for run in 0..RUNS {
+                let marks: Vec<AtomicU8> = (0..N).map(|_| AtomicU8::new(0)).collect();
+                let last = run == RUNS - 1;
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    locus::for_range(0..N, 1, |range| {
+                        locus::footprint::write_slice(&data[range.start * 64..range.end * 64]);
+                        marks[range.start].fetch_add(1, Ordering::Relaxed);
+                        assert!(!(last && range.start == N / 3), "chunk {}", range.start);
+                    })
+                }));
+                assert_eq!(outcome.is_err(), last, "{policy}, run {run}: the panic");
+                let once = marks.iter().filter(|m| m.load(Ordering::Relaxed) == 1);
+                assert_eq!(once.count(), N, "{policy}, run {run}: a chunk not run once");
+            }
+            let ordered = (0..N)
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|i| vec![i])
+                .reduce(Vec::new, |mut a, b| {
+                    a.extend(b);
+                    a
+                });
+            assert!(ordered.iter().copied().eq(0..N), "{policy}: out of order");
+        });
+        let tasks = pool.stats().total().tasks - before;
+        assert!(
+            tasks >= RUNS * N as u64 && tasks <= (RUNS + 1) * N as u64 + 16,
+            "{policy}: {tasks} tasks for {RUNS} loops and a reduction of {N} chunks each"
+        );
+    }
+}
