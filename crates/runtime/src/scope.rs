@@ -474,13 +474,19 @@ pub(crate) const FLAT_LIMIT: usize = 1 << 16;
 /// many per worker, for balance, on any machine locus targets.
 pub(crate) const BLOCKS: usize = 1 << 12;
 
-/// A flat loop of more chunks than this per worker is spawned in blocks (one per
-/// worker, split lazily: [`Scope::run_block`]) where [`blocks_pay`] says so. Placing a
+/// A flat loop of more chunks than this per worker is spawned in this many blocks per
+/// worker (split lazily: [`Scope::run_block`]) where [`blocks_pay`] says so. Several per
+/// worker, not one: a worker descheduled while it runs a block (a pool larger than its
+/// CPUs) holds up only that block, the others wait in queues (one block per worker made
+/// `spmv-crs` fine 2.3x `ws`'s time on the oversubscribed `2x2` of `locus bench
+/// matrix`, against 1.7x with every chunk placed). Placing a
 /// chunk by itself cost some 1,700 instructions more than a chunk of `ws`'s tree
 /// (callgrind, `locus bench heat-loop --size 512x256,leaf=2,iters=5 --policy ws,cats
 /// --machine 2x1 --threads 2`: a job allocated, the policy's placement and home, a
 /// squad queue's lock, a search, the task's events); up to this many per worker a
-/// loop pays at most that many times it per worker, whatever its chunks' size. Guess.
+/// loop pays at most that many times it per worker, whatever its chunks' size, and
+/// blocks of a larger loop take each squad its contiguous share in as many pieces.
+/// Guess.
 pub(crate) const PLACED_PER_WORKER: usize = 8;
 
 /// Whether a flat loop of `chunks` chunks on `worker`'s pool is spawned in blocks rather
@@ -508,7 +514,7 @@ fn blocks_pay(worker: &WorkerThread, chunks: usize) -> bool {
 /// and running its chunks one after the other, each as its own task (as a lane of a
 /// plan does), splitting off half of what is left where a worker may want it
 /// ([`Scope::run_block`]); so is a loop where placing each chunk costs more than it buys
-/// ([`blocks_pay`]), in one block per worker. The policy then places blocks, not chunks: for the bi-tier policies,
+/// ([`blocks_pay`]), in [`PLACED_PER_WORKER`] blocks per worker. The policy then places blocks, not chunks: for the bi-tier policies,
 /// which send consecutive chunks to one squad, that is the same placement but at the
 /// blocks' edges; a round-robin policy deals blocks instead of chunks.
 pub(crate) fn flat_loop<R, L, Red>(
@@ -542,7 +548,8 @@ where
         } else if chunks > FLAT_LIMIT {
             s.spawn_blocks(chunks, total, BLOCKS, run_planned);
         } else if blocks_pay(worker, chunks) {
-            s.spawn_blocks(chunks, total, worker.registry.num_workers(), run_planned);
+            let blocks = PLACED_PER_WORKER * worker.registry.num_workers();
+            s.spawn_blocks(chunks, total, blocks, run_planned);
         } else {
             for i in 0..chunks {
                 s.spawn_as(move |_| run(i), total);

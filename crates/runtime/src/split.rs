@@ -35,7 +35,7 @@
 //!   form they decide about. Where placing each chunk costs more than it buys (more
 //!   than `PLACED_PER_WORKER` chunks per worker on two squads or more, no profile
 //!   running: `blocks_pay` in `scope.rs`), the chunks are spawned in blocks of
-//!   consecutive chunks, one per worker, each placed as its first chunk and split in
+//!   consecutive chunks, `PLACED_PER_WORKER` per worker, each placed as its first chunk and split in
 //!   halves while a worker looks for work; every chunk still runs as its own task.
 //!
 //! Either way the policy-visible task tree is the flat one: the loop's owner with `k`
