@@ -34,6 +34,7 @@
 //! `locus::prelude`).
 
 pub mod adapters;
+mod drain;
 mod terminals;
 
 pub use adapters::{
@@ -43,6 +44,7 @@ pub use adapters::{
     MinLen, Op, PanicFuse, Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny,
     TakeAnyWhile, TryFold, TryFoldWith, Update, WhileSome, Zip, ZipEq,
 };
+pub use drain::{ParallelDrainFull, ParallelDrainRange, RangeDrain};
 
 use super::{Either, Try};
 use crate::iter as li;
