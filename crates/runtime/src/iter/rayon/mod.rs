@@ -27,6 +27,10 @@
 //!   `join`s), and the chain then runs over those vectors. So an adapter on such a type
 //!   gathers its items first: a search does not stop that gathering early.
 //!
+//! rayon's `ParallelDrainRange` and `ParallelDrainFull` are here too, over these traits,
+//! with rayon's in-place drain of a `Vec`, `VecDeque` or `BinaryHeap`, [`RangeDrain`]
+//! (`drain.rs`).
+//!
 //! What differs from rayon: a type implementing [`ParallelIterator`] by hand is not
 //! [`IntoParallelIterator`] by that alone (call the adapters on it directly, or `.map`
 //! it first); `flat_map`'s and `flatten`'s inner iterators, and `unzip`'s and
