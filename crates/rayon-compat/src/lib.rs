@@ -30,7 +30,7 @@ pub use locus::{
     join, scope, scope_fifo, spawn, spawn_fifo, yield_local, yield_now, BroadcastContext, Scope,
     ScopeFifo, Yield,
 };
-pub use locus::{range, range_inclusive, slice, str, vec};
+pub use locus::{range, range_inclusive, slice, str};
 
 /// rayon's `rayon::iter`: rayon's traits (`locus::iter::rayon`, implemented by every
 /// locus iterator and by any type that implements rayon's required methods), their
@@ -42,9 +42,10 @@ pub mod iter {
         FromParallelIterator, IndexedAdapter, IndexedLocusCallback, IndexedOp,
         IndexedParallelIterator, Inspect, Interleave, InterleaveShortest, Intersperse,
         IntoParallelIterator, IntoParallelRefIterator, IntoParallelRefMutIterator, LocusCallback,
-        LocusOp, Map, MapInit, MapWith, MaxLen, MinLen, Op, PanicFuse, ParallelExtend,
-        ParallelIterator, Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny,
-        TakeAnyWhile, TryFold, TryFoldWith, Update, WhileSome, Zip, ZipEq,
+        LocusOp, Map, MapInit, MapWith, MaxLen, MinLen, Op, PanicFuse, ParallelDrainFull,
+        ParallelDrainRange, ParallelExtend, ParallelIterator, Positions, RangeDrain, Rev, Skip,
+        SkipAny, SkipAnyWhile, StepBy, Take, TakeAny, TakeAnyWhile, TryFold, TryFoldWith, Update,
+        WhileSome, Zip, ZipEq,
     };
     pub use locus::iter::*;
 }
@@ -57,6 +58,14 @@ pub mod prelude {
         ParallelDrainRange, ParallelExtend, ParallelIterator, ParallelSlice, ParallelSliceMut,
         ParallelString,
     };
+}
+
+/// rayon's `rayon::vec`: the types of a `Vec`'s parallel iterators.
+pub mod vec {
+    pub use locus::vec::{IntoIter, Iter, IterMut};
+    /// `par_drain(range)`: the range's elements moved out in place; the rest closes up
+    /// when the drain is dropped, consumed or not ([`iter::RangeDrain`](crate::iter::RangeDrain)).
+    pub type Drain<'a, T> = crate::iter::RangeDrain<'a, Vec<T>, T>;
 }
 
 /// rayon's `rayon::option`: the types of an `Option`'s parallel iterators.
@@ -88,8 +97,8 @@ pub mod collections {
         pub use crate::option::IntoIter;
         /// By reference: the heap's slice.
         pub type Iter<'a, T> = locus::iter::Iter<'a, T>;
-        /// `par_drain`.
-        pub type Drain<'a, T> = locus::iter::IntoIter<T>;
+        /// `par_drain()`: every element moved out of the heap's vector in place.
+        pub type Drain<'a, T> = crate::iter::RangeDrain<'a, std::collections::BinaryHeap<T>, T>;
     }
 
     /// `BTreeSet`'s.
@@ -99,8 +108,9 @@ pub mod collections {
 
     /// `HashSet`'s.
     pub mod hash_set {
-        pub use super::binary_heap::Drain;
         pub use crate::option::{IntoIter, Iter};
+        /// `par_drain()`: the elements, moved into a vector first.
+        pub type Drain<'a, T> = locus::iter::IntoIter<T>;
     }
 
     /// `LinkedList`'s.
@@ -110,8 +120,10 @@ pub mod collections {
 
     /// `VecDeque`'s.
     pub mod vec_deque {
-        pub use super::binary_heap::Drain;
         pub use crate::option::IntoIter;
+        /// `par_drain(range)`: the range's elements moved out of the deque's vector in
+        /// place.
+        pub type Drain<'a, T> = crate::iter::RangeDrain<'a, std::collections::VecDeque<T>, T>;
         /// By reference: the deque's two slices.
         pub type Iter<'a, T> =
             locus::iter::Chain<locus::iter::Iter<'a, T>, locus::iter::Iter<'a, T>>;
@@ -133,7 +145,7 @@ pub mod collections {
     /// `HashMap`'s.
     pub mod hash_map {
         pub use super::btree_map::{IntoIter, Iter, IterMut};
-        /// `par_drain`.
+        /// `par_drain()`: the entries, moved into a vector first.
         pub type Drain<'a, K, V> = locus::iter::IntoIter<(K, V)>;
     }
 }

@@ -212,3 +212,74 @@ fn plumbing_is_reached_by_rayons_paths() {
     );
     assert_eq!(count.load(Ordering::Relaxed), n - 10);
 }
+
+/// A collection of another crate that drains by rayon's `ParallelDrainRange`, its
+/// iterator wrapping `rayon::vec::Drain` as indexmap's `ParDrain` does.
+struct Pairs(Vec<(u8, char)>);
+
+struct PairsDrain<'a> {
+    entries: rayon::vec::Drain<'a, (u8, char)>,
+}
+
+impl<'a> ParallelDrainRange<usize> for &'a mut Pairs {
+    type Iter = PairsDrain<'a>;
+    type Item = u8;
+
+    fn par_drain<R: std::ops::RangeBounds<usize>>(self, range: R) -> PairsDrain<'a> {
+        PairsDrain {
+            entries: self.0.par_drain(range),
+        }
+    }
+}
+
+impl ParallelIterator for PairsDrain<'_> {
+    type Item = u8;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: rayon::iter::plumbing::UnindexedConsumer<u8>,
+    {
+        self.entries
+            .into_par_iter()
+            .map(|(k, _)| k)
+            .drive_unindexed(consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.entries.len())
+    }
+}
+
+#[test]
+fn the_drains_are_rayon_s_traits_and_types() {
+    let mut pairs = Pairs((0..10).map(|k| (k, char::from(b'a' + k))).collect());
+    let keys: Vec<u8> = pairs.par_drain(2..5).collect();
+    assert_eq!(keys, vec![2, 3, 4]);
+    assert_eq!(pairs.0.len(), 7);
+    drop(pairs.par_drain(..2));
+    assert_eq!(
+        pairs.0.iter().map(|p| p.0).collect::<Vec<_>>(),
+        [5, 6, 7, 8, 9]
+    );
+
+    let mut v: Vec<u8> = (0..10).collect();
+    let drain: rayon::vec::Drain<'_, u8> = v.par_drain(8..);
+    assert_eq!(drain.len(), 2);
+    assert_eq!(drain.collect::<Vec<_>>(), [8, 9]);
+    let mut deque: VecDeque<u8> = (0..5).collect();
+    deque.push_front(9);
+    let drain: rayon::collections::vec_deque::Drain<'_, u8> = deque.par_drain(..2);
+    assert_eq!(drain.collect::<Vec<_>>(), [9, 0]);
+    assert_eq!(deque, [1, 2, 3, 4]);
+    let mut heap: std::collections::BinaryHeap<u8> = v.iter().copied().collect();
+    let drain: rayon::collections::binary_heap::Drain<'_, u8> = heap.par_drain();
+    assert_eq!(drain.map(u32::from).sum::<u32>(), 28);
+    assert!(heap.is_empty());
+    let mut set: HashSet<u8> = v.iter().copied().collect();
+    let drain: rayon::collections::hash_set::Drain<'_, u8> = set.par_drain();
+    assert_eq!(drain.count(), 8);
+    let mut map: HashMap<u8, u8> = v.iter().map(|&k| (k, k)).collect();
+    let drain: rayon::collections::hash_map::Drain<'_, u8, u8> = map.par_drain();
+    assert_eq!(drain.count(), 8);
+    assert!(set.is_empty() && map.is_empty());
+}

@@ -246,6 +246,20 @@ pub struct Drain<'a, T> {
     marker: PhantomData<&'a mut [T]>,
 }
 
+impl<T> Drain<'_, T> {
+    /// The `len` elements from `first`, moved out one by one.
+    ///
+    /// # Safety
+    /// They are live, owned by the new drain alone, and stay valid for its lifetime.
+    pub(crate) unsafe fn from_raw(first: *mut T, len: usize) -> Self {
+        Drain {
+            next: first,
+            left: len,
+            marker: PhantomData,
+        }
+    }
+}
+
 impl<T> Iterator for Drain<'_, T> {
     type Item = T;
 

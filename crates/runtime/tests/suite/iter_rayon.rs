@@ -20,7 +20,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::thread::ThreadId;
 
-fn pool() -> &'static ThreadPool {
+/// The pool of the tests of rayon's traits.
+pub(crate) fn pool() -> &'static ThreadPool {
     static POOL: OnceLock<ThreadPool> = OnceLock::new();
     POOL.get_or_init(|| {
         ThreadPoolBuilder::new()

@@ -17,6 +17,7 @@ mod iter;
 mod iter_more;
 mod iter_pieces;
 mod iter_rayon;
+mod iter_rayon_drain;
 mod iter_stop;
 mod multizip;
 mod panics;

@@ -27,6 +27,10 @@
 //!   `join`s), and the chain then runs over those vectors. So an adapter on such a type
 //!   gathers its items first: a search does not stop that gathering early.
 //!
+//! rayon's `ParallelDrainRange` and `ParallelDrainFull` are here too, over these traits,
+//! with rayon's in-place drain of a `Vec`, `VecDeque` or `BinaryHeap`, [`RangeDrain`]
+//! (`drain.rs`).
+//!
 //! What differs from rayon: a type implementing [`ParallelIterator`] by hand is not
 //! [`IntoParallelIterator`] by that alone (call the adapters on it directly, or `.map`
 //! it first); `flat_map`'s and `flatten`'s inner iterators, and `unzip`'s and
@@ -34,6 +38,7 @@
 //! `locus::prelude`).
 
 pub mod adapters;
+mod drain;
 mod terminals;
 
 pub use adapters::{
@@ -43,6 +48,7 @@ pub use adapters::{
     MinLen, Op, PanicFuse, Positions, Rev, Skip, SkipAny, SkipAnyWhile, StepBy, Take, TakeAny,
     TakeAnyWhile, TryFold, TryFoldWith, Update, WhileSome, Zip, ZipEq,
 };
+pub use drain::{ParallelDrainFull, ParallelDrainRange, RangeDrain};
 
 use super::{Either, Try};
 use crate::iter as li;
