@@ -11,6 +11,10 @@
 //!   merges the sorted runs, which it finds as they are: one pass of `n log2 runs`
 //!   comparisons, serial. (Not yet a parallel merge.)
 //!
+//! Both first look for an input already in order, or in strictly descending order
+//! (then reversed): one pass that stops at the first pair out of order, so a presorted
+//! input costs what rayon's and pdqsort's run detection costs, not a whole sort.
+//!
 //! Both move elements only by swaps and std's sorts, which leave the slice a permutation
 //! of itself when a comparison panics; the panic reaches the caller.
 
@@ -34,6 +38,9 @@ where
     let limit = 2 * (usize::BITS - v.len().leading_zeros());
     if v.len() <= SEQUENTIAL {
         v.sort_unstable_by(cmp);
+        return;
+    }
+    if presorted(v, cmp) {
         return;
     }
     if crate::registry::WorkerThread::current().is_some() {
@@ -123,6 +130,21 @@ fn pivot<T>(v: &[T], is_less: &impl Fn(&T, &T) -> bool) -> usize {
     median3(a, b, c)
 }
 
+/// Whether `v` is in order by `cmp` now: it was, or it was in strictly descending order
+/// and has been reversed (no two elements equal, so the stable sort may reverse it
+/// too). At most two passes of one comparison per pair, each stopping at the first pair
+/// out of its order; on a shuffled input both stop within the first few elements.
+fn presorted<T>(v: &mut [T], cmp: &impl Fn(&T, &T) -> Ordering) -> bool {
+    if v.windows(2).all(|w| cmp(&w[0], &w[1]) != Ordering::Greater) {
+        return true;
+    }
+    if v.windows(2).all(|w| cmp(&w[0], &w[1]) == Ordering::Greater) {
+        v.reverse();
+        return true;
+    }
+    false
+}
+
 /// Sorts `v` by `cmp`, stably (see the module documentation).
 #[track_caller]
 pub(super) fn stable<T, F>(v: &mut [T], cmp: &F)
@@ -132,6 +154,9 @@ where
 {
     if v.len() <= SEQUENTIAL {
         v.sort_by(cmp);
+        return;
+    }
+    if presorted(v, cmp) {
         return;
     }
     let run = v.len().div_ceil(STABLE_RUNS).max(SEQUENTIAL);

@@ -212,6 +212,42 @@ proptest! {
     }
 }
 
+/// Inputs already in order, or in descending order, above the sorts' sequential size:
+/// the sorts finish them in a pass, and a stable sort keeps equal keys in their order
+/// (descending keys with ties are sorted, not reversed).
+#[test]
+fn presorted_inputs_sort_as_std_sorts_them() {
+    let n = 20_000u32;
+    let ascending: Vec<(u32, u32)> = (0..n).map(|i| (i, i)).collect();
+    let strictly_descending: Vec<(u32, u32)> = (0..n).rev().map(|i| (i, i)).collect();
+    // Keys n/4-1 down to 0, each four times, the second field their arrival order.
+    let descending_ties: Vec<(u32, u32)> = (0..n).map(|i| ((n - 1 - i) / 4, i)).collect();
+    let mut last_out_of_place = ascending.clone();
+    last_out_of_place.swap(n as usize - 1, n as usize - 2);
+    for input in [
+        ascending,
+        strictly_descending,
+        descending_ties,
+        last_out_of_place,
+    ] {
+        let mut by_key = input.clone();
+        by_key.sort_by_key(|x| x.0);
+        let mut sorted = input.clone();
+        sorted.sort();
+        for (name, pool) in pools() {
+            let mut w = input.clone();
+            pool.install(|| w.par_sort_by_key(|x| x.0));
+            assert_eq!(w, by_key, "par_sort_by_key, {name}");
+            let mut w = input.clone();
+            pool.install(|| w.par_sort_unstable());
+            assert_eq!(w, sorted, "par_sort_unstable, {name}");
+            let mut w = input.clone();
+            pool.install(|| w.par_sort_unstable_by_key(|x| x.0));
+            assert!(w.windows(2).all(|p| p[0].0 <= p[1].0), "{name}");
+        }
+    }
+}
+
 #[test]
 fn empty_and_one_element_inputs() {
     let empty: Vec<u64> = Vec::new();
