@@ -201,16 +201,9 @@ impl<T: Send> ParallelIterator for IntoIter<T> {
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> Drain<'_, T> {
-        assert!(range.start <= range.end && range.end <= self.driven);
-        // SAFETY: within the vector's elements (checked above: `driven <= len`).
-        let part = unsafe { std::slice::from_raw_parts(self.ptr.add(range.start), range.len()) };
-        footprint::read_slice(part);
-        Drain {
-            // SAFETY: as above.
-            next: unsafe { self.ptr.add(range.start) },
-            left: range.len(),
-            marker: PhantomData,
-        }
+        // SAFETY: positions `0..driven` are live elements (`driven <= len`), and `seq`'s
+        // contract gives each to one leaf.
+        unsafe { Drain::leaf(self.ptr, self.driven, range) }
     }
 
     fn driven(&mut self, positions: usize) {
@@ -247,14 +240,23 @@ pub struct Drain<'a, T> {
 }
 
 impl<T> Drain<'_, T> {
-    /// The `len` elements from `first`, moved out one by one.
+    /// A leaf's part of a drain whose live elements start at `first` and whose
+    /// positions `0..driven` belong to a terminal's leaves: `range` of them, moved out
+    /// one by one (their reads told to the footprint listener).
     ///
     /// # Safety
-    /// They are live, owned by the new drain alone, and stay valid for its lifetime.
-    pub(crate) unsafe fn from_raw(first: *mut T, len: usize) -> Self {
+    /// Positions `0..driven` from `first` are live elements, the drain's to give, and no
+    /// other leaf gets any of `range` (`seq`'s contract); they stay valid for the new
+    /// drain's lifetime.
+    pub(crate) unsafe fn leaf(first: *mut T, driven: usize, range: Range<usize>) -> Self {
+        assert!(range.start <= range.end && range.end <= driven);
+        // SAFETY: within the live elements (checked above; the caller's contract).
+        let next = unsafe { first.add(range.start) };
+        // SAFETY: as above.
+        footprint::read_slice(unsafe { std::slice::from_raw_parts(next, range.len()) });
         Drain {
-            next: first,
-            left: len,
+            next,
+            left: range.len(),
             marker: PhantomData,
         }
     }

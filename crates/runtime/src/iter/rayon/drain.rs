@@ -22,7 +22,6 @@
 //! do, and iterate that.
 
 use super::ParallelIterator;
-use crate::footprint;
 use crate::iter as li;
 use std::collections::{BinaryHeap, HashMap, HashSet, VecDeque};
 use std::fmt;
@@ -174,15 +173,10 @@ impl<C: From<Vec<T>> + Send, T: Send> li::ParallelIterator for RangeDrain<'_, C,
     }
 
     unsafe fn seq(&self, range: Range<usize>) -> li::Drain<'_, T> {
-        assert!(range.start <= range.end && range.end <= self.driven);
-        // SAFETY: the positions lie within the range's live elements (checked above),
+        // SAFETY: positions `0..driven` are the range's live elements (`driven <= len`),
         // and by `seq`'s contract no other leaf gets any of them: the leaf's drain owns
         // them, and the drain skips them when it is dropped.
-        unsafe {
-            let first = self.first.add(range.start);
-            footprint::read_slice(std::slice::from_raw_parts(first, range.len()));
-            li::Drain::from_raw(first, range.len())
-        }
+        unsafe { li::Drain::leaf(self.first, self.driven, range) }
     }
 }
 
