@@ -303,7 +303,10 @@ unsafe fn release(mut node: *const Node, blocks: &blocks::List) {
         let n = unsafe { &*node };
         if n.implicit {
             // Implicit tasks are waited for by their member, never freed here; the
-            // member is woken when the last descendant goes.
+            // member is woken when the last descendant goes. The member may be past
+            // its barrier by then (it sees the count move before the wake-up), so the
+            // node must outlive this call: it lives in its region (`Region::implicit`
+            // in `team.rs`), or with thread 0, which waits for the crew to leave.
             if n.state.release() == 2 {
                 wake_waiter(&n.state.waiter);
             }

@@ -71,6 +71,15 @@ struct Region {
     setup: *const (dyn Fn(&Member) + Sync),
     /// nthreads-var of its implicit tasks ([`inner_nthreads`]).
     nthreads: u32,
+    /// The implicit tasks of threads `1..size`, crew worker `i`'s at `i`. Here, not in
+    /// [`Region::run_worker`]'s frame: the task that completes a member's last
+    /// descendant wakes the member after the count it waits on moved (`release` in
+    /// `task.rs`), so it may still read the node's waiter slot after the member has
+    /// passed the closing barrier and left its frame. Every such task runs on a member of
+    /// this team, inside the region, and the region outlives them all (its maker waits
+    /// for the crew to leave: `Lease::wait_left`). As libgomp keeps its team's implicit
+    /// tasks in the team.
+    implicit: Box<[Node]>,
 }
 
 // SAFETY: the program hands the data to every member of its team by design (the
@@ -93,18 +102,20 @@ impl Region {
         // live until every member is done (`parallel_of` and `parallel_end` wait for
         // the crew before it goes).
         let setup: &'static (dyn Fn(&Member) + Sync) = unsafe { std::mem::transmute(setup) };
+        let nthreads = inner_nthreads(starter);
+        let fn_id = f as usize as u64;
+        let implicit = (1..team.size)
+            .map(|num| Node::implicit(fn_id, num as u32, false, nthreads))
+            .collect();
         Region {
             team,
             f,
             data,
             starter,
             setup,
-            nthreads: inner_nthreads(starter),
+            nthreads,
+            implicit,
         }
-    }
-
-    fn fn_id(&self) -> u64 {
-        self.f as usize as u64
     }
 
     fn setup(&self, m: &Member) {
@@ -117,9 +128,9 @@ impl Region {
     fn run_worker(&self, i: usize) {
         crate::guard::guard("a parallel region", || {
             let num = i + 1;
-            let node = Node::implicit(self.fn_id(), num as u32, false, self.nthreads);
+            let node = &self.implicit[i];
             // SAFETY: the starter outlives the region (see `Sync`).
-            let m = Member::new(&self.team, num, &node, Some(unsafe { &*self.starter }));
+            let m = Member::new(&self.team, num, node, Some(unsafe { &*self.starter }));
             let l = local();
             l.know_stack();
             let saved_share = l.share.replace(&m);

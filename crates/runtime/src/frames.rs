@@ -97,7 +97,7 @@ impl<T: Copy> Frames<T> {
     }
 
     /// Loom only: frames whose owner skips its fence, a protocol that must fail.
-    #[cfg(loom)]
+    #[cfg(all(loom, test))]
     pub(crate) fn without_owner_fence() -> Frames<T> {
         Frames {
             owner_fence: false,

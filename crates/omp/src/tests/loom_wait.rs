@@ -338,3 +338,68 @@ fn loom_an_inline_task_outlives_its_last_predecessor_s_wake_up() {
         predecessor.join().unwrap();
     });
 }
+
+/// What `task.rs`'s `release` touches of a member's implicit task: its state, whose
+/// waiter slot it reads for the wake-up after the count moved. Writing `frame` stands
+/// for the memory the node lives in being reused once its owner is done with it.
+struct ImplicitRecord {
+    frame: Output,
+    state: TaskState,
+}
+
+/// A member (worker 0) at its region's closing barrier waits for its implicit task's
+/// last child, which completes on worker 1; the region's maker (the model's own
+/// thread) waits for both to leave (`Lease::wait_left`). The member may pass the
+/// barrier as soon as the count moves, before worker 1's wake-up has read the slot, so
+/// the node must not go with the member: `freed_by_member` says whether the member's
+/// leaving reuses the node's memory (a node in its own frame, as `run_worker` kept it),
+/// else the maker's return does (a node in the region, `Region::implicit`).
+fn implicit_release_model(freed_by_member: bool) {
+    loom::model(move || {
+        let node = Arc::new(ImplicitRecord {
+            frame: Output(UnsafeCell::new(0)),
+            state: TaskState::new(),
+        });
+        let sleeper = Arc::new(Sleeper::new());
+        node.state.add_ref();
+        let releaser = {
+            let (node, sleeper) = (node.clone(), sleeper.clone());
+            thread::spawn(move || {
+                if node.state.release() == 2 {
+                    node.frame.read();
+                    node.state.waiter.notify(Some(1), |w| sleeper.wake(w));
+                }
+            })
+        };
+        let member = {
+            let node = node.clone();
+            thread::spawn(move || {
+                node.state
+                    .waiter
+                    .wait(0, || node.state.refs() == 1, |d| sleeper.sleep_until(d));
+                if freed_by_member {
+                    node.frame.write(1);
+                }
+            })
+        };
+        member.join().unwrap();
+        releaser.join().unwrap();
+        if !freed_by_member {
+            node.frame.write(1);
+        }
+    });
+}
+
+/// The node in the region: the wake-up's read is done before the node goes.
+#[test]
+fn loom_an_implicit_task_outlives_its_last_child_s_wake_up() {
+    implicit_release_model(false);
+}
+
+/// The node in the member's frame: loom sees the wake-up read memory the member has
+/// already left (the order `run_worker` had before).
+#[test]
+#[should_panic(expected = "Causality violation")]
+fn loom_an_implicit_task_in_its_member_s_frame_is_read_after_it_left() {
+    implicit_release_model(true);
+}

@@ -95,8 +95,11 @@ fn one_framed_join(frames: Frames<u32>) -> usize {
         thread::spawn(move || {
             if frames.steal().is_some() {
                 assert_eq!(state.owner(), 7, "the thief finds whom to wake");
-                // SAFETY (model): the claim makes this thread the half's only runner.
-                result.with_mut(|r| unsafe { *r += 1 });
+                result.with_mut(|r| {
+                    // SAFETY: the claim makes this thread the half's only runner; loom
+                    // reports the access if it is not.
+                    unsafe { *r += 1 }
+                });
                 // SAFETY: `state` is live (held by the `Arc`).
                 unsafe { HalfState::complete(&*state) };
             }
@@ -104,7 +107,11 @@ fn one_framed_join(frames: Frames<u32>) -> usize {
     };
     let slot = frames.push(1).unwrap();
     let ran = if frames.pop(slot) {
-        result.with_mut(|r| unsafe { *r += 1 });
+        result.with_mut(|r| {
+            // SAFETY: the pop makes this thread the half's only runner; loom reports
+            // the access if it is not.
+            unsafe { *r += 1 }
+        });
         0
     } else {
         while !state.is_done() {
@@ -115,6 +122,7 @@ fn one_framed_join(frames: Frames<u32>) -> usize {
     };
     thief.join().unwrap();
     assert_eq!(
+        // SAFETY: both threads are done with the cell (the thief is joined).
         result.with(|r| unsafe { *r }),
         1,
         "the half ran exactly once"
