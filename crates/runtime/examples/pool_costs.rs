@@ -4,7 +4,10 @@
 //! - idle: the process's CPU time while a pool of `THREADS` workers sits idle for
 //!   `IDLE` seconds after one task (a pool that spins or beats a heartbeat shows here);
 //! - wake: the time from a call of `install` on the main thread to the start of its
-//!   closure on a worker, after 20 ms of idleness, over 100 spells (p50, p99);
+//!   closure on a worker, after 20 ms of idleness, over 100 spells (p50, p99); and the
+//!   floor under both, in the same spells: a plain thread asleep in `thread::park`,
+//!   from `unpark` to its first instruction (what waking a sleeping thread costs on the
+//!   machine, whatever the runtime);
 //! - entry: a one-chunk parallel sum over 100,000 elements called from the main thread
 //!   (`install` around `par_iter().with_min_len(100_000)`), median of 2,001 calls
 //!   interleaved with rayon's and the serial sum's.
@@ -51,6 +54,8 @@ fn main() {
     );
 
     let (mut wake_locus, mut wake_rayon) = (Vec::new(), Vec::new());
+    let parked = Parked::start();
+    let mut wake_thread = Vec::new();
     for _ in 0..100 {
         std::thread::sleep(Duration::from_millis(20));
         let asked = Instant::now();
@@ -58,6 +63,8 @@ fn main() {
         std::thread::sleep(Duration::from_millis(20));
         let asked = Instant::now();
         wake_rayon.push(rayon.install(|| asked.elapsed()));
+        std::thread::sleep(Duration::from_millis(20));
+        wake_thread.push(parked.wake());
     }
     for q in [0.5, 0.99] {
         println!(
@@ -67,6 +74,12 @@ fn main() {
             micros(quantile(&mut wake_rayon, q))
         );
     }
+    println!(
+        "{:<34} {:>10.1}us (p99 {:.1}us)",
+        "  floor: a parked thread's, p50",
+        micros(quantile(&mut wake_thread, 0.5)),
+        micros(quantile(&mut wake_thread, 0.99))
+    );
 
     let data: Vec<u64> = (0..100_000).collect();
     let expected: u64 = data.iter().sum();
@@ -100,11 +113,56 @@ fn main() {
         r.as_secs_f64() / serial.as_secs_f64()
     );
     // Idle CPU is left out of the ratios: both are a few clock ticks or none.
+    let wake_p50 = quantile(&mut wake_locus, 0.5).as_secs_f64();
     println!(
-        "locus over rayon: wake p50 {:.2}, entry {:.2}",
-        quantile(&mut wake_locus, 0.5).as_secs_f64() / quantile(&mut wake_rayon, 0.5).as_secs_f64(),
-        l.as_secs_f64() / r.as_secs_f64()
+        "locus over rayon: wake p50 {:.2}, entry {:.2}; locus's wake p50 over the floor {:.2}",
+        wake_p50 / quantile(&mut wake_rayon, 0.5).as_secs_f64(),
+        l.as_secs_f64() / r.as_secs_f64(),
+        wake_p50 / quantile(&mut wake_thread, 0.5).as_secs_f64()
     );
+}
+
+/// A plain thread asleep in `thread::park` between wake-ups: the floor under a pool's
+/// wake-to-run time.
+struct Parked {
+    asked: std::sync::Arc<std::sync::Mutex<Option<Instant>>>,
+    woke: std::sync::mpsc::Receiver<Duration>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Parked {
+    fn start() -> Parked {
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(None::<Instant>));
+        let (tell, woke) = std::sync::mpsc::channel();
+        let thread = {
+            let asked = asked.clone();
+            std::thread::spawn(move || loop {
+                let when = asked.lock().unwrap_or_else(|e| e.into_inner()).take();
+                match when {
+                    Some(when) => {
+                        if tell.send(when.elapsed()).is_err() {
+                            return;
+                        }
+                    }
+                    None => std::thread::park(),
+                }
+            })
+        };
+        Parked {
+            asked,
+            woke,
+            thread,
+        }
+    }
+
+    /// Wakes the thread and returns the time from `unpark` to its first look.
+    fn wake(&self) -> Duration {
+        *self.asked.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        self.thread.thread().unpark();
+        self.woke
+            .recv()
+            .unwrap_or_else(|_| exit("the parked thread ended"))
+    }
 }
 
 /// The loop entered from outside: one chunk, so what is timed beyond the serial sum is
