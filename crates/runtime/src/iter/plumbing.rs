@@ -159,13 +159,37 @@ pub trait UnindexedProducer: Send + Sized {
 /// producer: up to [`LEAVES`] pieces, a terminal's leaves.
 pub const UNINDEXED_DEPTH: u32 = LEAVES.trailing_zeros();
 
-/// Drives `consumer` with `par_iter`'s items: rayon's `bridge`.
+/// Drives `consumer` with `par_iter`'s items: rayon's `bridge`, through the iterator's
+/// producer ([`IndexedParallelIterator::with_producer`]) and
+/// [`bridge_producer_consumer`], never through its `drive`: an iterator implemented the
+/// way rayon's documentation shows implements `drive` by calling `bridge` (ndarray's
+/// parallel iterators do), so a `bridge` that called `drive` would recurse until the
+/// stack ran out.
 pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
 where
     I: IndexedParallelIterator,
     C: Consumer<I::Item>,
 {
-    par_iter.drive(consumer)
+    let len = par_iter.len();
+    par_iter.with_producer(BridgeCallback { len, consumer })
+}
+
+/// The callback of both `bridge`s (this one and rayon's, in `iter::rayon::plumbing`):
+/// bridges the producer it is handed, of `len` items, with `consumer`.
+pub(crate) struct BridgeCallback<C> {
+    pub(crate) len: usize,
+    pub(crate) consumer: C,
+}
+
+impl<T: Send, C: Consumer<T>> ProducerCallback<T> for BridgeCallback<C> {
+    type Output = C::Result;
+
+    fn callback<P>(self, producer: P) -> C::Result
+    where
+        P: Producer<Item = T>,
+    {
+        bridge_producer_consumer(self.len, producer, self.consumer)
+    }
 }
 
 /// Drives `consumer` with the `len` items of `producer`: cut into leaves as a locus

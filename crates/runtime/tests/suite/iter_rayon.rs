@@ -345,3 +345,53 @@ fn a_panic_in_an_unindexed_type_s_chain_reaches_the_caller() {
     assert_eq!(text, Some("item 500"));
     assert!(seen.load(Ordering::Relaxed) <= items.len(), "no item twice");
 }
+
+/// An indexed type written as rayon's documentation shows (and as ndarray's parallel
+/// iterators are): `drive` and `drive_unindexed` call rayon's `bridge`, which must then
+/// go through `with_producer`, not back through `drive`.
+struct Bridged(Squares);
+
+impl ParallelIterator for Bridged {
+    type Item = u64;
+
+    fn drive_unindexed<C: UnindexedConsumer<u64>>(self, consumer: C) -> C::Result {
+        locus::iter::rayon::plumbing::bridge(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl IndexedParallelIterator for Bridged {
+    fn drive<C: Consumer<u64>>(self, consumer: C) -> C::Result {
+        locus::iter::rayon::plumbing::bridge(self, consumer)
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn with_producer<CB: ProducerCallback<u64>>(self, callback: CB) -> CB::Output {
+        self.0.with_producer(callback)
+    }
+}
+
+#[test]
+fn a_type_whose_drive_calls_bridge_runs() {
+    pool().install(|| {
+        for (lo, hi) in [(0, 0), (3, 4), (0, 1000), (17, 5000)] {
+            let it = || Bridged(Squares { lo, hi });
+            let want = squares(lo, hi);
+            assert_eq!(it().collect::<Vec<_>>(), want);
+            assert_eq!(it().sum::<u64>(), want.iter().sum::<u64>());
+            let zipped: Vec<(usize, u64)> = it().enumerate().rev().collect();
+            let want_zipped: Vec<(usize, u64)> = want.iter().copied().enumerate().rev().collect();
+            assert_eq!(zipped, want_zipped);
+            assert_eq!(
+                it().filter(|x| x % 3 == 0).count(),
+                want.iter().filter(|x| *x % 3 == 0).count()
+            );
+        }
+    });
+}

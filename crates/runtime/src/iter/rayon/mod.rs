@@ -67,13 +67,15 @@ use terminals as t;
 pub mod plumbing {
     pub use crate::iter::plumbing::*;
 
-    /// Drives `consumer` with `par_iter`'s items: rayon's `bridge`.
+    /// Drives `consumer` with `par_iter`'s items: rayon's `bridge`, through the
+    /// iterator's producer, as locus's own `bridge` (whose documentation says why).
     pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
     where
         I: super::IndexedParallelIterator,
         C: Consumer<I::Item>,
     {
-        par_iter.drive(consumer)
+        let len = par_iter.len();
+        par_iter.with_producer(crate::iter::plumbing::BridgeCallback { len, consumer })
     }
 }
 
