@@ -80,6 +80,7 @@
 mod decision;
 mod factory;
 mod grain;
+mod id_map;
 mod logged;
 mod policies;
 mod search;
