@@ -79,6 +79,8 @@
 
 mod decision;
 mod factory;
+mod grain;
+mod id_map;
 mod logged;
 mod policies;
 mod search;
@@ -90,6 +92,7 @@ pub use decision::{
     OWN_TASK_SCAN_PER_WORKER,
 };
 pub use factory::PolicyFactory;
+pub use grain::{block_chunks, block_split, loop_blocks, BLOCKS, FLAT_LIMIT, PLACED_PER_WORKER};
 pub use locus_task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
 pub use logged::{Logged, PolicyCall};
 pub use policies::{

@@ -10,15 +10,15 @@
 //! tasks themselves ([`crate::placement_stability`] adds the two).
 //!
 //! One lock per chunk start, of one of [`SHARDS`] shards picked by the chunk's id, and a
-//! multiplicative hash instead of SipHash: a single lock with SipHash took 85% of the
-//! time of a loop of one-edge chunks (`irreg medium,grain=1` on four workers). Engines
+//! multiplicative hash instead of SipHash (the crate's one `IdMap`): a single lock with
+//! SipHash took 85% of the time of a loop of one-edge chunks (`irreg medium,grain=1` on
+//! four workers). Engines
 //! keep a tracker only where there are at least two squads, so a machine with one cache
 //! domain pays nothing.
 
+use crate::id_map::IdMap;
 use crate::{SquadId, TaskId};
 use crossbeam_utils::CachePadded;
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
 
 /// Shards of the tracker: enough that workers starting chunks at once rarely meet.
@@ -29,11 +29,10 @@ const SHARDS: usize = 64;
 const SHARD_CAPACITY: usize = TRACKED / SHARDS;
 /// See [`SHARD_CAPACITY`].
 pub(crate) const TRACKED: usize = 1 << 20;
-/// Fibonacci hashing's multiplier (2^64 over the golden ratio, odd): picks the shard.
+/// Fibonacci hashing's multiplier (2^64 over the golden ratio, odd): picks the shard by
+/// the top bits of the product, which the map inside the shard (`IdMap`, another odd
+/// multiplier) does not read alike.
 const FIBONACCI: u64 = 0x9e37_79b9_7f4a_7c15;
-/// Another odd multiplier (SplitMix64's first), for the map inside a shard: the
-/// shard's own bits are all alike there.
-const MAP_K: u64 = 0xbf58_476d_1ce4_e5b9;
 
 /// The statistic names [`ChunkPlacement::stats`] writes.
 pub const CHUNK_SAME_SQUAD: &str = "chunk_same_squad";
@@ -49,31 +48,9 @@ pub struct ChunkPlacement {
 /// The chunks whose ids hash to one shard.
 #[derive(Debug, Default)]
 struct Shard {
-    last: HashMap<TaskId, SquadId, BuildHasherDefault<IdHasher>>,
+    last: IdMap<SquadId>,
     same: u64,
     compared: u64,
-}
-
-/// Hashes a task id by one multiplication. Ids are hashes already, but a loop's chunks
-/// are `parent * K + i + 1` (see [`TaskId::child`]), consecutive in their low bits; the
-/// product carries them into the high bits, which the map's control bytes come from.
-#[derive(Debug, Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(MAP_K);
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0 ^ x).wrapping_mul(MAP_K);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 impl Default for ChunkPlacement {

@@ -227,9 +227,7 @@ impl Registry {
     /// no loop plans), so the split's jobs are invisible to it.
     #[inline]
     pub(crate) fn splits_loops(&self) -> bool {
-        (self.layout.always_local || self.layout.loops_local)
-            && !self.layout.task_events
-            && !self.layout.loop_plans
+        self.layout.splits_loops()
     }
 
     /// Publishes a loop plan's lane, which only `worker` runs, in its inbox.

@@ -12,7 +12,7 @@ use crate::latch::{CountLatch, Latch};
 use crate::registry::WorkerThread;
 use crate::split::Runs;
 use crate::unwind;
-use locus_policy::{LoopPlan, TaskInfo};
+use locus_policy::{block_chunks, block_split, loop_blocks, LoopPlan, TaskInfo};
 use locus_task::Spawner;
 use std::any::Any;
 use std::marker::PhantomData;
@@ -218,8 +218,9 @@ impl<'scope> Scope<'scope> {
         }
     }
 
-    /// Spawns a loop of `chunks` chunks as `blocks` jobs of consecutive chunks (see
-    /// [`flat_loop`]), each placed by the policy as its first chunk.
+    /// Spawns a loop of `chunks` chunks as `blocks` jobs of consecutive chunks
+    /// (`locus_policy::block_chunks`; see [`flat_loop`]), each placed by the policy as
+    /// its first chunk.
     fn spawn_blocks(
         &self,
         chunks: usize,
@@ -230,12 +231,11 @@ impl<'scope> Scope<'scope> {
         let owner = self.owner_task;
         let chunk = move |i: u32| owner.loop_chunk(i, total);
         for b in 0..blocks {
-            let first = b * chunks / blocks;
-            let end = (b + 1) * chunks / blocks;
-            if first == end {
+            let block = block_chunks(b, blocks, chunks);
+            if block.is_empty() {
                 continue;
             }
-            let (first, end) = (first as u32, end as u32);
+            let (first, end) = (block.start as u32, block.end as u32);
             self.spawn_job(
                 move |scope| scope.run_block(first..end, chunk, run),
                 Spawned::Named(chunk(first)),
@@ -247,9 +247,10 @@ impl<'scope> Scope<'scope> {
     /// counted as that chunk), so it runs that chunk's body in its own task, then the
     /// others as a lane does. Before each, while a worker of the pool is looking for
     /// work ([`WorkerThread::offers_enough`] of none), the block splits off the upper
-    /// half of what is left as a block of its own, placed by the policy as its first
-    /// chunk (lazy splitting, as Tzannes et al.'s lazy binary splitting, PPoPP 2010, with
-    /// idle workers as the signal): a worker that runs out finds half of someone's block
+    /// half of what is left (`locus_policy::block_split`) as a block of its own, placed
+    /// by the policy as its first chunk (lazy splitting, as Tzannes et al.'s lazy binary
+    /// splitting, PPoPP 2010, with idle workers as the signal; the simulator splits its
+    /// blocks on the same rule): a worker that runs out finds half of someone's block
     /// as a thief finds half of a tree in `ws`, and a loop whose workers stay busy is
     /// placed a block at a time. (Splitting also whenever the own queues were empty made
     /// three times the steals of `ws` on `heat-loop` fine, each moving a chunk's home.)
@@ -264,8 +265,8 @@ impl<'scope> Scope<'scope> {
         let mut end = chunks.end;
         let mut i = chunks.start + 1;
         while i < end {
-            if end - i >= 2 && !worker.offers_enough(0) {
-                let (mid, upper) = (i + (end - i) / 2, end);
+            if let Some(mid) = block_split(i, end).filter(|_| !worker.offers_enough(0)) {
+                let upper = end;
                 // Spawned as the loop's owner spawns its blocks, so that the policy sees
                 // the chunk's parent it sees for every other chunk of the loop.
                 let saved = worker.ctx.replace(self.owner_task);
@@ -464,59 +465,21 @@ where
     crate::split::run_loop(Location::caller(), chunks, leaf, |(), ()| ());
 }
 
-/// Loops of more chunks than this are spawned in [`BLOCKS`] blocks of consecutive
-/// chunks when carried out flat, so that no loop allocates more than this many jobs up
-/// front (a job takes some 100 bytes: a loop of 10^8 chunks at grain 1 would take
-/// gigabytes).
-pub(crate) const FLAT_LIMIT: usize = 1 << 16;
-
-/// The number of blocks a flat loop of more than [`FLAT_LIMIT`] chunks is spawned in:
-/// many per worker, for balance, on any machine locus targets.
-pub(crate) const BLOCKS: usize = 1 << 12;
-
-/// A flat loop of more chunks than this per worker is spawned in this many blocks per
-/// worker (split lazily: [`Scope::run_block`]) where [`blocks_pay`] says so. Several per
-/// worker, not one: a worker descheduled while it runs a block (a pool larger than its
-/// CPUs) holds up only that block, the others wait in queues (one block per worker made
-/// `spmv-crs` fine 2.3x `ws`'s time on the oversubscribed `2x2` of `locus bench
-/// matrix`, against 1.7x with every chunk placed). Placing a
-/// chunk by itself cost some 1,700 instructions more than a chunk of `ws`'s tree
-/// (callgrind, `locus bench heat-loop --size 512x256,leaf=2,iters=5 --policy ws,cats
-/// --machine 2x1 --threads 2`: a job allocated, the policy's placement and home, a
-/// squad queue's lock, a search, the task's events); up to this many per worker a
-/// loop pays at most that many times it per worker, whatever its chunks' size, and
-/// blocks of a larger loop take each squad its contiguous share in as many pieces.
-/// Guess.
-pub(crate) const PLACED_PER_WORKER: usize = 8;
-
-/// Whether a flat loop of `chunks` chunks on `worker`'s pool is spawned in blocks rather
-/// than a chunk at a time: where it has more than [`PLACED_PER_WORKER`] chunks per
-/// worker, the pool has two squads or more (where the policies that place chunks by
-/// squad, `cab`, `cats` and `mts`, decide), and the policy measures no costs (a profile
-/// hears every chunk spawned, placed and measured, as the simulator runs it). A block
-/// goes where its first chunk goes, and its other chunks still run as their own tasks,
-/// with their events: `cab` and `cats` send each squad its contiguous share of the loop
-/// as before, and their homes follow the squads that ran the chunks.
-fn blocks_pay(worker: &WorkerThread, chunks: usize) -> bool {
-    let registry = &*worker.registry;
-    chunks > PLACED_PER_WORKER.saturating_mul(registry.num_workers())
-        && registry.map.num_squads() > 1
-        && !registry.policy.wants_cost()
-}
-
 /// A loop of `chunks` chunks carried out flat on `worker` (see `crate::split`): each
 /// chunk spawned in order from the loop's owner, or dealt by the policy's loop plan; the
 /// chunks' results kept as runs of consecutive chunks and reduced in order once all have
 /// run.
 ///
-/// A loop of more than [`FLAT_LIMIT`] chunks with no plan is spawned as [`BLOCKS`] jobs
-/// instead, each a block of consecutive chunks placed by the policy as its first chunk
-/// and running its chunks one after the other, each as its own task (as a lane of a
-/// plan does), splitting off half of what is left where a worker may want it
-/// ([`Scope::run_block`]); so is a loop where placing each chunk costs more than it buys
-/// ([`blocks_pay`]), in [`PLACED_PER_WORKER`] blocks per worker. The policy then places blocks, not chunks: for the bi-tier policies,
-/// which send consecutive chunks to one squad, that is the same placement but at the
-/// blocks' edges; a round-robin policy deals blocks instead of chunks.
+/// A loop with no plan is spawned in blocks where `locus_policy::loop_blocks` says so
+/// (more than `FLAT_LIMIT` chunks; or more than `PLACED_PER_WORKER` chunks per worker
+/// on two squads or more with no profile running, where placing each chunk costs more
+/// than it buys): each block a job of consecutive chunks placed by the policy as its
+/// first chunk, running its chunks one after the other, each as its own task (as a lane
+/// of a plan does), splitting off half of what is left where a worker may want it
+/// ([`Scope::run_block`]). The policy then places blocks, not chunks: for the bi-tier
+/// policies, which send consecutive chunks to one squad, that is the same placement but
+/// at the blocks' edges; a round-robin policy deals blocks instead of chunks. The
+/// simulator spawns the same loops in the same blocks (`locus_policy`'s `grain`).
 pub(crate) fn flat_loop<R, L, Red>(
     worker: &WorkerThread,
     chunks: usize,
@@ -540,15 +503,13 @@ where
     let run_planned = |i: u32| run(i as usize);
     let run_planned: &(dyn Fn(u32) + Sync) = &run_planned;
     let run = &run;
+    let registry = &*worker.registry;
     scope_in(worker, |s| {
         // A policy that deals loops itself (a static schedule) gets every loop whose
         // chunks can be numbered.
         if let Some(plan) = exact.and_then(|k| s.loop_plan(k)) {
             s.spawn_plan(&plan, total, run_planned);
-        } else if chunks > FLAT_LIMIT {
-            s.spawn_blocks(chunks, total, BLOCKS, run_planned);
-        } else if blocks_pay(worker, chunks) {
-            let blocks = PLACED_PER_WORKER * worker.registry.num_workers();
+        } else if let Some(blocks) = loop_blocks(chunks, &registry.map, &*registry.policy) {
             s.spawn_blocks(chunks, total, blocks, run_planned);
         } else {
             for i in 0..chunks {

@@ -34,14 +34,16 @@
 //!   `affinity`), dealt in lanes. These policies decide per chunk, so the loop keeps the
 //!   form they decide about. Where placing each chunk costs more than it buys (more
 //!   than `PLACED_PER_WORKER` chunks per worker on two squads or more, no profile
-//!   running: `blocks_pay` in `scope.rs`), the chunks are spawned in blocks of
-//!   consecutive chunks, `PLACED_PER_WORKER` per worker, each placed as its first chunk and split in
-//!   halves while a worker looks for work; every chunk still runs as its own task.
+//!   running: `locus_policy::loop_blocks`, the rule the simulator follows too), the
+//!   chunks are spawned in blocks of consecutive chunks, `PLACED_PER_WORKER` per
+//!   worker, each placed as its first chunk and split in halves while a worker looks
+//!   for work; every chunk still runs as its own task.
 //!
 //! Either way the policy-visible task tree is the flat one: the loop's owner with `k`
 //! children, chunk `i` its spawn `FIRST_SCOPE_SPAWN + i`. That is the tree the kernels'
 //! recorder writes and the simulator runs; the simulator generates a loop's chunks
-//! flat under every policy (it models no tree split).
+//! flat under every policy (it models no tree split), in the same blocks where the
+//! runtime's flat loop takes blocks.
 //!
 //! # Results
 //! A loop may give a result per chunk, reduced in chunk order (`reduce(left, right)`,

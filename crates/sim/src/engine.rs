@@ -14,7 +14,13 @@
 //!   policy places it and runs the first inline (child-first), or places both and waits
 //!   (parent-first); then it takes the second half back if it is still where it was put
 //!   (popping newer tasks of its own deque and running them, as `take_back` does), or
-//!   else waits. A `for_range` pushes every chunk and waits at the sync.
+//!   else waits. A `for_range` pushes every chunk and waits at the sync; where the
+//!   runtime carries the loop out flat in blocks of consecutive chunks (the policy
+//!   layer's rule, `locus_policy::loop_blocks`), it pushes the blocks instead, each
+//!   placed as its first chunk, and the worker that starts a block runs its other
+//!   chunks after the first, each as its own task started inline, splitting off the
+//!   upper half of what is left while a worker is without work
+//!   (`locus_policy::block_split`), as the runtime's `Scope::run_block` does.
 //! - A waiting worker searches for work with the policy's plan and runs what it finds
 //!   on top of the waiting task (the runtime runs it on the same stack), so the waiting
 //!   task resumes only when that work is done.
@@ -46,12 +52,13 @@
 //! policy, latencies and seed give bit-identical results.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use locus_policy::{
-    own_task_scan, pick_shallow, ChunkPlacement, Layout, Order, Place, Policy, PolicyFactory,
-    PolicyKind, Probe, SearchCounter, Source, TaskCost, TaskInfo, VictimOrder, Victims, WorkerMap,
+    block_chunks, block_split, loop_blocks, own_task_scan, pick_shallow, ChunkPlacement, Layout,
+    Order, Place, Policy, PolicyFactory, PolicyKind, Probe, SearchCounter, Source, TaskCost,
+    TaskInfo, VictimOrder, Victims, WorkerMap,
 };
 use locus_topo::Topology;
 use serde::Serialize;
@@ -367,6 +374,23 @@ struct Frame {
     /// Came from a queue: its parent counts it outstanding.
     queued: bool,
     own: TaskCost,
+    /// The task heads a block of a loop's chunks: the rest of the block, run after the
+    /// task's own steps.
+    block: Option<Block>,
+}
+
+/// What is left of a block of a flat loop's consecutive chunks (`locus_policy`'s
+/// `grain`), run by the worker that runs its first chunk, as the runtime's
+/// `Scope::run_block` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Block {
+    /// The step of the loop's owner that spawns the loop's chunk 0 (chunk `i` is the
+    /// task its step `from + i` spawns).
+    from: u32,
+    /// The next chunk to run.
+    next: u32,
+    /// One past the block's last chunk.
+    end: u32,
 }
 
 #[derive(Debug)]
@@ -428,6 +452,8 @@ struct Sim<'w> {
     /// Per package (`WorkerMap::package_of`), how many of its workers are without
     /// work: the runtime's per-package idle count, which `Victims::Package` reads.
     package_idle: Vec<usize>,
+    /// The blocks spawned and not yet started, by the task of their first chunk.
+    blocks: BTreeMap<u32, Block>,
 }
 
 /// The timeline being recorded.
@@ -522,6 +548,7 @@ impl<'w> Sim<'w> {
             }),
             chunk_placement: (squads > 1).then(ChunkPlacement::new),
             package_idle: vec![0; map.num_packages()],
+            blocks: BTreeMap::new(),
         }
     }
 
@@ -729,6 +756,7 @@ impl<'w> Sim<'w> {
         match fork {
             Some(Step::Join(a, b)) => self.join(w, a, b),
             Some(Step::Spawn(c)) if self.layout.loop_plans && self.spawn_planned_loop(w, c) => {}
+            Some(Step::Spawn(c)) if self.spawn_loop_in_blocks(w, c) => {}
             Some(Step::Spawn(c)) => {
                 self.spend(w, self.lat.spawn);
                 self.outstanding[frame.task as usize] += 1;
@@ -742,8 +770,96 @@ impl<'w> Sim<'w> {
                 self.schedule(w);
             }
             _ if deferred || (frame.pc as usize) < steps.len() => self.schedule(w),
+            _ if frame.block.is_some() => self.next_in_block(w),
             _ => self.finish(w),
         }
+    }
+
+    /// At the first chunk `first` of a parallel loop that the runtime carries out flat
+    /// (`Layout::splits_loops` false) and in blocks (`locus_policy::loop_blocks`, after
+    /// the policy gave no plan): spawns the loop's blocks, each placed as its first
+    /// chunk, and returns true. False, and nothing done, for any other spawn.
+    fn spawn_loop_in_blocks(&mut self, w: usize, first: u32) -> bool {
+        if self.layout.splits_loops() {
+            return false;
+        }
+        let info = self.info(first);
+        let parent = self.top(w).task;
+        if info.chunk_index(&self.info(parent)) != Some(0) {
+            return false;
+        }
+        let k = info.loop_chunks as usize;
+        let Some(blocks) = loop_blocks(k, self.map, &*self.policy) else {
+            return false;
+        };
+        // The loop's spawns are consecutive steps of the parent, the first just taken.
+        let from = self.top(w).pc - 1;
+        self.top(w).pc = from + k as u32;
+        for b in 0..blocks {
+            let chunks = block_chunks(b, blocks, k);
+            if chunks.is_empty() {
+                continue;
+            }
+            let block = Block {
+                from,
+                next: chunks.start as u32 + 1,
+                end: chunks.end as u32,
+            };
+            self.spawn_block(w, parent, chunks.start as u32, block);
+        }
+        self.schedule(w);
+        true
+    }
+
+    /// The task of chunk `i` of the loop whose chunk 0 step `from` of `parent` spawns.
+    fn chunk_task(&self, parent: u32, from: u32, i: u32) -> u32 {
+        match self.workload.steps(parent)[(from + i) as usize] {
+            Step::Spawn(c) => c,
+            other => unreachable!("a recorded loop spawns its chunks in a row, not {other:?}"),
+        }
+    }
+
+    /// `w` spawns, for the loop's owner `parent`, the block whose first chunk is `first`
+    /// and whose other chunks `block` holds: placed as its first chunk.
+    fn spawn_block(&mut self, w: usize, parent: u32, first: u32, block: Block) {
+        let task = self.chunk_task(parent, block.from, first);
+        self.blocks.insert(task, block);
+        self.spend(w, self.lat.spawn);
+        self.outstanding[parent as usize] += 1;
+        self.push_from(w, parent, task);
+    }
+
+    /// The top task of `w`, the head of a block, has run its own steps: runs the block's
+    /// next chunk as its own task on top of it (as a task run inline), first splitting
+    /// off the upper half of what is left as a block of its own while a worker is
+    /// without work (`locus_policy::block_split`), as the runtime's `Scope::run_block`
+    /// does; or, with the block done, finishes it.
+    fn next_in_block(&mut self, w: usize) {
+        let head = self.top(w).task;
+        let mut block = self.top(w).block.expect("a block's head");
+        if block.next == block.end {
+            self.top(w).block = None;
+            self.finish(w);
+            return;
+        }
+        let owner = self.workload.tasks()[head as usize]
+            .parent
+            .expect("a loop's chunk has the loop's owner for parent");
+        let looking = self.package_idle.iter().any(|&n| n > 0);
+        if let Some(mid) = block_split(block.next, block.end).filter(|_| looking) {
+            let upper = Block {
+                from: block.from,
+                next: mid + 1,
+                end: block.end,
+            };
+            self.spawn_block(w, owner, mid, upper);
+            block.end = mid;
+        }
+        let chunk = self.chunk_task(owner, block.from, block.next);
+        block.next += 1;
+        self.top(w).block = Some(block);
+        self.start(w, chunk, Source::Inline, false);
+        self.schedule(w);
     }
 
     /// At the first chunk `first` of a parallel loop, under a policy that plans loops:
@@ -828,10 +944,16 @@ impl<'w> Sim<'w> {
 
     /// Publishes `task`, spawned by `w`'s top task, where the policy places it.
     fn push(&mut self, w: usize, task: u32) -> Place {
+        let parent = self.top(w).task;
+        self.push_from(w, parent, task)
+    }
+
+    /// Publishes `task`, spawned on `w` by `parent_task` (`w`'s top task, or the owner
+    /// of the loop whose block `w` runs), where the policy places it.
+    fn push_from(&mut self, w: usize, parent_task: u32, task: u32) -> Place {
         let place = if self.layout.always_local {
             Place::Local
         } else {
-            let parent_task = self.top(w).task;
             let parent = self.info(parent_task);
             let info = self.info(task);
             let place = self.policy.place(w, &parent, &info);
@@ -935,6 +1057,12 @@ impl<'w> Sim<'w> {
             (false, false)
         };
         self.found_work(w);
+        // A block's head (spawned by `spawn_block`) runs the rest of its block after it.
+        let block = if queued && !self.blocks.is_empty() {
+            self.blocks.remove(&task)
+        } else {
+            None
+        };
         let worker = &mut self.workers[w];
         worker.counts.tasks += 1;
         worker.frames.push(Frame {
@@ -946,6 +1074,7 @@ impl<'w> Sim<'w> {
             costed,
             queued,
             own: TaskCost::default(),
+            block,
         });
     }
 

@@ -12,7 +12,8 @@
 //! - a placement must be of the same kind (own deque, a worker's inbox, a squad's queue,
 //!   an inter-squad pool, the central queue), and name the same worker or squad in one
 //!   of the ways a policy can name it: the same index, the spawner's own (its squad or
-//!   itself), the squad that last ran the task (from the engine's own `task_started`
+//!   itself), a worker as far after the spawner (`rr-fifo`'s cursors start after their
+//!   worker, and which worker runs a program's root is a race in the runtime), the squad that last ran the task (from the engine's own `task_started`
 //!   calls: `cab`'s and `cats`'s homes), the squad the task was first placed in, or the
 //!   squad where it started after its first placement (`mts`'s homes). Which of these a
 //!   policy meant is its business; a squad named in none of the same ways is a
@@ -29,6 +30,7 @@ use std::sync::Arc;
 
 use locus_kernels::{record, Kernel};
 use locus_policy::{LoopPlan, Place, PolicyCall, PolicyKind, TaskInfo, WorkerMap};
+use locus_task::workload::Workload;
 use locus_topo::Topology;
 
 use super::conformance::{runtime_calls, schedule_for, sim_calls};
@@ -60,6 +62,8 @@ enum Named {
     Nothing,
     Index(usize),
     Spawner,
+    /// A worker by how far after the spawner it comes (a round-robin cursor's start).
+    AfterSpawner(usize),
     LastRun,
     FirstPlaced,
     FirstHome,
@@ -114,7 +118,11 @@ fn decisions(calls: &[PolicyCall], map: &WorkerMap) -> BTreeMap<Question, Answer
                 };
                 let mut named = BTreeSet::from([Named::Nothing]);
                 if let Some(w) = worker {
-                    named = BTreeSet::from([Named::Index(w)]);
+                    let n = map.num_workers();
+                    named = BTreeSet::from([
+                        Named::Index(w),
+                        Named::AfterSpawner((w + n - *spawner) % n),
+                    ]);
                     if w == *spawner {
                         named.insert(Named::Spawner);
                     }
@@ -174,14 +182,12 @@ fn decisions(calls: &[PolicyCall], map: &WorkerMap) -> BTreeMap<Question, Answer
 }
 
 /// Runs `kernel` at `size` in both engines under each policy of `kinds` (the schedule
-/// of `affinity` made for the machine) and compares their decisions; `decided` names
-/// what at least one policy must have decided beyond keeping tasks local, so that the
-/// comparison is not vacuous.
+/// of `affinity` made for the machine) and compares their decisions; each policy must
+/// have decided something beyond keeping tasks local, so that the comparison is not
+/// vacuous.
 fn conforms(kernel: Kernel, size: &str, kinds: &[&str], with_schedule: bool) {
     let params = kernel.parse_size(size).unwrap();
     let topology = Topology::parse_spec(MACHINE).unwrap();
-    let map = WorkerMap::new(&topology, THREADS);
-    assert_eq!(map.num_squads(), 2);
     let workload = record(&params).unwrap();
     let mut kinds: Vec<PolicyKind> = kinds.iter().map(|k| k.parse().unwrap()).collect();
     if with_schedule {
@@ -190,31 +196,48 @@ fn conforms(kernel: Kernel, size: &str, kinds: &[&str], with_schedule: bool) {
         kinds.push(PolicyKind::Affinity(Arc::new(tasks)));
     }
     for kind in kinds {
-        let sim = decisions(&sim_calls(&workload, &topology, &kind, THREADS), &map);
-        let runtime = decisions(&runtime_calls(&params, &topology, &kind, THREADS), &map);
+        let sim = agreed(kernel, size, &kind, &workload, &topology);
         let placed = sim
             .values()
             .filter(|a| !matches!(a, Answer::Place("local", _) | Answer::PlanLoop(None)))
             .count();
-        eprintln!(
-            "{kind} on {kernel:?} {size}: {} decisions compared, {placed} not local",
-            sim.len()
-        );
+        eprintln!("{kind} on {kernel:?} {size}: {placed} decisions not local");
         assert!(placed > 0, "{kind} on {kernel:?} {size}: nothing decided");
-        for (q, s) in &sim {
-            let r = runtime.get(q);
-            assert!(
-                r.is_some_and(|r| s.agrees(r)),
-                "{kind} on {kernel:?} {size}: {q:?}\n  simulator: {s:?}\n  runtime:   {r:?}"
-            );
-        }
-        let only_runtime: Vec<_> = runtime.keys().filter(|q| !sim.contains_key(q)).collect();
+    }
+}
+
+/// The decisions of both engines under `kind` on `kernel` at `size` (recorded as
+/// `workload`), checked to agree question by question; the simulator's.
+fn agreed(
+    kernel: Kernel,
+    size: &str,
+    kind: &PolicyKind,
+    workload: &Workload,
+    topology: &Topology,
+) -> BTreeMap<Question, Answer> {
+    let params = kernel.parse_size(size).unwrap();
+    let map = WorkerMap::new(topology, THREADS);
+    assert_eq!(map.num_squads(), 2);
+    let sim = decisions(&sim_calls(workload, topology, kind, THREADS), &map);
+    let runtime = decisions(&runtime_calls(&params, topology, kind, THREADS), &map);
+    eprintln!(
+        "{kind} on {kernel:?} {size}: {} decisions compared",
+        sim.len()
+    );
+    for (q, s) in &sim {
+        let r = runtime.get(q);
         assert!(
-            only_runtime.is_empty(),
-            "{kind} on {kernel:?} {size}: asked in the runtime only: {:?}",
-            &only_runtime[..only_runtime.len().min(5)]
+            r.is_some_and(|r| s.agrees(r)),
+            "{kind} on {kernel:?} {size}: {q:?}\n  simulator: {s:?}\n  runtime:   {r:?}"
         );
     }
+    let only_runtime: Vec<_> = runtime.keys().filter(|q| !sim.contains_key(q)).collect();
+    assert!(
+        only_runtime.is_empty(),
+        "{kind} on {kernel:?} {size}: asked in the runtime only: {:?}",
+        &only_runtime[..only_runtime.len().min(5)]
+    );
+    sim
 }
 
 #[test]
@@ -240,4 +263,40 @@ fn heat_loop_under_the_loop_policies() {
 #[test]
 fn irreg_with_a_schedule() {
     conforms(Kernel::Irreg, "40:120,iters=2,grain=8", &[], true);
+}
+
+/// A loop of more than `PLACED_PER_WORKER` (8) chunks per worker on two squads, where
+/// both engines spawn the loop in blocks of consecutive chunks
+/// (`locus_policy::loop_blocks`), each placed as its first chunk: heat-loop with 2-row
+/// leaves, loops of 127 chunks on 8 workers, 64 blocks of one or two chunks. A block of two never
+/// splits (one chunk is left after its first), so both engines place exactly the same
+/// blocks, and the placements must agree block by block: on the same squad under `cab`
+/// and `cats` (after their profile, during which each chunk is placed by itself), `mts`
+/// and `rr-fifo`. Under `ws` the runtime splits the loop as a tree
+/// (`Layout::splits_loops`) and neither engine asks the policy about a chunk.
+#[test]
+fn blocks_of_a_long_loop_under_the_placing_policies() {
+    const SIZE: &str = "256x64,leaf=2,iters=3";
+    const CHUNKS: u32 = 127;
+    let params = Kernel::HeatLoop.parse_size(SIZE).unwrap();
+    let topology = Topology::parse_spec(MACHINE).unwrap();
+    let workload = record(&params).unwrap();
+    let loop_chunk = |q: &Question| matches!(q, Question::Place((_, _, k), _) if *k == CHUNKS);
+    for name in ["cab", "cats", "mts", "rr-fifo", "ws"] {
+        let kind: PolicyKind = name.parse().unwrap();
+        let sim = agreed(Kernel::HeatLoop, SIZE, &kind, &workload, &topology);
+        let placed = sim.keys().filter(|q| loop_chunk(q)).count();
+        eprintln!("{name}: {placed} placements of the loops' chunks");
+        if name == "ws" {
+            assert_eq!(placed, 0, "ws is asked about no chunk");
+        } else {
+            // Five loops (two of first touch, three sweeps): those of a profile place
+            // each chunk, the others their 64 blocks, and at least one is in blocks.
+            let profiled = (placed - 5 * 64) / (CHUNKS as usize - 64);
+            assert!(
+                profiled < 5 && placed == profiled * CHUNKS as usize + (5 - profiled) * 64,
+                "{name}: {placed} placements of the loop's chunks, not 64 blocks a loop"
+            );
+        }
+    }
 }

@@ -439,3 +439,53 @@ fn mts_shares_a_fine_grained_tree_by_its_largest_tasks() {
         "mts-paper over ws: {paper:.2} (expected its loss)"
     );
 }
+
+/// A loop of 128 chunks on four workers in two squads, under the policies that place
+/// chunks and measure nothing: spawned as 32 blocks of 4 (`locus_policy::loop_blocks`),
+/// each placed as its first chunk, which split while a worker is without work
+/// (`locus_policy::block_split`), as the runtime's blocks do: more placements than
+/// blocks, far fewer than chunks, and the same placements in every run; under every
+/// policy, every chunk runs once.
+#[test]
+fn long_loops_run_in_blocks_that_split_while_a_worker_is_idle() {
+    use super::conformance::sim_calls;
+    use locus_policy::PolicyCall;
+    const CHUNKS: u32 = 128;
+    let params = Kernel::HeatLoop
+        .parse_size("130x16,leaf=1,iters=2")
+        .unwrap();
+    let workload = record(&params).unwrap();
+    let topology = Topology::parse_spec("2x2").unwrap();
+    for name in ["mts", "rr-fifo", "cab:bl=1"] {
+        let kind: PolicyKind = name.parse().unwrap();
+        let placed = |calls: Vec<PolicyCall>| -> Vec<(u64, usize)> {
+            calls
+                .into_iter()
+                .filter_map(|call| match call {
+                    PolicyCall::Place { task, spawner, .. } if task.loop_chunks == CHUNKS => {
+                        Some((task.id.0, spawner))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        let first = placed(sim_calls(&workload, &topology, &kind, 4));
+        // Four loops: two of first touch, two sweeps.
+        let loops = 4;
+        assert!(
+            first.len() > loops * 32 && first.len() < loops * CHUNKS as usize / 2,
+            "{name}: {} placements of the loops' chunks",
+            first.len()
+        );
+        assert_eq!(
+            first,
+            placed(sim_calls(&workload, &topology, &kind, 4)),
+            "{name}"
+        );
+    }
+    for kind in policies() {
+        let r = run(&workload, &topology, kind.clone(), 4);
+        assert_eq!(r.sched.tasks, workload.tasks().len() as u64, "{kind}");
+        assert_eq!(r.total.accesses, workload.line_accesses(), "{kind}");
+    }
+}

@@ -26,13 +26,13 @@
 //! ran on last time.
 //!
 //! All bookkeeping is under one lock, taken twice per leaf inter-squad task and loop
-//! chunk (spawn and start); its maps hash task ids by one multiply (`online::IdMap`):
+//! chunk (spawn and start); its maps hash task ids by one multiply (`crate::id_map::IdMap`):
 //! SipHash's rounds were an eighth of what a placed loop chunk cost over `ws`
 //! (callgrind, `heat-loop` fine under `cats` on `2x1`). The count
 //! of leaves a squad still expects is also kept in an atomic, which the heads' plans read
 //! without the lock; a stale read costs one search, never a task.
 
-use crate::policies::online::IdMap;
+use crate::id_map::IdMap;
 use crate::{SquadId, TaskId};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};

@@ -7,40 +7,12 @@
 //! iteration. Recording takes a lock per spawn and per completion; it happens during the
 //! profiling iteration only.
 
+use crate::id_map::IdMap;
 use crate::policies::bitier::Tier;
 use crate::{SquadId, TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN};
 use locus_task::Fork;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Mutex;
-
-/// The hasher of the profile's maps, which take a lookup or two per spawn and per
-/// completion under the profile's lock: a task id is already a 64-bit hash of its spawn
-/// path, so one multiply (FxHash's) spreads it. SipHash's keyed rounds were a third of
-/// `cats`'s instructions per task while profiling, and a fifth of its overhead over `ws`
-/// per task once partitioned (callgrind, `locus bench fib --size 18,cutoff=0` and `heat
-/// --size 256x128,leaf=2,iters=4`, `--policy cats --machine 2x1 --threads 2`).
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-/// A map keyed by task id, hashed by [`IdHasher`].
-pub(crate) type IdMap<V> = HashMap<TaskId, V, BuildHasherDefault<IdHasher>>;
 
 /// CATS Eq. 1: the SOID of a task is its own bytes plus its children's SOIDs.
 pub fn soid(own_bytes: u64, children: &[u64]) -> u64 {

@@ -262,7 +262,7 @@ fn loop_chunks_run_once_and_their_placement_is_counted() {
 
 /// A loop of many cheap chunks on two squads, after `cats`'s and `cab`'s profile and
 /// under the other policies that place chunks: spawned in blocks that split while a
-/// worker looks for work (`blocks_pay` in `crates/runtime/src/scope.rs`). Every chunk
+/// worker looks for work (`locus_policy::loop_blocks`, `crates/runtime/src/scope.rs`). Every chunk
 /// still runs once, as its own task, results reduce in chunk order, and a chunk's panic
 /// reaches the caller once every other chunk has run.
 #[test]
