@@ -197,6 +197,13 @@ pub struct Layout {
     /// lanes of the plan it gets (static schedules). Needs an [`Layout::inbox`]: a lane
     /// waits in its worker's inbox.
     pub loop_plans: bool,
+    /// The engine may spawn a long flat loop in blocks of consecutive chunks, each placed
+    /// as its first chunk, rather than place every chunk by itself
+    /// ([`crate::loop_blocks`]; loops beyond [`crate::FLAT_LIMIT`] chunks are spawned in
+    /// blocks whatever this says). False for the paper-faithful bi-tier forms: a
+    /// block's later chunks start while its first is still running, which their
+    /// published busy state would count as a second leaf subtree in the squad.
+    pub loop_blocks: bool,
 }
 
 impl Layout {
@@ -214,6 +221,7 @@ impl Layout {
             task_events: false,
             queued_starts: false,
             loop_plans: false,
+            loop_blocks: true,
         }
     }
 }

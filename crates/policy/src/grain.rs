@@ -66,7 +66,9 @@ impl Layout {
 ///   `cats` send each squad its contiguous share of the loop as before, at the blocks'
 ///   edges, and their homes follow the squads that ran the chunks; a round-robin policy
 ///   deals blocks instead of chunks.
-/// - Otherwise `None`. `wants_cost` is asked only in the case above.
+///   The policy's layout must allow it ([`Layout::loop_blocks`]: the paper-faithful
+///   bi-tier forms place every chunk).
+/// - Otherwise `None`. `wants_cost` and the layout are asked only in the case above.
 pub fn loop_blocks(chunks: usize, map: &WorkerMap, policy: &dyn Policy) -> Option<usize> {
     let workers = map.num_workers();
     if chunks > FLAT_LIMIT {
@@ -74,6 +76,7 @@ pub fn loop_blocks(chunks: usize, map: &WorkerMap, policy: &dyn Policy) -> Optio
     } else if chunks > PLACED_PER_WORKER.saturating_mul(workers)
         && map.num_squads() > 1
         && !policy.wants_cost()
+        && policy.layout().loop_blocks
     {
         Some(PLACED_PER_WORKER * workers)
     } else {
@@ -146,6 +149,12 @@ mod tests {
         let cats = "cats".parse::<PolicyKind>().unwrap().build(&two);
         assert!(cats.wants_cost());
         assert_eq!(loop_blocks(1000, &two, &*cats), None);
+        // The paper-faithful bi-tier form places every chunk, where the other one blocks.
+        for (name, blocks) in [("cab:bl=1", Some(32)), ("cab-paper:bl=1", None)] {
+            let cab = name.parse::<PolicyKind>().unwrap().build(&two);
+            assert!(!cab.wants_cost(), "{name}");
+            assert_eq!(loop_blocks(1000, &two, &*cab), blocks, "{name}");
+        }
         assert_eq!(loop_blocks(FLAT_LIMIT + 1, &two, &*cats), Some(BLOCKS));
     }
 }

@@ -40,6 +40,9 @@ fn every_task_runs_exactly_once_under_every_policy() {
         (Kernel::Mandelbrot, "32x32"),
         (Kernel::Knapsack, "16"),
         (Kernel::HeatLoop, "66x64,leaf=4,iters=2"),
+        // Loops of 128 chunks: in blocks on the machines of two squads and more, where
+        // the policies allow (`locus_policy::loop_blocks`).
+        (Kernel::HeatLoop, "130x16,leaf=1,iters=2"),
         (Kernel::Irreg, "small,grain=64,iters=2"),
     ];
     let machines = [

@@ -317,6 +317,8 @@ impl BiTier {
             // (`Policy::wants_task_events`), its placed loop chunks still report their
             // starts from the squad queues.
             queued_starts: true,
+            // Paper-faithful, every chunk is placed by itself (see `loop_blocks`).
+            loop_blocks: self.affinity.enabled(),
             ..Layout::deques()
         }
     }
