@@ -959,11 +959,12 @@ pub trait IndexedParallelIterator: ParallelIterator {
         MaxLen::new(self, max)
     }
 
-    /// Collects the items into `target`, in order, replacing what it held.
+    /// Collects the items into `target`, in order, replacing what it held (its buffer is
+    /// kept and reused where it is large enough).
     #[track_caller]
     fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
         target.clear();
-        *target = collect::collect_exact(self);
+        collect::collect_exact_into(self, target);
     }
 
     /// The items past the first `n`.

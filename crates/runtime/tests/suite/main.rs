@@ -14,6 +14,7 @@ mod debug;
 mod domains;
 mod events;
 mod iter;
+mod iter_collect;
 mod iter_more;
 mod iter_pieces;
 mod iter_rayon;
