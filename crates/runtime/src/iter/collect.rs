@@ -168,8 +168,13 @@ pub(super) fn vec_list<I: ParallelIterator>(iter: I) -> LinkedList<Vec<I::Item>>
     drive(
         iter,
         |_, items| {
+            // Gathered through the items' own fold (`for_each`), which a source that
+            // folds faster than it steps (a tree walk's recursion) runs as its loop;
+            // `collect` would call `next` per item.
+            let mut leaf = Vec::with_capacity(items.size_hint().0);
+            items.for_each(|item| leaf.push(item));
             let mut list = LinkedList::new();
-            list.push_back(items.collect::<Vec<_>>());
+            list.push_back(leaf);
             list
         },
         |mut a, mut b| {

@@ -20,6 +20,7 @@ mod iter_pieces;
 mod iter_rayon;
 mod iter_rayon_drain;
 mod iter_stop;
+mod iter_walk;
 mod multizip;
 mod panics;
 mod plans;
