@@ -89,31 +89,47 @@ unsafe impl<T: Send> Sync for Slots<T> {}
 /// Collects an indexed chain into a vector (see the module documentation).
 #[track_caller]
 pub(super) fn collect_exact<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
+    let mut out = Vec::new();
+    collect_exact_into(iter, &mut out);
+    out
+}
+
+/// Appends the items of an indexed chain to `out`, written in place into its spare
+/// capacity (reserved first), so a vector collected into again keeps its buffer.
+///
+/// `out`'s length stays what it was until every leaf has finished: a panic leaves it
+/// holding its old items, while the guards drop the new ones.
+#[track_caller]
+pub(super) fn collect_exact_into<I: ParallelIterator>(iter: I, out: &mut Vec<I::Item>) {
     let n = iter
         .exact_len()
         .expect("collect_exact is called on indexed chains");
-    // Length 0 until the end: a panic drops it as an empty vector, freeing the buffer,
-    // while the guards drop the items.
-    let mut out: Vec<I::Item> = Vec::with_capacity(n);
-    let slots = Slots(out.as_mut_ptr());
+    out.reserve(n);
+    let old = out.len();
+    // SAFETY: `old <= capacity`, so the pointer is within (or one past) the buffer.
+    let slots = Slots(unsafe { out.as_mut_ptr().add(old) });
     let slots = &slots;
     let written = drive(
         iter,
         |range, items| {
             let mut guard = Written {
-                // SAFETY: `range.start <= n`, within the buffer of capacity `n`.
+                // SAFETY: `range.start <= n`, within the `n` reserved slots.
                 start: unsafe { slots.0.add(range.start) },
                 len: 0,
                 marker: PhantomData,
             };
             // An indexed chain gives one item per position: taking at most that many
-            // keeps the writes inside the leaf's slots without a test per item.
-            for item in items.take(range.len()) {
+            // keeps the writes inside the leaf's slots without a test per item. Driven
+            // by `for_each` (the items' own fold), which std's adapters run as a plain
+            // loop the compiler can vectorise, where `next` in a `for` loop is not.
+            let len = &mut guard.len;
+            let start = guard.start;
+            items.take(range.len()).for_each(|item| {
                 // SAFETY: slot `range.start + len` is this leaf's and unwritten, and
-                // `len < range.len()` (the `take`), so it is inside the buffer.
-                unsafe { guard.start.add(guard.len).write(item) };
-                guard.len += 1;
-            }
+                // `len < range.len()` (the `take`), so it is inside the reserved slots.
+                unsafe { start.add(*len).write(item) };
+                *len += 1;
+            });
             assert_eq!(
                 guard.len,
                 range.len(),
@@ -123,21 +139,15 @@ pub(super) fn collect_exact<I: ParallelIterator>(iter: I) -> Vec<I::Item> {
         },
         Written::merge,
     );
-    let len = match written {
-        Some(w) => {
-            let len = w.len;
-            assert_eq!(
-                len, n,
-                "collect: the leaves gave fewer items than positions"
-            );
-            std::mem::forget(w);
-            len
-        }
-        None => 0,
-    };
-    // SAFETY: the released guard covered slots `0..len`, all written.
-    unsafe { out.set_len(len) };
-    out
+    if let Some(w) = written {
+        assert_eq!(
+            w.len, n,
+            "collect: the leaves gave fewer items than positions"
+        );
+        std::mem::forget(w);
+        // SAFETY: the released guard covered the `n` slots after `old`, all written.
+        unsafe { out.set_len(old + n) };
+    }
 }
 
 /// Collects any chain: a vector per leaf, linked in order, then moved into one.
@@ -158,8 +168,13 @@ pub(super) fn vec_list<I: ParallelIterator>(iter: I) -> LinkedList<Vec<I::Item>>
     drive(
         iter,
         |_, items| {
+            // Gathered through the items' own fold (`for_each`), which a source that
+            // folds faster than it steps (a tree walk's recursion) runs as its loop;
+            // `collect` would call `next` per item.
+            let mut leaf = Vec::with_capacity(items.size_hint().0);
+            items.for_each(|item| leaf.push(item));
             let mut list = LinkedList::new();
-            list.push_back(items.collect::<Vec<_>>());
+            list.push_back(leaf);
             list
         },
         |mut a, mut b| {

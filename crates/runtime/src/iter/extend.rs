@@ -12,7 +12,7 @@
 //! any leaf (every leaf stops taking items once one has met one); when several leaves
 //! meet an error, the one kept is the first recorded, not necessarily the first in order.
 
-use super::collect::vec_list;
+use super::collect::{collect_exact_into, vec_list};
 use super::{FromParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
@@ -34,7 +34,12 @@ impl<T: Send> ParallelExtend<T> for Vec<T> {
     where
         I: IntoParallelIterator<Item = T>,
     {
-        let mut items: Vec<T> = par_iter.into_par_iter().collect();
+        let par_iter = par_iter.into_par_iter();
+        if par_iter.exact_len().is_some() {
+            // An indexed chain writes straight into the spare capacity.
+            return collect_exact_into(par_iter, self);
+        }
+        let mut items: Vec<T> = par_iter.collect();
         if self.is_empty() {
             *self = items;
         } else {

@@ -26,7 +26,9 @@
 //!
 //! The cut depends only on the number of positions and the bounds
 //! (`with_min_len`, `with_max_len`): [`LEAVES`] leaves of equal length, or fewer when
-//! the bounds ask for longer leaves. So a chain over the same length is the same loop,
+//! the bounds ask for longer leaves. A chain with a `fold` or `fold_with` asks for about
+//! 8 leaves per worker of the pool it runs in, so it makes about as many accumulators
+//! as rayon does, not 256 for its reduction to merge. So a chain over the same length is the same loop,
 //! with the same task ids, every time it runs, which is what lets the locality policies
 //! (iteration affinity in `cab` and `cats`, the static and affinity schedules) send a
 //! leaf where the same leaf ran before. rayon splits adaptively instead (more pieces
@@ -959,11 +961,12 @@ pub trait IndexedParallelIterator: ParallelIterator {
         MaxLen::new(self, max)
     }
 
-    /// Collects the items into `target`, in order, replacing what it held.
+    /// Collects the items into `target`, in order, replacing what it held (its buffer is
+    /// kept and reused where it is large enough).
     #[track_caller]
     fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
         target.clear();
-        *target = collect::collect_exact(self);
+        collect::collect_exact_into(self, target);
     }
 
     /// The items past the first `n`.

@@ -386,9 +386,9 @@ impl<'a> FlattenSum for locus::iter::Iter<'a, Vec<u32>> {
     }
 }
 
-/// Counts its drops in a shared counter.
+/// Counts its drops in a shared counter (also used by `iter_more` and `iter_collect`).
 #[derive(Debug)]
-struct Counted<'a>(u32, &'a AtomicUsize);
+pub(crate) struct Counted<'a>(pub(crate) u32, pub(crate) &'a AtomicUsize);
 
 impl Drop for Counted<'_> {
     fn drop(&mut self) {

@@ -4,6 +4,7 @@
 //! the collection, string, slice and generated sources; panics and drops through them.
 //! Each check runs on a work-stealing pool and on a policy that places loop chunks.
 
+use crate::iter::Counted;
 use locus::iter::{self as piter, Either};
 use locus::prelude::*;
 use locus::{PolicyKind, ThreadPool, ThreadPoolBuilder, Topology};
@@ -522,16 +523,6 @@ fn generated_sources_match_std() {
 
 /// A named run of a chain over counted values, giving how many items it saw.
 type Case<'a> = (&'static str, Box<dyn Fn() -> usize + Sync + 'a>);
-
-/// A value that counts its drops.
-#[derive(Debug)]
-struct Counted<'a>(u32, &'a AtomicUsize);
-
-impl Drop for Counted<'_> {
-    fn drop(&mut self) {
-        self.1.fetch_add(1, Ordering::Relaxed);
-    }
-}
 
 #[test]
 fn owned_items_drop_once_through_reshaping() {
