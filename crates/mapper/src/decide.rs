@@ -44,7 +44,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use crate::classify::{classify, IntervalClass, Level};
 use crate::history::{ThreadHistory, MAX_HISTORY};
@@ -616,31 +616,7 @@ impl Mapper {
 /// several times per thread and round; SipHash's protection against chosen keys
 /// buys nothing there (the keys are the kernel's pids and tids), and its cost is
 /// a good part of a round. This is the multiply-rotate hash of rustc's `FxHasher`.
-type FastHash = BuildHasherDefault<IdHasher>;
-
-/// See [`FastHash`].
-#[derive(Debug, Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
+type FastHash = BuildHasherDefault<locus_task::rng::FxHasher>;
 
 /// Orders known values by `by`, unknown values after them.
 fn known_first(

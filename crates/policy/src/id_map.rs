@@ -3,7 +3,7 @@
 
 use crate::TaskId;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 /// The hasher of maps keyed by task id, which take a lookup or two per spawn, start or
 /// completion, often under a lock: a task id is already a 64-bit hash of its spawn
@@ -15,24 +15,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// --size 256x128,leaf=2,iters=4`, `--policy cats --machine 2x1 --threads 2`); a single
 /// lock with SipHash took 85% of the time of a loop of one-edge chunks in the chunk
 /// tracker (`crate::ChunkPlacement`, `irreg medium,grain=1` on four workers).
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
+pub(crate) use locus_task::rng::FxHasher as IdHasher;
 
 /// A map keyed by task id, hashed by [`IdHasher`].
 pub(crate) type IdMap<V> = HashMap<TaskId, V, BuildHasherDefault<IdHasher>>;

@@ -8,8 +8,13 @@
 //!   ids, the simulator's per-worker seeds).
 //! - [`XorShift64Star`] (Marsaglia's xorshift64*): victim choices in the runtime and the
 //!   simulator, where speed matters more than quality.
+//! - [`FxHasher`] (the multiply-rotate hash of rustc's `FxHasher`): hash maps whose keys
+//!   are already mixed or are small integers (the policies' maps keyed by task id, the
+//!   mapper's maps of threads and programs).
 //!
 //! None is for statistics or cryptography.
+
+use std::hash::Hasher;
 
 /// The golden-ratio increment of SplitMix64 (2^64 / φ, odd).
 const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -94,6 +99,34 @@ impl XorShift64Star {
     }
 }
 
+/// A [`Hasher`] of one rotate, xor and multiply per word (rustc's `FxHasher`), for maps
+/// whose keys need no protection from chosen collisions: a task id, already a 64-bit
+/// hash of its spawn path, or a kernel's thread and process ids. SipHash's keyed rounds
+/// cost a good part of such a lookup (see `locus_policy`'s task-id maps). A `u32` or
+/// `u64` is one word; other integers and bytes are taken a byte at a time.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +177,22 @@ mod tests {
             0x0200_0001u64.wrapping_mul(0x2545_f491_4f6c_dd1d)
         );
         assert_ne!(r.next_u64(), r.next_u64());
+    }
+
+    #[test]
+    fn fx_hashes_a_u32_as_its_u64_and_spreads_consecutive_ids() {
+        let hash = |f: &dyn Fn(&mut FxHasher)| {
+            let mut h = FxHasher::default();
+            f(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(&|h| h.write_u32(7)), hash(&|h| h.write_u64(7)));
+        assert_eq!(hash(&|h| h.write(&[7])), hash(&|h| h.write_u64(7)));
+        // Consecutive keys (a loop's chunk ids) differ in their high bits, where a map's
+        // control bytes come from.
+        let tops: std::collections::HashSet<u64> = (0..64u64)
+            .map(|i| hash(&|h| h.write_u64(i)) >> 57)
+            .collect();
+        assert!(tops.len() > 32, "{} distinct top bits of 64", tops.len());
     }
 }
