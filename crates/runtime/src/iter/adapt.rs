@@ -392,23 +392,7 @@ leaf_bound!(
     "[`IndexedParallelIterator::with_max_len`]."
 );
 
-/// A fold's leaves are at least this long: about [`FOLD_LEAVES_PER_WORKER`] leaves per
-/// worker of the current pool rather than [`super::LEAVES`], so there are about as
-/// many accumulators as rayon makes, and the reduction that merges them (often
-/// collections, as rayon-demo's `map_collect` merges hash maps) does not do the work
-/// of 256 (measured: rayon made 16 to 18 accumulators for a fold of 2^18 items on 2
-/// workers, locus 256, and took 0.60 of locus's instructions).
-pub(super) fn fold_bounds(positions: usize, (min, max): (usize, usize)) -> (usize, usize) {
-    let leaves = FOLD_LEAVES_PER_WORKER.saturating_mul(crate::current_num_threads());
-    (min.max(positions.div_ceil(leaves.max(1))), max)
-}
-
-/// Leaves per worker of a fold (see [`fold_bounds`]; rayon's adaptive split makes about
-/// as many where nothing is stolen, guess for the rest).
-const FOLD_LEAVES_PER_WORKER: usize = 8;
-
-/// [`ParallelIterator::fold`]: one accumulator per leaf, about 8 leaves per worker of the
-/// current pool.
+/// [`ParallelIterator::fold`]: one accumulator per leaf.
 #[derive(Clone)]
 pub struct Fold<I, ID, F> {
     base: I,
@@ -439,11 +423,7 @@ where
     where
         Self: 'a;
 
-    forward_positions!(base, but_leaf_bounds);
-
-    fn leaf_bounds(&self) -> (usize, usize) {
-        fold_bounds(self.base.position_count(), self.base.leaf_bounds())
-    }
+    forward_positions!(base);
 
     fn exact_len(&self) -> Option<usize> {
         None

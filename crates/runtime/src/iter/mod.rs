@@ -26,9 +26,7 @@
 //!
 //! The cut depends only on the number of positions and the bounds
 //! (`with_min_len`, `with_max_len`): [`LEAVES`] leaves of equal length, or fewer when
-//! the bounds ask for longer leaves. A chain with a `fold` or `fold_with` asks for about
-//! 8 leaves per worker of the pool it runs in, so it makes about as many accumulators
-//! as rayon does, not 256 for its reduction to merge. So a chain over the same length is the same loop,
+//! the bounds ask for longer leaves. So a chain over the same length is the same loop,
 //! with the same task ids, every time it runs, which is what lets the locality policies
 //! (iteration affinity in `cab` and `cats`, the static and affinity schedules) send a
 //! leaf where the same leaf ran before. rayon splits adaptively instead (more pieces

@@ -18,7 +18,7 @@
 //! inner iterator of 10^18 items costs a search that stops at its first item one short
 //! window, not all of them.
 
-use super::adapt::{fold_bounds, PlainFold};
+use super::adapt::PlainFold;
 use super::reshape::{CloneOf, Init};
 use super::stop::{FoldRun, FoldSeq, Stop};
 use super::try_op::{try_fold_items, Try};
@@ -281,8 +281,7 @@ where
 {
 }
 
-/// [`ParallelIterator::fold_with`]: one accumulator per leaf, from a clone of `init`,
-/// about 8 leaves per worker of the current pool.
+/// [`ParallelIterator::fold_with`]: one accumulator per leaf, from a clone of `init`.
 #[derive(Clone)]
 pub struct FoldWith<I, T, F> {
     base: I,
@@ -312,17 +311,7 @@ where
     where
         Self: 'a;
 
-    fn position_count(&self) -> usize {
-        self.base.position_count()
-    }
-
-    fn leaf_bounds(&self) -> (usize, usize) {
-        fold_bounds(self.base.position_count(), self.base.leaf_bounds())
-    }
-
-    fn driven(&mut self, positions: usize) {
-        self.base.driven(positions)
-    }
+    same_positions!(unindexed);
 
     fn exact_len(&self) -> Option<usize> {
         None

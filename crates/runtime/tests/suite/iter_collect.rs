@@ -1,7 +1,6 @@
 //! `collect_into_vec` and `par_extend` writing in place into a vector's spare capacity:
 //! the answers std gives, the buffer kept when it is large enough, the old items kept
-//! and every new item dropped once when a leaf panics. And `fold`'s accumulators, a few
-//! per worker, giving std's answer.
+//! and every new item dropped once when a leaf panics.
 
 use crate::common::pool;
 use crate::iter::Counted;
@@ -100,47 +99,5 @@ fn a_panic_in_an_in_place_collect_keeps_the_old_items_and_drops_the_new_once() {
         assert_eq!(old_drops.load(Ordering::Relaxed), 100);
         drop(v);
         assert_eq!(old_drops.load(Ordering::Relaxed), 100);
-    }
-}
-
-#[test]
-fn a_fold_makes_a_few_accumulators_per_worker_and_gives_std_s_answer() {
-    for threads in [1, 2, 5] {
-        let pool = pool(PolicyKind::Ws, threads, "this");
-        for n in LENGTHS {
-            for max in [usize::MAX, 3] {
-                let made = AtomicUsize::new(0);
-                let vecs: Vec<Vec<usize>> = pool.install(|| {
-                    (0..n)
-                        .into_par_iter()
-                        .with_max_len(max)
-                        .fold(
-                            || {
-                                made.fetch_add(1, Ordering::Relaxed);
-                                Vec::new()
-                            },
-                            |mut v, x| {
-                                v.push(x);
-                                v
-                            },
-                        )
-                        .collect()
-                });
-                let made = made.load(Ordering::Relaxed);
-                assert_eq!(vecs.len(), made);
-                assert!(vecs.concat().into_iter().eq(0..n), "n {n}, max {max}");
-                // Leaves of at most `max` items where that is shorter.
-                let bound = (8 * threads).max(n.div_ceil(max));
-                assert!(made <= bound, "{made} accumulators for {n} items");
-                let sum = pool.install(|| {
-                    (0..n)
-                        .into_par_iter()
-                        .with_max_len(max)
-                        .fold_with(0usize, |a, x| a + x)
-                        .sum::<usize>()
-                });
-                assert_eq!(sum, (0..n).sum::<usize>());
-            }
-        }
     }
 }
