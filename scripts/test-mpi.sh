@@ -11,38 +11,9 @@ cd "$(dirname "$0")/.."
 # Debian's names; the install line the README gives.
 packages=(openmpi-bin libopenmpi-dev libclang-dev pkg-config)
 
-missing=()
-for p in "${packages[@]}"; do
-    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
-        missing+=("$p")
-    fi
-done
-
-if ((${#missing[@]})); then
-    echo "scripts/test-mpi.sh: installing ${missing[*]}" >&2
-    if ! command -v apt-get >/dev/null 2>&1; then
-        echo "scripts/test-mpi.sh: ${missing[*]} missing and there is no apt-get here;" \
-            "install Open MPI (mpirun, mpicc and its headers), libclang and pkg-config" \
-            "with this system's package manager, then run this script again" >&2
-        exit 2
-    fi
-    sudo=()
-    if ((EUID != 0)); then
-        if sudo -n true 2>/dev/null; then
-            sudo=(sudo -n)
-        else
-            echo "scripts/test-mpi.sh: ${missing[*]} missing, and installing them needs" \
-                "root; run: sudo apt-get install ${packages[*]}" >&2
-            exit 2
-        fi
-    fi
-    export DEBIAN_FRONTEND=noninteractive
-    if ! { "${sudo[@]}" apt-get update -qq &&
-        "${sudo[@]}" apt-get install -y -qq "${missing[@]}"; }; then
-        echo "scripts/test-mpi.sh: 'apt-get install ${missing[*]}' failed (see above)" >&2
-        exit 2
-    fi
-fi
+# shellcheck source=scripts/packages.sh
+source scripts/packages.sh
+install_missing scripts/test-mpi.sh "${packages[@]}"
 
 for tool in mpirun mpicc pkg-config; do
     if ! command -v "$tool" >/dev/null 2>&1; then

@@ -4,9 +4,12 @@
 # included), then the tests of locus inside MPI ranks (scripts/test-mpi.sh: crates/mpi
 # is outside the workspace's members, so that the workspace builds without MPI; the
 # script installs Open MPI and libclang with apt-get where they are missing, and fails,
-# naming them, where it cannot).
+# naming them, where it cannot). The OpenMP layer's tests compile C and Fortran programs
+# with the system's gcc and gfortran: installed the same way where missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/packages.sh
+source scripts/packages.sh
 for tool in fmt clippy; do
     if ! cargo "$tool" --version >/dev/null 2>&1; then
         echo "scripts/test.sh: 'cargo $tool' is missing; install it with" \
@@ -29,5 +32,6 @@ done
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+install_missing scripts/test.sh gcc gfortran
 cargo test --workspace
 bash scripts/test-mpi.sh

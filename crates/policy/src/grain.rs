@@ -100,6 +100,79 @@ pub fn block_split(next: u32, end: u32) -> Option<u32> {
     (end.saturating_sub(next) >= 2).then(|| next + (end - next) / 2)
 }
 
+/// The order in which an engine spawns the jobs of a flat loop (its blocks, or its
+/// chunks where each is placed by itself). The order changes which jobs start first,
+/// never the chunks' identities, placements by chunk or results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpawnOrder {
+    /// First to last: every job runs to its end, so which starts first matters only for
+    /// the policies, which see the loop in its order.
+    InOrder,
+    /// Spread over the loop, for a search (`find_any`, `any`, `all`, a `try_` terminal)
+    /// that needs some hit, not every job: the bit-reversal permutation of the next
+    /// power of two at or above the number of jobs, without the indices past them (0,
+    /// the middle, the quarters, ...). A worker that starts a job holding no hit may be
+    /// held until the search is over (a leaf that ends only by its search's stop), so
+    /// the first jobs to start, whichever end of a queue the workers take, must lie all
+    /// over the loop, as the far halves that rayon's thieves take first do: the first
+    /// `2^j` indices, and the last `2^j`, each hold one of every `2^j`-th index of the
+    /// power of two, so they meet every part of the loop cut into `2^(j-1)` parts. In
+    /// order, four workers taking the four oldest chunks of a round-robin deal, or the
+    /// oldest blocks, never reached a second half that held every hit.
+    ///
+    /// The simulator runs no searches: its loops are spawned [`SpawnOrder::InOrder`].
+    Spread,
+}
+
+impl SpawnOrder {
+    /// The indices `0..jobs` in this order, each once.
+    pub fn indices(self, jobs: usize) -> Box<dyn Iterator<Item = usize>> {
+        match self {
+            SpawnOrder::InOrder => Box::new(0..jobs),
+            SpawnOrder::Spread => Box::new(Spread::new(jobs)),
+        }
+    }
+}
+
+/// [`SpawnOrder::Spread`]'s indices: `k` reversed in `bits` bits for `k` in
+/// `0..2^bits`, those below `jobs`.
+struct Spread {
+    k: usize,
+    bits: u32,
+    jobs: usize,
+}
+
+impl Spread {
+    fn new(jobs: usize) -> Spread {
+        Spread {
+            k: 0,
+            bits: jobs.next_power_of_two().trailing_zeros(),
+            jobs,
+        }
+    }
+}
+
+impl Iterator for Spread {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.k >> self.bits == 0 {
+            // Reversed in all of its bits, then moved down to the low `bits` (a shift
+            // by the whole width, for `bits` 0, gives `None`: index 0).
+            let i = self
+                .k
+                .reverse_bits()
+                .checked_shr(usize::BITS - self.bits)
+                .unwrap_or(0);
+            self.k += 1;
+            if i < self.jobs {
+                return Some(i);
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +229,39 @@ mod tests {
             assert_eq!(loop_blocks(1000, &two, &*cab), blocks, "{name}");
         }
         assert_eq!(loop_blocks(FLAT_LIMIT + 1, &two, &*cats), Some(BLOCKS));
+    }
+
+    #[test]
+    fn a_spread_order_gives_each_index_once_and_starts_all_over_the_loop() {
+        assert_eq!(
+            SpawnOrder::InOrder.indices(3).collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+        let spread = |n: usize| SpawnOrder::Spread.indices(n).collect::<Vec<_>>();
+        assert_eq!(spread(0), Vec::<usize>::new());
+        assert_eq!(spread(1), [0]);
+        assert_eq!(spread(8), [0, 4, 2, 6, 1, 5, 3, 7]);
+        assert_eq!(spread(5), [0, 4, 2, 1, 3]);
+        for n in (2..600).chain([4096, 65_536, 100_003]) {
+            let order = spread(n);
+            let mut seen = order.clone();
+            seen.sort_unstable();
+            assert!(seen.iter().copied().eq(0..n), "{n}: every index once");
+            // The first and the last `2 * parts` indices meet every part of the loop
+            // cut into `parts` equal parts.
+            for parts in (0..).map(|j| 1usize << j).take_while(|p| 2 * p <= n) {
+                let few = 2 * parts;
+                for (end, some) in [("first", &order[..few]), ("last", &order[n - few..])] {
+                    let mut met = vec![false; parts];
+                    for &i in some {
+                        met[i * parts / n] = true;
+                    }
+                    assert!(
+                        met.iter().all(|m| *m),
+                        "{n}: the {end} {few} indices {some:?} miss a part of {parts}"
+                    );
+                }
+            }
+        }
     }
 }

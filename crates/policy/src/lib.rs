@@ -92,7 +92,9 @@ pub use decision::{
     OWN_TASK_SCAN_PER_WORKER,
 };
 pub use factory::PolicyFactory;
-pub use grain::{block_chunks, block_split, loop_blocks, BLOCKS, FLAT_LIMIT, PLACED_PER_WORKER};
+pub use grain::{
+    block_chunks, block_split, loop_blocks, SpawnOrder, BLOCKS, FLAT_LIMIT, PLACED_PER_WORKER,
+};
 pub use locus_task::{TaskCost, TaskId, TaskInfo, FIRST_SCOPE_SPAWN, MAX_SPAWN_INDEX};
 pub use logged::{Logged, PolicyCall};
 pub use policies::{

@@ -12,7 +12,7 @@ use crate::latch::{CountLatch, Latch};
 use crate::registry::WorkerThread;
 use crate::split::Runs;
 use crate::unwind;
-use locus_policy::{block_chunks, block_split, loop_blocks, LoopPlan, TaskInfo};
+use locus_policy::{block_chunks, block_split, loop_blocks, LoopPlan, SpawnOrder, TaskInfo};
 use locus_task::Spawner;
 use std::any::Any;
 use std::marker::PhantomData;
@@ -220,26 +220,62 @@ impl<'scope> Scope<'scope> {
 
     /// Spawns a loop of `chunks` chunks as `blocks` jobs of consecutive chunks
     /// (`locus_policy::block_chunks`; see [`flat_loop`]), each placed by the policy as
-    /// its first chunk.
+    /// its first chunk, the blocks in `order`; spread, the owner runs the first block
+    /// itself ([`Scope::spawn_spread`]).
     fn spawn_blocks(
         &self,
         chunks: usize,
         total: u32,
         blocks: usize,
+        order: SpawnOrder,
         run: &'scope (dyn Fn(u32) + Sync),
     ) {
         let owner = self.owner_task;
         let chunk = move |i: u32| owner.loop_chunk(i, total);
-        for b in 0..blocks {
+        let block = |b: usize| {
             let block = block_chunks(b, blocks, chunks);
-            if block.is_empty() {
-                continue;
-            }
-            let (first, end) = (block.start as u32, block.end as u32);
+            (block.start as u32, block.end as u32)
+        };
+        let mut indices = order.indices(blocks);
+        let own = (order == SpawnOrder::Spread)
+            .then(|| indices.next())
+            .flatten();
+        for (first, end) in indices.map(block).filter(|(first, end)| first < end) {
             self.spawn_job(
                 move |scope| scope.run_block(first..end, chunk, run),
                 Spawned::Named(chunk(first)),
             );
+        }
+        if let Some((first, end)) = own.map(block).filter(|(first, end)| first < end) {
+            let worker = WorkerThread::current().expect("a loop's owner runs on a worker");
+            worker.run_as_task(chunk(first), true, || {
+                self.run_block(first..end, chunk, run)
+            });
+        }
+    }
+
+    /// Spawns a loop of `chunks` chunks, each placed by itself, in
+    /// [`SpawnOrder::Spread`] (a search's), and runs its first chunk on the owner once
+    /// the others are out, as rayon's caller runs a loop's first leaf: a search whose
+    /// only hit lies there must not find that chunk waiting in a queue behind chunks that
+    /// end only by the search's stop, each holding a worker (and starting more such
+    /// chunks while it waits for its own nested loops).
+    fn spawn_spread(&self, chunks: usize, total: u32, run: &'scope (dyn Fn(u32) + Sync)) {
+        let owner = self.owner_task;
+        let mut indices = SpawnOrder::Spread.indices(chunks);
+        let own = indices.next();
+        for i in indices {
+            let i = i as u32;
+            self.spawn_job(move |_| run(i), Spawned::Named(owner.loop_chunk(i, total)));
+        }
+        if let Some(i) = own {
+            let i = i as u32;
+            let worker = WorkerThread::current().expect("a loop's owner runs on a worker");
+            worker.run_as_task(owner.loop_chunk(i, total), true, || {
+                if let Err(p) = unwind::halt_unwinding(|| run(i)) {
+                    self.keep_panic(p);
+                }
+            });
         }
     }
 
@@ -462,13 +498,20 @@ where
         let lo = range.start + i * grain;
         body(lo..lo + grain.min(range.end - lo));
     };
-    crate::split::run_loop(Location::caller(), chunks, leaf, |(), ()| ());
+    crate::split::run_loop(
+        Location::caller(),
+        chunks,
+        SpawnOrder::InOrder,
+        leaf,
+        |(), ()| (),
+    );
 }
 
 /// A loop of `chunks` chunks carried out flat on `worker` (see `crate::split`): each
-/// chunk spawned in order from the loop's owner, or dealt by the policy's loop plan; the
-/// chunks' results kept as runs of consecutive chunks and reduced in order once all have
-/// run.
+/// chunk spawned from the loop's owner in `order` (a search's spread over the loop, its
+/// first chunk run by the owner: [`Scope::spawn_spread`]), or dealt by the policy's loop
+/// plan; the chunks' results kept as runs of consecutive chunks and reduced in order once
+/// all have run.
 ///
 /// A loop with no plan is spawned in blocks where `locus_policy::loop_blocks` says so
 /// (more than `FLAT_LIMIT` chunks; or more than `PLACED_PER_WORKER` chunks per worker
@@ -483,6 +526,7 @@ where
 pub(crate) fn flat_loop<R, L, Red>(
     worker: &WorkerThread,
     chunks: usize,
+    order: SpawnOrder,
     leaf: &L,
     reduce: &Red,
 ) -> R
@@ -510,7 +554,9 @@ where
         if let Some(plan) = exact.and_then(|k| s.loop_plan(k)) {
             s.spawn_plan(&plan, total, run_planned);
         } else if let Some(blocks) = loop_blocks(chunks, &registry.map, &*registry.policy) {
-            s.spawn_blocks(chunks, total, blocks, run_planned);
+            s.spawn_blocks(chunks, total, blocks, order, run_planned);
+        } else if order == SpawnOrder::Spread {
+            s.spawn_spread(chunks, total, run_planned);
         } else {
             for i in 0..chunks {
                 s.spawn_as(move |_| run(i), total);

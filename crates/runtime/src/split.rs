@@ -39,6 +39,16 @@
 //!   worker, each placed as its first chunk and split in halves while a worker looks
 //!   for work; every chunk still runs as its own task.
 //!
+//!   A search's loop (a terminal that stops: `find_any`, `any`, `all`, the `try_`
+//!   terminals) spawns its jobs spread over the loop instead of in order
+//!   (`locus_policy::SpawnOrder::Spread`: 0, the middle, the quarters, ...) and its
+//!   owner runs the first job itself, as the tree's owner runs chunk 0 and its thieves
+//!   take the far halves: a leaf without a hit may end only by the search's stop, each
+//!   such leaf holds a worker, and the chunks that start first must not all lie in one
+//!   part of the loop. A worker that waits inside such a leaf (for the nested loops of a
+//!   flattening adapter) starts only tasks below it from its squad's queue, never
+//!   another leaf of the search (`registry/search.rs`).
+//!
 //! Either way the policy-visible task tree is the flat one: the loop's owner with `k`
 //! children, chunk `i` its spawn `FIRST_SCOPE_SPAWN + i`. That is the tree the kernels'
 //! recorder writes and the simulator runs; the simulator generates a loop's chunks
@@ -60,6 +70,7 @@ use crate::job::StackJob;
 use crate::latch::WorkerLatch;
 use crate::registry::WorkerThread;
 use crate::unwind;
+use locus_policy::SpawnOrder;
 use locus_task::Spawner;
 use std::panic::Location;
 use std::sync::Mutex;
@@ -73,6 +84,7 @@ use std::sync::Mutex;
 pub(crate) fn run_loop<R, L, Red>(
     location: &'static Location<'static>,
     chunks: usize,
+    order: SpawnOrder,
     leaf: L,
     reduce: Red,
 ) -> Option<R>
@@ -85,8 +97,8 @@ where
         return None;
     }
     match WorkerThread::current() {
-        Some(worker) => Some(loop_in(worker, chunks, &leaf, &reduce)),
-        None => run_loop_cold(location, chunks, &leaf, &reduce),
+        Some(worker) => Some(loop_in(worker, chunks, order, &leaf, &reduce)),
+        None => run_loop_cold(location, chunks, order, &leaf, &reduce),
     }
 }
 
@@ -94,6 +106,7 @@ where
 fn run_loop_cold<R, L, Red>(
     location: &'static Location<'static>,
     chunks: usize,
+    order: SpawnOrder,
     leaf: &L,
     reduce: &Red,
 ) -> Option<R>
@@ -114,11 +127,19 @@ where
         return acc;
     }
     let registry = crate::pool::global_registry();
-    Some(registry.in_worker(location, |worker| loop_in(worker, chunks, leaf, reduce)))
+    Some(registry.in_worker(location, |worker| {
+        loop_in(worker, chunks, order, leaf, reduce)
+    }))
 }
 
 /// The loop on `worker`, the task running there its owner.
-fn loop_in<R, L, Red>(worker: &WorkerThread, chunks: usize, leaf: &L, reduce: &Red) -> R
+fn loop_in<R, L, Red>(
+    worker: &WorkerThread,
+    chunks: usize,
+    order: SpawnOrder,
+    leaf: &L,
+    reduce: &Red,
+) -> R
 where
     R: Send,
     L: Fn(usize) -> R + Sync,
@@ -137,7 +158,7 @@ where
         };
         tree.run(worker, 0, chunks)
     } else {
-        crate::scope::flat_loop(worker, chunks, leaf, reduce)
+        crate::scope::flat_loop(worker, chunks, order, leaf, reduce)
     }
 }
 

@@ -129,6 +129,7 @@ pub use stop::{FoldRun, FoldSeq, Stop, Stoppable, STOPPING_RUN};
 pub use string::{CharPattern, ParallelString};
 pub use try_op::Try;
 
+use locus_policy::SpawnOrder;
 use std::cmp::Ordering;
 use std::collections::LinkedList;
 use std::iter::{Product, Sum};
@@ -1374,7 +1375,8 @@ where
         let items = stop.install(|| unsafe { iter.seq(range.clone()) });
         leaf(range, items)
     };
-    crate::split::run_loop(Location::caller(), leaves, run, reduce)
+    let order = stop.spawn_order();
+    crate::split::run_loop(Location::caller(), leaves, order, run, reduce)
 }
 
 /// Runs `iter` as one loop of leaves for a search from the back: the loop takes the
@@ -1424,7 +1426,15 @@ where
         None
     };
     // Chunk 0 is the last leaf: the first hit in chunk order is the last in item order.
-    crate::split::run_loop(Location::caller(), leaves, run, |a, b| a.or(b)).flatten()
+    // In order: chunk 0 is the last leaf, the one whose hit wins.
+    crate::split::run_loop(
+        Location::caller(),
+        leaves,
+        SpawnOrder::InOrder,
+        run,
+        |a, b| a.or(b),
+    )
+    .flatten()
 }
 
 /// A copy of a shared flag as it stands, for the `Clone` of an adapter that holds one

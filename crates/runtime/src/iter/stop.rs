@@ -23,6 +23,7 @@
 //! takes no more items (the flag is never cleared, and a leaf that saw it set, or a
 //! nested loop joined after it saw it, is ordered before the terminal's next check).
 
+use locus_policy::SpawnOrder;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -46,6 +47,24 @@ impl Stop {
     /// The stop installed on this thread (none outside [`Stop::install`]).
     pub(super) fn current() -> Stop {
         Stop(CURRENT.with(|c| c.borrow().clone()))
+    }
+
+    /// Whether this thread is inside a leaf of a terminal that stops, making its
+    /// iterator or gathering a window of a flattening adapter's inner iterator (a nested
+    /// loop it waits for): the wait of such a loop must not start a leaf of the search
+    /// that ends only by the stop (`registry/search.rs`).
+    pub(crate) fn in_search() -> bool {
+        CURRENT.with(|c| c.borrow().is_some())
+    }
+
+    /// The order in which a flat loop driven under this stop spawns its jobs: spread
+    /// over the loop under a terminal that stops, so that leaves which end only by the
+    /// stop hold up no part of the loop (`locus_policy::SpawnOrder`).
+    pub(super) fn spawn_order(&self) -> SpawnOrder {
+        match self.0 {
+            Some(_) => SpawnOrder::Spread,
+            None => SpawnOrder::InOrder,
+        }
     }
 
     /// Whether the terminal needs no more items.

@@ -92,11 +92,16 @@ impl WorkerThread {
             Probe::SquadQueueShallow(squad) => {
                 let scan = own_task_scan(registry.map.squad(squad).len());
                 let me = self.index;
-                let picked = registry.squad_queues[squad].pop_picked(|queue| {
-                    pick_shallow(queue, waiting, scan, |q| q.by == me, |q| q.level)
+                let below = self.search_wait(waiting);
+                let picked = registry.squad_queues[squad].pop_picked(|queue| match below {
+                    Some(level) => pick_below(queue, level, |q| q.level),
+                    None => pick_shallow(queue, waiting, scan, |q| q.by == me, |q| q.level),
                 });
                 local(picked.map(|q| q.job))
             }
+            // A batch is the oldest tasks of a squad: for a wait inside a search, the
+            // search's own leaves.
+            Probe::BulkSteal { .. } if self.search_wait(waiting).is_some() => None,
             Probe::BulkSteal { batch, nearest } => self
                 .bulk_steal(batch, nearest)
                 .map(|j| (j, Source::OtherSquad)),
@@ -104,6 +109,23 @@ impl WorkerThread {
             Probe::InterPool(squad) => local(registry.inter_pools[squad].pop_newest()),
             Probe::RemoteInterPools => self.steal_inter_remote().map(|j| (j, Source::OtherSquad)),
         }
+    }
+
+    /// The level of the task this worker waits in, if it waits inside a leaf of a
+    /// search (a terminal that stops: `find_any`, `any`, ...), for the squad queues'
+    /// probes: such a wait starts only tasks below that task, never a leaf of the search
+    /// (whose level is the waiting leaf's or less). A search's leaf without a hit may end
+    /// only by the search's stop, and a wait that started one on top of its own leaf
+    /// would not return to that leaf until it ended: with every worker of `mts`'s
+    /// squads so stacked, a search whose only hit lay in a waiting leaf never ended
+    /// (`octillion_flat().any(|x| x == 12_345)`, its leaves gathering the inner
+    /// iterators' windows in nested loops). The tasks below are the waited-for loop's
+    /// own and other leaves' nested ones, which end, so the wait ends: what it waits for
+    /// lies below it. Other probes are unchanged: a thief of `ws` takes the oldest half
+    /// of a victim, as rayon's does, with the same (rarer) hazard.
+    #[inline]
+    fn search_wait(&self, waiting: bool) -> Option<u32> {
+        (waiting && crate::iter::Stop::in_search()).then(|| self.ctx.get().info().level)
     }
 
     /// Counts a steal (a task, a batch or an inter-squad task) from `victim_squad` by
@@ -251,6 +273,20 @@ impl WorkerThread {
     }
 }
 
+/// The entry of a squad's shared queue (oldest first) that a wait inside a search takes
+/// ([`WorkerThread::search_wait`]): the newest entry deeper than `below`, or `None` (the
+/// wait goes on without starting a task). The whole queue is looked through, newest
+/// first: the search's blocks split while workers look for work, so halves of its
+/// leaves' blocks are queued above the nested loops' tasks that the waits need (a scan
+/// of the newest few left every worker of a squad waiting for tasks below them).
+fn pick_below<E>(
+    queue: &std::collections::VecDeque<E>,
+    below: u32,
+    level: impl Fn(&E) -> u32,
+) -> Option<usize> {
+    queue.iter().rposition(|e| level(e) > below)
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::super::Registry;
@@ -348,5 +384,17 @@ mod tests {
         assert!(!thief.package_idles(), "one other worker is not idle");
         idle.store(128, Ordering::Relaxed);
         assert!(thief.package_idles());
+    }
+
+    #[test]
+    fn a_wait_inside_a_search_takes_the_newest_task_below_it_wherever_it_lies() {
+        use std::collections::VecDeque;
+        // Levels, oldest first: the search's leaves (2) with nested tasks (3, 4) queued
+        // between halves of leaves split off later.
+        let queue: VecDeque<u32> = [2, 3, 4, 2, 3, 2, 2].into_iter().collect();
+        assert_eq!(pick_below(&queue, 2, |&l| l), Some(4));
+        assert_eq!(pick_below(&queue, 3, |&l| l), Some(2));
+        assert_eq!(pick_below(&queue, 4, |&l| l), None);
+        assert_eq!(pick_below(&VecDeque::<u32>::new(), 0, |&l| l), None);
     }
 }

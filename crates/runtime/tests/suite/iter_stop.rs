@@ -190,3 +190,53 @@ fn folds_under_a_fallible_reduce_give_the_whole_answer() {
         assert_eq!(sum, n * (n - 1) / 2);
     });
 }
+
+/// A search whose near chunks end only when the search is over (they find nothing and
+/// wait for a hit), with every hit in the loop's upper half: under every policy it ends
+/// by a hit, not by the near chunks' patience, in loops of chunks placed one by one and
+/// in loops spawned in blocks. A worker that starts a near chunk is held until the end,
+/// so the loop's first chunks to start must be spread over it, as rayon's thieves take
+/// the far half of what is left first.
+#[test]
+fn a_search_reaches_the_far_half_when_its_near_chunks_end_only_by_its_stop() {
+    use locus::PolicyKind;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    const PATIENCE: Duration = Duration::from_secs(20);
+    let names = PolicyKind::NAMES
+        .iter()
+        .copied()
+        .filter(|n| *n != "affinity");
+    let mut waited = Vec::new();
+    for name in names.chain(["ws:near"]) {
+        let policy: PolicyKind = name.parse().expect("a policy");
+        let pool = crate::common::pool(policy, 4, "2x2");
+        // 1,000 chunks are placed one by one; 200,000 are more than a flat loop spawns
+        // up front (`locus_policy::grain::FLAT_LIMIT`), so they go in blocks.
+        for n in [1000usize, 200_000] {
+            let found = AtomicBool::new(false);
+            let start = Instant::now();
+            let hit = pool.install(|| {
+                (0..n).into_par_iter().with_max_len(1).find_any(|&i| {
+                    if i >= n / 2 {
+                        found.store(true, Ordering::Relaxed);
+                        return true;
+                    }
+                    while !found.load(Ordering::Relaxed) && start.elapsed() < PATIENCE {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    false
+                })
+            });
+            assert!(hit.is_some_and(|i| i >= n / 2), "{name}, {n}: {hit:?}");
+            if start.elapsed() >= PATIENCE {
+                waited.push(format!("{name} ({n} chunks)"));
+            }
+        }
+    }
+    assert!(
+        waited.is_empty(),
+        "searches that waited out their near chunks' patience: {}",
+        waited.join(", ")
+    );
+}
