@@ -99,11 +99,8 @@ impl WorkerThread {
                 });
                 local(picked.map(|q| q.job))
             }
-            // A batch is the oldest tasks of a squad: for a wait inside a search, the
-            // search's own leaves.
-            Probe::BulkSteal { .. } if self.search_wait(waiting).is_some() => None,
             Probe::BulkSteal { batch, nearest } => self
-                .bulk_steal(batch, nearest)
+                .bulk_steal(batch, nearest, self.search_wait(waiting))
                 .map(|j| (j, Source::OtherSquad)),
             Probe::Central => local(registry.central.pop_newest()),
             Probe::InterPool(squad) => local(registry.inter_pools[squad].pop_newest()),
@@ -113,15 +110,17 @@ impl WorkerThread {
 
     /// The level of the task this worker waits in, if it waits inside a leaf of a
     /// search (a terminal that stops: `find_any`, `any`, ...), for the squad queues'
-    /// probes: such a wait starts only tasks below that task, never a leaf of the search
-    /// (whose level is the waiting leaf's or less). A search's leaf without a hit may end
+    /// probes and bulk steals: such a wait starts only tasks below that task, never a
+    /// leaf of the search (whose level is the waiting leaf's or less); a bulk steal still
+    /// moves its batch, so that tasks the wait needs from another squad come back. A search's leaf without a hit may end
     /// only by the search's stop, and a wait that started one on top of its own leaf
     /// would not return to that leaf until it ended: with every worker of `mts`'s
     /// squads so stacked, a search whose only hit lay in a waiting leaf never ended
     /// (`octillion_flat().any(|x| x == 12_345)`, its leaves gathering the inner
     /// iterators' windows in nested loops). The tasks below are the waited-for loop's
     /// own and other leaves' nested ones, which end, so the wait ends: what it waits for
-    /// lies below it. Other probes are unchanged: a thief of `ws` takes the oldest half
+    /// lies below it, in its squad's queue or brought there by a bulk steal (a policy
+    /// may place a nested loop's chunks in another squad). Other probes are unchanged: a thief of `ws` takes the oldest half
     /// of a victim, as rayon's does, with the same (rarer) hazard.
     #[inline]
     fn search_wait(&self, waiting: bool) -> Option<u32> {
@@ -193,7 +192,9 @@ impl WorkerThread {
 
     /// MTS: steal a batch from one remote squad for the squad, in the order of
     /// [`VictimOrder::squads`]; nothing while another worker of the squad steals for it.
-    fn bulk_steal(&self, batch: usize, nearest: bool) -> Option<JobRef> {
+    /// `below`: a wait inside a search ([`WorkerThread::search_wait`]), which starts
+    /// only a task deeper than that.
+    fn bulk_steal(&self, batch: usize, nearest: bool, below: Option<u32>) -> Option<JobRef> {
         let registry = &*self.registry;
         let own = &registry.squad_queues[self.squad];
         let flag = &registry.squad_stealing[self.squad];
@@ -214,7 +215,18 @@ impl WorkerThread {
                     if moved > 1 {
                         registry.sleep.new_work(registry.map.squad(self.squad));
                     }
-                    result = Some(first.job);
+                    result = match below {
+                        // The batch is the oldest tasks of a squad, for a wait inside a
+                        // search likely the search's own leaves: they stay in this
+                        // squad's queue for its idle workers, and the wait takes a task
+                        // below it, if the batch brought one.
+                        Some(level) if first.level <= level => {
+                            own.push(first);
+                            own.pop_picked(|q| pick_below(q, level, |e| e.level))
+                                .map(|e| e.job)
+                        }
+                        _ => Some(first.job),
+                    };
                     break;
                 }
             }
