@@ -125,6 +125,14 @@ pub enum SpawnOrder {
 }
 
 impl SpawnOrder {
+    /// Whether the loop's owner runs the first job of this order itself once it has
+    /// spawned the others: spread, it does, as a tree's owner runs chunk 0 and rayon's
+    /// caller its first leaf, so that a search whose only hit lies there does not find
+    /// that job queued behind others that end only by the search's stop.
+    pub fn owner_runs_first(self) -> bool {
+        self == SpawnOrder::Spread
+    }
+
     /// The indices `0..jobs` in this order, each once.
     pub fn indices(self, jobs: usize) -> Box<dyn Iterator<Item = usize>> {
         match self {

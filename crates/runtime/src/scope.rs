@@ -237,9 +237,7 @@ impl<'scope> Scope<'scope> {
             (block.start as u32, block.end as u32)
         };
         let mut indices = order.indices(blocks);
-        let own = (order == SpawnOrder::Spread)
-            .then(|| indices.next())
-            .flatten();
+        let own = order.owner_runs_first().then(|| indices.next()).flatten();
         for (first, end) in indices.map(block).filter(|(first, end)| first < end) {
             self.spawn_job(
                 move |scope| scope.run_block(first..end, chunk, run),
@@ -262,8 +260,9 @@ impl<'scope> Scope<'scope> {
     /// chunks while it waits for its own nested loops).
     fn spawn_spread(&self, chunks: usize, total: u32, run: &'scope (dyn Fn(u32) + Sync)) {
         let owner = self.owner_task;
-        let mut indices = SpawnOrder::Spread.indices(chunks);
-        let own = indices.next();
+        let order = SpawnOrder::Spread;
+        let mut indices = order.indices(chunks);
+        let own = order.owner_runs_first().then(|| indices.next()).flatten();
         for i in indices {
             let i = i as u32;
             self.spawn_job(move |_| run(i), Spawned::Named(owner.loop_chunk(i, total)));
@@ -271,11 +270,7 @@ impl<'scope> Scope<'scope> {
         if let Some(i) = own {
             let i = i as u32;
             let worker = WorkerThread::current().expect("a loop's owner runs on a worker");
-            worker.run_as_task(owner.loop_chunk(i, total), true, || {
-                if let Err(p) = unwind::halt_unwinding(|| run(i)) {
-                    self.keep_panic(p);
-                }
-            });
+            self.run_chunk(worker, owner.loop_chunk(i, total), true, run, i);
         }
     }
 
@@ -313,11 +308,7 @@ impl<'scope> Scope<'scope> {
                 worker.ctx.set(saved);
                 end = mid;
             }
-            worker.run_as_task(chunk(i), true, || {
-                if let Err(p) = unwind::halt_unwinding(|| run(i)) {
-                    self.keep_panic(p);
-                }
-            });
+            self.run_chunk(worker, chunk(i), true, run, i);
             i += 1;
         }
     }
@@ -335,12 +326,26 @@ impl<'scope> Scope<'scope> {
         for (n, i) in lane.into_iter().enumerate() {
             // The lane's job was counted as a task as it started: it stands for its
             // first chunk, so a loop counts one task per chunk under every policy.
-            worker.run_as_task(chunk(i), n > 0, || {
-                if let Err(p) = unwind::halt_unwinding(|| run(i)) {
-                    self.keep_panic(p);
-                }
-            });
+            self.run_chunk(worker, chunk(i), n > 0, run, i);
         }
+    }
+
+    /// Runs chunk `i` of a loop here as the task `info`, its panic kept for the owner,
+    /// as every chunk that runs without a job of its own does (a block's, a lane's, the
+    /// first of a search's loop); `count` as [`WorkerThread::run_as_task`]'s.
+    fn run_chunk(
+        &self,
+        worker: &WorkerThread,
+        info: TaskInfo,
+        count: bool,
+        run: &(dyn Fn(u32) + Sync),
+        i: u32,
+    ) {
+        worker.run_as_task(info, count, || {
+            if let Err(p) = unwind::halt_unwinding(|| run(i)) {
+                self.keep_panic(p);
+            }
+        });
     }
 
     /// Publishes `body` as a job of this scope, named and placed as `how` says.

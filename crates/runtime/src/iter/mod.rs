@@ -1425,8 +1425,8 @@ where
         }
         None
     };
-    // Chunk 0 is the last leaf: the first hit in chunk order is the last in item order.
-    // In order: chunk 0 is the last leaf, the one whose hit wins.
+    // Chunk 0 is the last leaf: the first hit in chunk order is the last in item order,
+    // so the chunks are spawned in order.
     crate::split::run_loop(
         Location::caller(),
         leaves,

@@ -111,17 +111,18 @@ impl WorkerThread {
     /// The level of the task this worker waits in, if it waits inside a leaf of a
     /// search (a terminal that stops: `find_any`, `any`, ...), for the squad queues'
     /// probes and bulk steals: such a wait starts only tasks below that task, never a
-    /// leaf of the search (whose level is the waiting leaf's or less); a bulk steal still
-    /// moves its batch, so that tasks the wait needs from another squad come back. A search's leaf without a hit may end
-    /// only by the search's stop, and a wait that started one on top of its own leaf
-    /// would not return to that leaf until it ended: with every worker of `mts`'s
-    /// squads so stacked, a search whose only hit lay in a waiting leaf never ended
-    /// (`octillion_flat().any(|x| x == 12_345)`, its leaves gathering the inner
-    /// iterators' windows in nested loops). The tasks below are the waited-for loop's
-    /// own and other leaves' nested ones, which end, so the wait ends: what it waits for
-    /// lies below it, in its squad's queue or brought there by a bulk steal (a policy
-    /// may place a nested loop's chunks in another squad). Other probes are unchanged: a thief of `ws` takes the oldest half
-    /// of a victim, as rayon's does, with the same (rarer) hazard.
+    /// leaf of the search (whose level is the waiting leaf's or less); a bulk steal
+    /// still moves its batch, so that tasks the wait needs from another squad come back.
+    /// A search's leaf without a hit may end only by the search's stop, and a wait that
+    /// started one on top of its own leaf would not return to that leaf until it ended:
+    /// with every worker of `mts`'s squads so stacked, a search whose only hit lay in a
+    /// waiting leaf never ended (`octillion_flat().any(|x| x == 12_345)`, its leaves
+    /// gathering the inner iterators' windows in nested loops). The tasks below are the
+    /// waited-for loop's own and other leaves' nested ones, which end, so the wait ends:
+    /// what it waits for lies below it, in its squad's queue or brought there by a bulk
+    /// steal (a policy may place a nested loop's chunks in another squad). Other probes
+    /// are unchanged: a thief of `ws` takes the oldest half of a victim, as rayon's
+    /// does, with the same (rarer) hazard.
     #[inline]
     fn search_wait(&self, waiting: bool) -> Option<u32> {
         (waiting && crate::iter::Stop::in_search()).then(|| self.ctx.get().info().level)
